@@ -1,0 +1,34 @@
+// Bounded model checking with iterative deepening (unifying-view paper, BMC; the
+// forward condition proves safety when no path exceeds the bound), in two flavours:
+//  - bmc:  for k = 1, 2, ... a fresh unwinding and a fresh solver (the classic scheme);
+//  - ibmc: one unwinding and one solver for the whole deepening; raising the bound only
+//          adds constraints (activation variables, proxies at merge nodes, dangling
+//          proxies retracted as assumptions), after each unwinding a check.
+// Every error path found is replayed by the concrete interpreter before it is reported.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "core/cfa/cfa.h"
+#include "core/result/result.h"
+#include "core/smt/solver.h"
+
+namespace argus::algorithms {
+
+struct BmcOptions {
+  bool incremental = false;
+  smt::SolverKind solver = smt::SolverKind::Z3;
+  double timeoutS = 0;           // wall-clock limit for the whole run; 0 = none
+  uint32_t maxBound = 1u << 20;  // stop deepening here (answer unknown with the bound)
+  uint32_t startBound = 1;
+  // Progress callback: "bound k: ..." lines.
+  std::function<void(const std::string&)> progress;
+  // Test hook: perturbs the nondeterministic values before replay, to check that a path
+  // that does not replay is never reported as `false`.
+  bool corruptReplayForTest = false;
+};
+
+result::VerificationResult runBmc(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts);
+
+}  // namespace argus::algorithms

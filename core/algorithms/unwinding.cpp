@@ -1,0 +1,662 @@
+#include "core/algorithms/unwinding.h"
+
+#include <algorithm>
+#include <deque>
+#include <stdexcept>
+
+namespace argus::algorithms {
+
+using cfa::Edge;
+using cfa::EdgeKind;
+using smt::Term;
+
+// Loop structure of one function: DFS back edges, natural loop bodies, and which
+// locations may become merge points.
+struct LoopInfo {
+  std::vector<bool> backEdge;                    // per edge index
+  std::vector<std::vector<cfa::LocId>> loopsOf;  // per location: heads of loops containing it (sorted)
+  std::vector<bool> mayMerge;                    // per location
+  std::vector<cfa::VarId> assignedLocals;        // locals written in the function
+};
+
+static std::unique_ptr<LoopInfo> computeLoops(const cfa::Program& prog, const cfa::Function& f) {
+  auto li = std::make_unique<LoopInfo>();
+  size_t nl = f.locs.size();
+  li->backEdge.assign(f.edges.size(), false);
+  li->loopsOf.assign(nl, {});
+  li->mayMerge.assign(nl, false);
+  // iterative DFS from the entry
+  std::vector<uint8_t> color(nl, 0);  // 0 white, 1 on stack, 2 done
+  std::vector<std::pair<cfa::LocId, size_t>> stack;
+  if (nl) {
+    stack.push_back({f.entry, 0});
+    color[f.entry] = 1;
+  }
+  while (!stack.empty()) {
+    auto& [loc, i] = stack.back();
+    const auto& out = f.locs[loc].out;
+    if (i < out.size()) {
+      uint32_t ei = out[i++];
+      cfa::LocId t = f.edges[ei].to;
+      if (color[t] == 1) li->backEdge[ei] = true;
+      else if (color[t] == 0) {
+        color[t] = 1;
+        stack.push_back({t, 0});
+      }
+    } else {
+      color[loc] = 2;
+      stack.pop_back();
+    }
+  }
+  // natural loop bodies
+  std::vector<std::vector<bool>> bodies;
+  std::vector<cfa::LocId> heads;
+  for (size_t ei = 0; ei < f.edges.size(); ++ei) {
+    if (!li->backEdge[ei]) continue;
+    cfa::LocId h = f.edges[ei].to, u = f.edges[ei].from;
+    auto it = std::find(heads.begin(), heads.end(), h);
+    size_t idx = it - heads.begin();
+    if (it == heads.end()) {
+      heads.push_back(h);
+      bodies.emplace_back(nl, false);
+      bodies.back()[h] = true;
+    }
+    std::vector<bool>& body = bodies[idx];
+    std::vector<cfa::LocId> work;
+    if (!body[u]) {
+      body[u] = true;
+      work.push_back(u);
+    }
+    while (!work.empty()) {
+      cfa::LocId x = work.back();
+      work.pop_back();
+      for (uint32_t ie : f.locs[x].in) {
+        cfa::LocId p = f.edges[ie].from;
+        if (!body[p] && color[p] != 0) {  // only locations reachable from the entry
+          body[p] = true;
+          work.push_back(p);
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < heads.size(); ++i)
+    for (size_t l = 0; l < nl; ++l)
+      if (bodies[i][l]) li->loopsOf[l].push_back(heads[i]);
+  for (auto& v : li->loopsOf) std::sort(v.begin(), v.end());
+  for (size_t l = 0; l < nl; ++l) {
+    const auto& in = f.locs[l].in;
+    if (in.size() >= 2 || l == f.exit) {
+      li->mayMerge[l] = true;
+      continue;
+    }
+    for (uint32_t ie : in) {
+      const auto& src = li->loopsOf[f.edges[ie].from];
+      if (!std::includes(li->loopsOf[l].begin(), li->loopsOf[l].end(), src.begin(), src.end()))
+        li->mayMerge[l] = true;
+    }
+  }
+  std::vector<bool> seen(prog.vars.size(), false);
+  for (const Edge& e : f.edges) {
+    if (e.lhs && prog.vars[*e.lhs].func != cfa::kNoFunc && !seen[*e.lhs]) {
+      seen[*e.lhs] = true;
+      li->assignedLocals.push_back(*e.lhs);
+    }
+  }
+  for (cfa::VarId p : f.params)
+    if (!seen[p]) li->assignedLocals.push_back(p);  // differs between call instances only, harmless
+  return li;
+}
+
+bool Unwinding::Key::operator<(const Key& o) const {
+  if (inst != o.inst) return inst < o.inst;
+  if (loc != o.loc) return loc < o.loc;
+  return counts < o.counts;
+}
+
+Unwinding::Unwinding(const cfa::Program& prog, cfa::FuncId entry, smt::TermManager& tm)
+    : prog_(prog), entry_(entry), tm_(tm), enc_(tm, prog.ptrWidth) {
+  loops_.resize(prog.functions.size());
+  globalAssigned_.assign(prog.vars.size(), false);
+  for (const cfa::Function& f : prog.functions) {
+    bool isInit = f.id == prog.initFunc || f.id == prog.initNondetFunc;
+    for (const Edge& e : f.edges) {
+      if (e.kind == EdgeKind::Store || (e.kind == EdgeKind::Alloc && e.zeroInit)) memWritten_ = true;
+      if (!isInit && e.lhs && prog.vars[*e.lhs].func == cfa::kNoFunc) globalAssigned_[*e.lhs] = true;
+    }
+  }
+}
+
+Unwinding::~Unwinding() = default;
+
+const LoopInfo& Unwinding::loopInfo(cfa::FuncId f) {
+  if (!loops_[f]) loops_[f] = computeLoops(prog_, prog_.functions[f]);
+  return *loops_[f];
+}
+
+void Unwinding::checkDeadline() const {
+  if (std::chrono::steady_clock::now() > deadline_) throw DeadlineExceeded{};
+}
+
+uint32_t Unwinding::getNode(const Key& k, bool& created) {
+  auto it = index_.find(k);
+  if (it != index_.end()) {
+    created = false;
+    return it->second;
+  }
+  if (nodes_.size() >= maxNodes_) throw TooLarge{};
+  created = true;
+  uint32_t id = static_cast<uint32_t>(nodes_.size());
+  nodes_.emplace_back();
+  nodes_.back().key = k;
+  index_.emplace(k, id);
+  pending_.push_back(id);
+  return id;
+}
+
+void Unwinding::addIn(uint32_t target, InEdge in) {
+  uint32_t from = in.from;
+  nodes_[target].in.push_back(std::move(in));
+  nodes_[from].out.push_back({target, nodes_[target].in.size() - 1});
+}
+
+// ---------------------------------------------------------------- exploration
+
+void Unwinding::unwindTo(uint32_t k, const std::function<void(Term)>& sink) {
+  if (k <= bound_ && !nodes_.empty()) return;
+  bound_ = k;
+  std::deque<uint32_t> work;
+  if (nodes_.empty()) {
+    mem0_ = tm_.var("mem0", enc_.memSort());
+    Instance init;
+    bool isMain = prog_.functions[entry_].name == "main";
+    cfa::FuncId initF = isMain ? prog_.initFunc : prog_.initNondetFunc;
+    if (initF == cfa::kNoFunc) initF = entry_;
+    init.func = initF;
+    instances_.push_back(init);
+    bool created;
+    uint32_t root = getNode({0, prog_.functions[initF].entry, {}}, created);
+    Node& r = nodes_[root];
+    r.encoded = false;
+    work.push_back(root);
+  } else {
+    // explore the cuts that fit the new bound
+    std::vector<Cut> cuts;
+    cuts.swap(cuts_);
+    for (Cut& c : cuts) {
+      size_t before = nodes_.size();
+      exploreEdge(c.node, c.edgeIndex);
+      for (size_t n = before; n < nodes_.size(); ++n) work.push_back(static_cast<uint32_t>(n));
+    }
+  }
+  while (!work.empty()) {
+    checkDeadline();
+    uint32_t n = work.front();
+    work.pop_front();
+    size_t before = nodes_.size();
+    exploreFrom(n);
+    for (size_t m = before; m < nodes_.size(); ++m) work.push_back(static_cast<uint32_t>(m));
+  }
+  encodePending(sink);
+}
+
+void Unwinding::exploreFrom(uint32_t n) {
+  const Key key = nodes_[n].key;
+  const Instance inst = instances_[key.inst];
+  const cfa::Function& f = prog_.functions[inst.func];
+  if (key.loc == f.exit) {
+    // return to the caller (or start the entry after the initialisation)
+    if (inst.parent >= 0) {
+      const Node& caller = nodes_[inst.callNode];
+      const LoopInfo& cli = loopInfo(instances_[inst.parent].func);
+      Key ck{static_cast<uint32_t>(inst.parent), inst.callEdge->to, {}};
+      for (auto& [h, c] : caller.key.counts)
+        if (std::binary_search(cli.loopsOf[ck.loc].begin(), cli.loopsOf[ck.loc].end(), h)) ck.counts.push_back({h, c});
+      bool created;
+      uint32_t t = getNode(ck, created);
+      InEdge in;
+      in.from = n;
+      in.kind = InKind::Return;
+      addIn(t, std::move(in));
+    } else if (key.inst == 0 && inst.func != entry_) {
+      Instance e;
+      e.func = entry_;
+      e.depthOf[entry_] = 1;
+      instances_.push_back(e);
+      bool created;
+      uint32_t t = getNode({static_cast<uint32_t>(instances_.size() - 1), prog_.functions[entry_].entry, {}}, created);
+      InEdge in;
+      in.from = n;
+      in.kind = InKind::Start;
+      addIn(t, std::move(in));
+    }
+    return;
+  }
+  for (uint32_t ei : f.locs[key.loc].out) exploreEdge(n, ei);
+}
+
+void Unwinding::exploreEdge(uint32_t n, uint32_t ei) {
+  const Key key = nodes_[n].key;
+  const uint32_t instId = key.inst;
+  const cfa::FuncId fid = instances_[instId].func;
+  const cfa::Function& f = prog_.functions[fid];
+  const Edge& e = f.edges[ei];
+  switch (e.kind) {
+    case EdgeKind::Error:
+    case EdgeKind::Abort:
+    case EdgeKind::Unsupported:
+      return;  // terminal: handled when the node is encoded
+    case EdgeKind::Call: {
+      const Instance& cur = instances_[instId];
+      auto depthIt = cur.depthOf.find(e.callee);
+      uint32_t depth = depthIt == cur.depthOf.end() ? 0 : depthIt->second;
+      if (depth > bound_) {
+        cuts_.push_back({n, &e, ei, nullptr});
+        return;
+      }
+      auto ik = std::make_tuple(n, &e);
+      uint32_t calleeInst;
+      auto it = instanceOfCall_.find(ik);
+      if (it == instanceOfCall_.end()) {
+        Instance ni;
+        ni.func = e.callee;
+        ni.parent = static_cast<int>(instId);
+        ni.callNode = n;
+        ni.callEdge = &e;
+        ni.depthOf = cur.depthOf;
+        ni.depthOf[e.callee] = depth + 1;
+        instances_.push_back(std::move(ni));
+        calleeInst = static_cast<uint32_t>(instances_.size() - 1);
+        instanceOfCall_[ik] = calleeInst;
+      } else {
+        calleeInst = it->second;
+      }
+      bool created;
+      uint32_t t = getNode({calleeInst, prog_.functions[e.callee].entry, {}}, created);
+      InEdge in;
+      in.from = n;
+      in.kind = InKind::CallEnter;
+      in.edge = &e;
+      in.edgeIndex = ei;
+      addIn(t, std::move(in));
+      return;
+    }
+    default:
+      break;
+  }
+  const LoopInfo& li = loopInfo(fid);
+  Key tk{instId, e.to, {}};
+  const auto& tl = li.loopsOf[e.to];
+  for (auto& [h, c] : key.counts)
+    if (std::binary_search(tl.begin(), tl.end(), h)) tk.counts.push_back({h, c});
+  if (li.backEdge[ei]) {
+    auto it = std::find_if(tk.counts.begin(), tk.counts.end(), [&](auto& p) { return p.first == e.to; });
+    uint32_t c = it == tk.counts.end() ? 0 : it->second;
+    if (c + 1 > bound_) {
+      cuts_.push_back({n, &e, ei, nullptr});
+      return;
+    }
+    if (it == tk.counts.end()) tk.counts.push_back({e.to, 1});
+    else it->second = c + 1;
+    std::sort(tk.counts.begin(), tk.counts.end());
+  } else if (std::binary_search(tl.begin(), tl.end(), e.to)) {
+    // entering a loop head from outside: its count starts again
+    tk.counts.erase(std::remove_if(tk.counts.begin(), tk.counts.end(), [&](auto& p) { return p.first == e.to; }),
+                    tk.counts.end());
+  }
+  bool created;
+  uint32_t t = getNode(tk, created);
+  InEdge in;
+  in.from = n;
+  in.kind = InKind::Cfa;
+  in.edge = &e;
+  in.edgeIndex = ei;
+  addIn(t, std::move(in));
+}
+
+// ---------------------------------------------------------------- encoding
+
+Term Unwinding::lookup(const State& s, cfa::VarId v) {
+  const cfa::Variable& var = prog_.vars[v];
+  if (var.func == cfa::kNoFunc) {
+    auto it = s.globals->find(v);
+    if (it != s.globals->end()) return it->second;
+  } else {
+    auto it = s.locals.find(v);
+    if (it != s.locals.end()) return it->second;
+  }
+  // read before any write: an arbitrary value
+  return tm_.freshVar(var.name + "!undef", tm_.bvSort(var.width));
+}
+
+void Unwinding::assign(State& s, cfa::VarId v, Term t) {
+  if (prog_.vars[v].func == cfa::kNoFunc) {
+    auto g = std::make_shared<std::unordered_map<cfa::VarId, Term>>(*s.globals);
+    (*g)[v] = t;
+    s.globals = std::move(g);
+  } else {
+    s.locals[v] = t;
+  }
+}
+
+std::pair<Term, Unwinding::State> Unwinding::transfer(const InEdge& inConst, uint32_t target) {
+  InEdge& in = const_cast<InEdge&>(inConst);
+  const Node& src = nodes_[in.from];
+  Term guard = src.act;
+  State s;
+  switch (in.kind) {
+    case InKind::CallEnter: {
+      const cfa::Function& callee = prog_.functions[in.edge->callee];
+      s.globals = src.state.globals;
+      s.mem = src.state.mem;
+      s.brk = src.state.brk;
+      encoding::Env env{[&](cfa::VarId v) { return lookup(src.state, v); }, src.state.mem};
+      for (size_t i = 0; i < callee.params.size() && i < in.edge->args.size(); ++i)
+        s.locals[callee.params[i]] = enc_.encode(in.edge->args[i], env);
+      return {guard, std::move(s)};
+    }
+    case InKind::Return: {
+      const Instance& inst = instances_[nodes_[in.from].key.inst];
+      const Node& caller = nodes_[inst.callNode];
+      s = caller.state;
+      s.globals = src.state.globals;
+      s.mem = src.state.mem;
+      s.brk = src.state.brk;
+      const cfa::Function& callee = prog_.functions[inst.func];
+      if (inst.callEdge->lhs) {
+        Term rv = callee.retVar ? lookup(src.state, *callee.retVar)
+                                : tm_.freshVar("noret", tm_.bvSort(prog_.vars[*inst.callEdge->lhs].width));
+        assign(s, *inst.callEdge->lhs, rv);
+      }
+      return {guard, std::move(s)};
+    }
+    case InKind::Start: {
+      s.globals = src.state.globals;
+      s.mem = src.state.mem;
+      s.brk = src.state.brk;
+      const cfa::Function& ef = prog_.functions[entry_];
+      in.paramNondets.clear();
+      for (cfa::VarId p : ef.params) {
+        Term t = tm_.freshVar(prog_.vars[p].name + "!nondet", tm_.bvSort(prog_.vars[p].width));
+        in.paramNondets.push_back(t);
+        s.locals[p] = t;
+      }
+      return {guard, std::move(s)};
+    }
+    case InKind::Cfa:
+      break;
+  }
+  const Edge& e = *in.edge;
+  s = src.state;
+  encoding::Env env{[&](cfa::VarId v) { return lookup(src.state, v); }, src.state.mem};
+  switch (e.kind) {
+    case EdgeKind::Assume: {
+      Term c = enc_.nonZero(enc_.encode(e.cond, env));
+      guard = tm_.mkAnd(guard, e.positive ? c : tm_.mkNot(c));
+      break;
+    }
+    case EdgeKind::Assign:
+      assign(s, *e.lhs, enc_.encode(e.rhs, env));
+      break;
+    case EdgeKind::Havoc: {
+      Term t = tm_.freshVar(prog_.vars[*e.lhs].name + "!nondet", tm_.bvSort(prog_.vars[*e.lhs].width));
+      in.nondet = t;
+      assign(s, *e.lhs, t);
+      break;
+    }
+    case EdgeKind::Store:
+      s.mem = enc_.store(s.mem, enc_.encode(e.addr, env), enc_.encode(e.value, env), e.bytes);
+      break;
+    case EdgeKind::Alloc: {
+      Term size = enc_.encode(e.size, env);
+      Term base = s.brk;
+      Term next = tm_.bvAdd(base, enc_.allocStep(size));
+      if (!size->isConst() || size->value >= (uint64_t(1) << (prog_.ptrWidth - 2))) {
+        guard = tm_.mkAnd(guard, tm_.bvUlt(base, next));  // allocation does not wrap around
+      }
+      assign(s, *e.lhs, base);
+      s.brk = next;
+      if (e.zeroInit && size->isConst()) {
+        uint64_t n = size->value, off = 0;
+        while (off < n) {
+          uint32_t chunk = n - off >= 8 ? 8 : n - off >= 4 ? 4 : n - off >= 2 ? 2 : 1;
+          Term a = off ? tm_.bvAdd(base, tm_.bvVal(off, prog_.ptrWidth)) : base;
+          s.mem = enc_.store(s.mem, a, tm_.bvVal(0, chunk * 8), chunk);
+          off += chunk;
+        }
+      }
+      break;
+    }
+    case EdgeKind::Blank:
+    case EdgeKind::Free:
+    case EdgeKind::Return:
+      break;
+    default:
+      throw std::logic_error("Unwinding: unexpected edge kind in transfer");
+  }
+  return {guard, std::move(s)};
+}
+
+void Unwinding::encodePending(const std::function<void(Term)>& sink) {
+  // Topological order over the pending nodes: a node is ready when all sources of its
+  // in-edges are encoded.
+  std::vector<uint32_t> pending;
+  pending.swap(pending_);
+  std::unordered_map<uint32_t, uint32_t> waiting;
+  for (uint32_t n : pending) waiting[n] = 0;
+  for (uint32_t n : pending)
+    for (const InEdge& in : nodes_[n].in)
+      if (!nodes_[in.from].encoded) ++waiting[n];
+  std::deque<uint32_t> ready;
+  for (uint32_t n : pending)
+    if (waiting[n] == 0) ready.push_back(n);
+  size_t done = 0;
+  while (!ready.empty()) {
+    checkDeadline();
+    uint32_t n = ready.front();
+    ready.pop_front();
+    encodeNode(n, sink);
+    ++done;
+    for (auto& [t, idx] : nodes_[n].out) {
+      auto it = waiting.find(t);
+      if (it != waiting.end() && it->second > 0 && --it->second == 0) ready.push_back(t);
+    }
+  }
+  if (done != pending.size()) throw std::logic_error("Unwinding: cycle in the unwinding");
+  // New in-edges of nodes encoded in an earlier round: extend through their proxies.
+  for (uint32_t n = 0; n < nodes_.size(); ++n) {
+    Node& node = nodes_[n];
+    if (!node.encoded) continue;
+    std::vector<size_t> fresh;
+    for (size_t i = 0; i < node.in.size(); ++i)
+      if (!node.in[i].taken) fresh.push_back(i);
+    if (fresh.empty()) continue;
+    if (!node.isMerge) throw std::logic_error("Unwinding: new predecessor of a non-merge node");
+    std::vector<Term> disj;
+    for (size_t i : fresh) {
+      auto [taken, st] = transfer(node.in[i], n);
+      node.in[i].taken = taken;
+      disj.push_back(taken);
+      for (cfa::VarId v : node.mergedLocals)
+        sink(tm_.mkImplies(taken, tm_.mkEq(node.state.locals.at(v), lookup(st, v))));
+      for (cfa::VarId v : node.mergedGlobals)
+        sink(tm_.mkImplies(taken, tm_.mkEq(node.state.globals->at(v), lookup(st, v))));
+      sink(tm_.mkImplies(taken, tm_.mkEq(node.state.mem, st.mem)));
+      sink(tm_.mkImplies(taken, tm_.mkEq(node.state.brk, st.brk)));
+    }
+    Term newProxy = tm_.freshVar("proxy", tm_.boolSort());
+    disj.push_back(newProxy);
+    sink(tm_.mkEq(node.proxy, tm_.mkOr(disj)));
+    node.proxy = newProxy;
+  }
+}
+
+void Unwinding::encodeNode(uint32_t n, const std::function<void(Term)>& sink) {
+  Node& node = nodes_[n];
+  const Instance& inst = instances_[node.key.inst];
+  const LoopInfo& li = loopInfo(inst.func);
+  if (node.in.empty()) {
+    // the root: initial state
+    node.act = tm_.trueTerm();
+    node.state.globals = std::make_shared<std::unordered_map<cfa::VarId, Term>>();
+    node.state.mem = mem0_;
+    node.state.brk = tm_.bvVal(prog_.heapBase, prog_.ptrWidth);
+  } else {
+    std::vector<std::pair<Term, State>> posts;
+    posts.reserve(node.in.size());
+    for (InEdge& in : node.in) {
+      posts.push_back(transfer(in, n));
+      in.taken = posts.back().first;
+    }
+    node.isMerge = posts.size() >= 2 || li.mayMerge[node.key.loc];
+    if (!node.isMerge) {
+      node.act = posts[0].first;
+      node.state = std::move(posts[0].second);
+    } else {
+      std::string tag = "@" + std::to_string(n);
+      node.act = tm_.freshVar("act" + tag, tm_.boolSort());
+      node.proxy = tm_.freshVar("proxy" + tag, tm_.boolSort());
+      std::vector<Term> disj{node.proxy};
+      for (auto& p : posts) disj.push_back(p.first);
+      sink(tm_.mkEq(node.act, tm_.mkOr(disj)));
+      // variables that can differ: locals written in this function, globals written
+      // outside the initialisation, memory and brk
+      State& s0 = posts[0].second;
+      node.state.locals = s0.locals;
+      auto globals = std::make_shared<std::unordered_map<cfa::VarId, Term>>(*s0.globals);
+      auto mergeVar = [&](cfa::VarId v, bool global) {
+        Term x = tm_.freshVar(prog_.vars[v].name + tag, tm_.bvSort(prog_.vars[v].width));
+        for (auto& [taken, st] : posts) {
+          bool present = global ? st.globals->count(v) : st.locals.count(v);
+          if (present) sink(tm_.mkImplies(taken, tm_.mkEq(x, lookup(st, v))));
+        }
+        if (global) {
+          (*globals)[v] = x;
+          node.mergedGlobals.push_back(v);
+        } else {
+          node.state.locals[v] = x;
+          node.mergedLocals.push_back(v);
+        }
+      };
+      for (cfa::VarId v : li.assignedLocals) mergeVar(v, false);
+      // locals present in some predecessor with differing values but not assigned here
+      for (auto& [v, t] : s0.locals) {
+        if (std::find(node.mergedLocals.begin(), node.mergedLocals.end(), v) != node.mergedLocals.end()) continue;
+        for (size_t i = 1; i < posts.size(); ++i) {
+          auto it = posts[i].second.locals.find(v);
+          if (it == posts[i].second.locals.end() || it->second != t) {
+            mergeVar(v, false);
+            break;
+          }
+        }
+      }
+      for (cfa::VarId v = 0; v < prog_.vars.size(); ++v) {
+        if (prog_.vars[v].func != cfa::kNoFunc) continue;
+        bool differs = globalAssigned_[v];
+        if (!differs) {
+          auto it0 = s0.globals->find(v);
+          for (size_t i = 1; i < posts.size() && !differs; ++i) {
+            auto it = posts[i].second.globals->find(v);
+            bool p0 = it0 != s0.globals->end(), pi = it != posts[i].second.globals->end();
+            differs = p0 != pi || (p0 && it0->second != it->second);
+          }
+        }
+        if (differs) mergeVar(v, true);
+      }
+      node.state.globals = globals;
+      node.state.mem = tm_.freshVar("mem" + tag, enc_.memSort());
+      node.state.brk = tm_.freshVar("brk" + tag, tm_.bvSort(prog_.ptrWidth));
+      for (auto& [taken, st] : posts) {
+        sink(tm_.mkImplies(taken, tm_.mkEq(node.state.mem, st.mem)));
+        sink(tm_.mkImplies(taken, tm_.mkEq(node.state.brk, st.brk)));
+      }
+    }
+  }
+  node.encoded = true;
+  // terminal edges and cuts leaving this node
+  const cfa::Function& f = prog_.functions[inst.func];
+  if (node.key.loc != f.exit) {
+    for (uint32_t ei : f.locs[node.key.loc].out) {
+      const Edge& e = f.edges[ei];
+      if (e.kind == EdgeKind::Error) errors_.push_back({node.act, n, &e, inst.func});
+      else if (e.kind == EdgeKind::Unsupported) unsupported_.push_back({node.act, n, &e, inst.func});
+      else if (e.kind == EdgeKind::Alloc && e.zeroInit) {
+        encoding::Env env{[&](cfa::VarId v) { return lookup(node.state, v); }, node.state.mem};
+        if (!enc_.encode(e.size, env)->isConst())
+          unsupported_.push_back({node.act, n, &e, inst.func});
+      }
+    }
+  }
+  for (Cut& c : cuts_)
+    if (c.node == n && !c.taken) {
+      if (c.edge->kind == EdgeKind::Call) {
+        c.taken = node.act;
+      } else {
+        InEdge probe;
+        probe.from = n;
+        probe.kind = InKind::Cfa;
+        probe.edge = c.edge;
+        c.taken = transfer(probe, n).first;
+      }
+    }
+}
+
+std::vector<Unwinding::Marked> Unwinding::currentCuts() const {
+  std::vector<Marked> out;
+  for (const Cut& c : cuts_) {
+    const cfa::FuncId f = instances_[nodes_[c.node].key.inst].func;
+    out.push_back({c.taken, c.node, c.edge, f});
+  }
+  return out;
+}
+
+std::vector<Term> Unwinding::danglingAssumptions() const {
+  std::vector<Term> out;
+  for (const Node& n : nodes_)
+    if (n.proxy) out.push_back(tm_.mkNot(n.proxy));
+  return out;
+}
+
+Unwinding::ModelPath Unwinding::extractPath(smt::Solver& solver) const {
+  ModelPath path;
+  auto isTrue = [&](Term t) { return t && solver.modelValue(t)->isTrue(); };
+  if (nodes_.empty()) return path;
+  uint32_t n = 0;
+  std::vector<uint64_t> havocs;
+  size_t guard = 0;
+  while (guard++ < nodes_.size() + 1) {
+    const Node& node = nodes_[n];
+    const Instance& inst = instances_[node.key.inst];
+    // an error edge leaving this node?
+    for (const Marked& m : errors_)
+      if (m.node == n && isTrue(m.taken)) {
+        const cfa::Function& f = prog_.functions[m.func];
+        uint32_t ei = static_cast<uint32_t>(m.edge - f.edges.data());
+        path.steps.push_back({m.func, ei});
+        path.reachedError = true;
+        path.nondets.insert(path.nondets.end(), havocs.begin(), havocs.end());
+        return path;
+      }
+    bool moved = false;
+    for (auto& [t, idx] : node.out) {
+      const InEdge& in = nodes_[t].in[idx];
+      if (!isTrue(in.taken)) continue;
+      if (in.kind == InKind::Cfa || in.kind == InKind::CallEnter) {
+        path.steps.push_back({inst.func, in.edgeIndex});
+        if (in.nondet) havocs.push_back(solver.modelValue(in.nondet)->value);
+      } else if (in.kind == InKind::Start) {
+        // entry parameters come first in the replay input
+        std::vector<uint64_t> params;
+        for (Term p : in.paramNondets) params.push_back(solver.modelValue(p)->value);
+        havocs.insert(havocs.begin(), params.begin(), params.end());
+      }
+      n = t;
+      moved = true;
+      break;
+    }
+    if (!moved) break;
+  }
+  path.nondets = havocs;
+  return path;
+}
+
+}  // namespace argus::algorithms

@@ -1,0 +1,175 @@
+// A bounded unwinding of a Program into a DAG, encoded incrementally into SMT.
+//
+// Nodes are keyed by (call instance, location, iteration counts of the loops that
+// contain the location). A loop's count rises by one on each back edge and is reset
+// when its head is entered from outside; calls are inlined (one instance per calling
+// node), and recursion depth counts like loop iterations. An edge that would exceed
+// the bound k is a *cut*: it is recorded, not explored. Every cycle of the CFA contains
+// a back edge whose loop body contains the whole cycle, so every path is either
+// explored or cut: if no cut is reachable (the forward condition), the unwinding
+// covers every execution.
+//
+// Encoding (Günther & Weissenbacher, "Incremental bounded software model checking"):
+// every node v has an activation term a_v (a feasible path reaches v). A node with one
+// predecessor edge gets a_v = a_u ∧ γ and the predecessor's post-state directly. A merge
+// node (or one that may gain predecessors when the bound grows) gets a fresh variable
+// a_v with a_v ⇔ (p_v ∨ ⋁ taken_i), fresh SSA variables x_v with taken_i ⇒ x_v = x_i
+// for the variables that can differ, and a proxy p_v that is assumed false ("dangling")
+// in every check. extend() raises the bound by exploring the cuts: new edges into an
+// existing merge node v are added through p_v ⇔ (⋁ taken_new ∨ p_w), with p_w the new
+// dangling proxy — nothing is rebuilt and the solver keeps its state.
+//
+// The formula for errors, cuts and unsupported constructs is exposed as lists of
+// Boolean terms; algorithms (bmc.cpp) decide what to ask.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/cfa/cfa.h"
+#include "core/encoding/expr_encoder.h"
+#include "core/smt/solver.h"
+#include "core/smt/term.h"
+
+namespace argus::algorithms {
+
+struct LoopInfo;  // per-function loop structure (unwinding.cpp)
+
+class Unwinding {
+public:
+  // entry: the function verified; when it is "main" the program starts with
+  // __argus_init, otherwise with __argus_init_nondet and nondeterministic parameters.
+  Unwinding(const cfa::Program& prog, cfa::FuncId entry, smt::TermManager& tm);
+  ~Unwinding();
+
+  // Explores everything reachable within bound k (first call) or raises the bound to
+  // k (later calls; k must grow). New constraints are handed to `sink` (usually
+  // Solver::add). Throws DeadlineExceeded when the deadline passes.
+  void unwindTo(uint32_t k, const std::function<void(smt::Term)>& sink);
+  uint32_t bound() const { return bound_; }
+
+  struct Marked {
+    smt::Term taken;          // Boolean: this edge is taken on a feasible path
+    uint32_t node;            // source node
+    const cfa::Edge* edge;    // CFA edge (null for recursion cuts)
+    cfa::FuncId func;
+  };
+  const std::vector<Marked>& errors() const { return errors_; }
+  std::vector<Marked> currentCuts() const;       // cuts not yet explored
+  const std::vector<Marked>& unsupported() const { return unsupported_; }
+  // Proxies that must be assumed false in every check (the dangling ones).
+  std::vector<smt::Term> danglingAssumptions() const;
+
+  size_t nodeCount() const { return nodes_.size(); }
+
+  // A path through the unwinding, read from a model.
+  struct PathStep {
+    cfa::FuncId func;
+    uint32_t edge;            // index into Function::edges
+  };
+  struct ModelPath {
+    std::vector<PathStep> steps;   // CFA edges in execution order (calls/returns included)
+    std::vector<uint64_t> nondets; // entry parameters first, then each Havoc in path order
+    bool reachedError = false;
+  };
+  // Follows the taken edges from the root in the current model (after a Sat check)
+  // until an error edge.
+  ModelPath extractPath(smt::Solver& solver) const;
+  smt::Term initialMemory() const { return mem0_; }
+
+  struct DeadlineExceeded {};
+  void setDeadline(std::chrono::steady_clock::time_point d) { deadline_ = d; }
+  void setMaxNodes(size_t n) { maxNodes_ = n; }
+  struct TooLarge {};
+
+private:
+  struct State {
+    std::unordered_map<cfa::VarId, smt::Term> locals;   // of the node's instance
+    std::shared_ptr<std::unordered_map<cfa::VarId, smt::Term>> globals;
+    smt::Term mem = nullptr;
+    smt::Term brk = nullptr;
+  };
+  struct Instance {
+    cfa::FuncId func;
+    int parent = -1;          // parent instance, -1 for the two top-level ones
+    uint32_t callNode = 0;    // node holding the Call edge in the parent
+    const cfa::Edge* callEdge = nullptr;
+    uint32_t exitNode = UINT32_MAX;
+    std::map<cfa::FuncId, uint32_t> depthOf;  // occurrences of each function on the stack
+  };
+  using Counts = std::vector<std::pair<cfa::LocId, uint32_t>>;
+  struct Key {
+    uint32_t inst;
+    cfa::LocId loc;
+    Counts counts;
+    bool operator<(const Key& o) const;
+  };
+  enum class InKind { Cfa, CallEnter, Return, Start };
+  struct InEdge {
+    uint32_t from;
+    InKind kind;
+    const cfa::Edge* edge = nullptr;  // Cfa: the edge; CallEnter: the Call edge
+    uint32_t edgeIndex = 0;
+    smt::Term taken = nullptr;        // filled when encoded
+    smt::Term nondet = nullptr;       // Havoc value on this edge
+    std::vector<smt::Term> paramNondets;  // Start of the entry: nondet parameters
+  };
+  struct Node {
+    Key key;
+    std::vector<InEdge> in;
+    std::vector<std::pair<uint32_t, size_t>> out;  // (target node, index in its `in`)
+    bool encoded = false;
+    bool isMerge = false;
+    smt::Term act = nullptr;
+    smt::Term proxy = nullptr;        // dangling proxy (merge nodes)
+    State state;
+    std::vector<cfa::VarId> mergedLocals, mergedGlobals;  // variables with SSA proxies
+  };
+  struct Cut {
+    uint32_t node;
+    const cfa::Edge* edge;
+    uint32_t edgeIndex;
+    smt::Term taken;
+    bool explored = false;
+  };
+
+  const cfa::Program& prog_;
+  cfa::FuncId entry_;
+  smt::TermManager& tm_;
+  encoding::ExprEncoder enc_;
+  std::vector<std::unique_ptr<LoopInfo>> loops_;
+  std::vector<Instance> instances_;
+  std::map<std::tuple<uint32_t, const cfa::Edge*>, uint32_t> instanceOfCall_;
+  std::vector<Node> nodes_;
+  std::map<Key, uint32_t> index_;
+  std::vector<Cut> cuts_;
+  std::vector<Marked> errors_, unsupported_;
+  std::vector<uint32_t> pending_;     // nodes created but not yet encoded
+  uint32_t bound_ = 0;
+  smt::Term mem0_ = nullptr;
+  std::vector<bool> globalAssigned_;
+  bool memWritten_ = false;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  size_t maxNodes_ = 2'000'000;
+
+  const LoopInfo& loopInfo(cfa::FuncId f);
+  uint32_t getNode(const Key& k, bool& created);
+  void addIn(uint32_t target, InEdge in);
+  void exploreFrom(uint32_t node);
+  void exploreEdge(uint32_t node, uint32_t edgeIndex);
+  void encodePending(const std::function<void(smt::Term)>& sink);
+  void encodeNode(uint32_t n, const std::function<void(smt::Term)>& sink);
+  // Post-state and guard of an in-edge, from its source's encoding.
+  std::pair<smt::Term, State> transfer(const InEdge& in, uint32_t target);
+  smt::Term lookup(const State& s, cfa::VarId v);
+  void assign(State& s, cfa::VarId v, smt::Term t);
+  void checkDeadline() const;
+};
+
+}  // namespace argus::algorithms

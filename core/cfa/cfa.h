@@ -1,0 +1,144 @@
+// Control-flow automata.
+//
+// A Program holds one CFA per C function with a body, the register variables of all
+// functions, and the global-initialisation function. A CFA is a graph of locations
+// joined by edges; each edge carries one operation (see EdgeKind) and the source range
+// of the C code it came from.
+//
+// Variables: scalars whose address is never taken (ints, pointers, enums, _Bool) are
+// *register variables* (VarId), assigned directly. Everything else (arrays, structs,
+// unions, address-taken scalars, heap) lives in the flat byte memory; such an object
+// is reached through a register variable holding its address (`x$addr`), set by an
+// Alloc edge at the object's declaration. Globals are allocated and zero-initialised
+// (then initialised) by the `__argus_init` function, which runs before the entry.
+//
+// Allocation: a bump allocator `brk` starting at Program::heapBase; Alloc(v, size) sets
+// v := brk and advances brk by size rounded up to 8 (and at least 8), so distinct
+// objects never overlap and 0 is never a valid address. Allocation never fails
+// (SV-COMP's convention).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cfa/expr.h"
+
+namespace argus::cfa {
+
+using LocId = uint32_t;
+using FuncId = uint32_t;
+constexpr FuncId kNoFunc = UINT32_MAX;
+
+struct SourceRange {
+  std::string file;
+  uint32_t line = 0, column = 0;
+  uint32_t endLine = 0, endColumn = 0;
+};
+
+enum class VarKind : uint8_t { Global, Local, Param, Temp, Return, Address };
+
+struct Variable {
+  std::string name;       // unique in the program, e.g. "main::i", "g", "main::tmp3"
+  std::string cName;      // the C identifier (for counterexamples), "" for temporaries
+  uint32_t width;         // bits
+  bool isSigned = false;
+  VarKind kind = VarKind::Local;
+  FuncId func = kNoFunc;  // owner (kNoFunc for globals)
+};
+
+enum class EdgeKind : uint8_t {
+  Blank,    // no effect (declarations without initialiser of memory objects, labels, ...)
+  Assume,   // proceed iff (cond != 0) == positive
+  Assign,   // lhsVar := rhs
+  Store,    // mem[addr .. addr+bytes) := value (little-endian), value has width 8*bytes
+  Havoc,    // lhsVar := nondeterministic value (from __VERIFIER_nondet_*, an uninitialised
+            // local, or a call to a function without a body)
+  Alloc,    // lhsVar := brk; brk += align8(max(size, 1)); zeroInit: the bytes are set to 0
+  Free,     // no effect on reachability (kept for statistics and future memory safety)
+  Call,     // call callee(args); on return, lhsVar (if any) := callee's return variable
+  Return,   // (callee exit) pass control back to the caller; the value is already in the
+            // function's return variable
+  Error,    // the property is violated here (reach_error, failed assertion); target is the
+            // function's error location
+  Abort,    // abort()/exit(): the execution ends here without error; target is a sink
+  Unsupported,  // a construct the frontend cannot translate (Edge::text names it). An
+            // analysis stops the path here; if such an edge is reachable it must not
+            // answer `true`, and it reports the construct and its file:line.
+};
+
+struct Edge {
+  EdgeKind kind = EdgeKind::Blank;
+  LocId from = 0, to = 0;
+  SourceRange range;
+  std::string text;                 // the C statement or expression, for traces
+
+  ExprPtr cond;                     // Assume
+  bool positive = true;             // Assume
+  std::optional<VarId> lhs;         // Assign, Havoc, Alloc, Call
+  ExprPtr rhs;                      // Assign
+  ExprPtr addr;                     // Store, Free
+  ExprPtr value;                    // Store
+  uint32_t bytes = 0;               // Store
+  ExprPtr size;                     // Alloc (pointer width)
+  bool zeroInit = false;            // Alloc
+  FuncId callee = kNoFunc;          // Call
+  std::vector<ExprPtr> args;        // Call (already converted to the parameter widths)
+  bool isNondetCall = false;        // Havoc from __VERIFIER_nondet_* or a body-less call
+};
+
+struct Location {
+  LocId id = 0;
+  std::vector<uint32_t> out;        // indices into Function::edges
+  std::vector<uint32_t> in;
+  bool isLoopHead = false;
+  SourceRange range;                // the C construct that starts here (loop heads: the loop)
+};
+
+struct Function {
+  FuncId id = 0;
+  std::string name;
+  SourceRange range;
+  std::vector<Location> locs;
+  std::vector<Edge> edges;
+  LocId entry = 0, exit = 0, error = 0, sink = 0;  // exit: after Return; error/sink: no out-edges
+  std::vector<VarId> params;
+  std::optional<VarId> retVar;      // absent for void functions
+  bool variadic = false;
+
+  LocId addLoc(const SourceRange& r = {});
+  uint32_t addEdge(Edge e);         // fills in/out lists; returns the edge index
+};
+
+struct Program {
+  std::string mainFile;
+  uint32_t ptrWidth = 64;           // 32 (ILP32) or 64 (LP64)
+  uint64_t heapBase = 0x1000;       // first address brk hands out
+  std::vector<Function> functions;
+  std::vector<Variable> vars;
+  std::map<std::string, FuncId> funcByName;
+  FuncId initFunc = kNoFunc;        // __argus_init: allocates and initialises globals
+  // __argus_init_nondet: allocates globals but leaves their contents nondeterministic
+  // (register globals are havocked); used when verifying a function other than main.
+  FuncId initNondetFunc = kNoFunc;
+
+  // Warnings from the frontend (e.g. constructs it over-approximated), for the log.
+  std::vector<std::string> notes;
+
+  const Function* find(const std::string& name) const;
+  VarId addVar(Variable v);
+  std::vector<std::string> varNames() const;
+  // Recomputes Location::isLoopHead for every function (targets of DFS back edges).
+  void markLoopHeads();
+};
+
+// "assume", "assign", ... (for dumps and traces).
+const char* edgeKindName(EdgeKind k);
+
+// Human-readable dump of all CFAs (for tests and `argus verify --dump-cfa`).
+std::string dump(const Program& p);
+
+}  // namespace argus::cfa

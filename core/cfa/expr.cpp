@@ -1,0 +1,232 @@
+#include "core/cfa/expr.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace argus::cfa {
+
+namespace {
+
+uint64_t maskOf(uint32_t width) { return width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1; }
+
+void checkWidth(uint32_t width, const char* what) {
+  if (width == 0 || width > 64)
+    throw std::invalid_argument(std::string(what) + ": width " + std::to_string(width) +
+                                " is outside 1..64");
+}
+
+void checkOperand(const ExprPtr& e, const char* what) {
+  if (!e) throw std::invalid_argument(std::string(what) + ": null operand");
+}
+
+bool isPredicate(BinOp op) {
+  switch (op) {
+    case BinOp::Eq: case BinOp::Ne: case BinOp::SLt: case BinOp::SLe: case BinOp::ULt:
+    case BinOp::ULe: case BinOp::LAnd: case BinOp::LOr:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::shared_ptr<Expr> make(ExprKind k, uint32_t width) {
+  auto e = std::make_shared<Expr>();
+  e->kind = k;
+  e->width = width;
+  return e;
+}
+
+}  // namespace
+
+ExprPtr Expr::mkConst(uint64_t v, uint32_t width) {
+  checkWidth(width, "mkConst");
+  auto e = make(ExprKind::Const, width);
+  e->value = v & maskOf(width);
+  return e;
+}
+
+ExprPtr Expr::mkVar(VarId v, uint32_t width) {
+  checkWidth(width, "mkVar");
+  auto e = make(ExprKind::Var, width);
+  e->var = v;
+  return e;
+}
+
+ExprPtr Expr::mkLoad(ExprPtr addr, uint32_t bytes) {
+  checkOperand(addr, "mkLoad");
+  if (bytes == 0 || bytes > 8)
+    throw std::invalid_argument("mkLoad: " + std::to_string(bytes) + " bytes is outside 1..8");
+  auto e = make(ExprKind::Load, 8 * bytes);
+  e->ops = {std::move(addr)};
+  return e;
+}
+
+ExprPtr Expr::mkUnary(UnOp op, ExprPtr a) {
+  checkOperand(a, "mkUnary");
+  auto e = make(ExprKind::Unary, a->width);
+  e->unop = op;
+  e->ops = {std::move(a)};
+  return e;
+}
+
+ExprPtr Expr::mkBinary(BinOp op, ExprPtr a, ExprPtr b, uint32_t width) {
+  checkOperand(a, "mkBinary");
+  checkOperand(b, "mkBinary");
+  if (a->width != b->width)
+    throw std::invalid_argument(std::string("mkBinary(") + binOpName(op) + "): operand widths " +
+                                std::to_string(a->width) + " and " + std::to_string(b->width) +
+                                " differ");
+  if (width == 0) {
+    width = a->width;
+  } else if (!isPredicate(op) && width != a->width) {
+    throw std::invalid_argument(std::string("mkBinary(") + binOpName(op) + "): result width " +
+                                std::to_string(width) + " differs from operand width " +
+                                std::to_string(a->width));
+  }
+  checkWidth(width, "mkBinary");
+  auto e = make(ExprKind::Binary, width);
+  e->binop = op;
+  e->ops = {std::move(a), std::move(b)};
+  return e;
+}
+
+ExprPtr Expr::mkCast(CastKind k, ExprPtr a, uint32_t width) {
+  checkOperand(a, "mkCast");
+  checkWidth(width, "mkCast");
+  if ((k == CastKind::ZExt || k == CastKind::SExt) && width < a->width)
+    throw std::invalid_argument("mkCast: extension from " + std::to_string(a->width) + " to " +
+                                std::to_string(width) + " bits");
+  if (k == CastKind::Trunc && width > a->width)
+    throw std::invalid_argument("mkCast: truncation from " + std::to_string(a->width) + " to " +
+                                std::to_string(width) + " bits");
+  auto e = make(ExprKind::Cast, width);
+  e->cast = k;
+  e->ops = {std::move(a)};
+  return e;
+}
+
+ExprPtr Expr::convert(ExprPtr a, uint32_t width, bool isSigned) {
+  checkOperand(a, "convert");
+  checkWidth(width, "convert");
+  if (a->width == width) return a;
+  if (width < a->width) return mkCast(CastKind::Trunc, std::move(a), width);
+  return mkCast(isSigned ? CastKind::SExt : CastKind::ZExt, std::move(a), width);
+}
+
+ExprPtr Expr::mkIte(ExprPtr c, ExprPtr t, ExprPtr e) {
+  checkOperand(c, "mkIte");
+  checkOperand(t, "mkIte");
+  checkOperand(e, "mkIte");
+  if (t->width != e->width)
+    throw std::invalid_argument("mkIte: branch widths " + std::to_string(t->width) + " and " +
+                                std::to_string(e->width) + " differ");
+  auto r = make(ExprKind::Ite, t->width);
+  r->ops = {std::move(c), std::move(t), std::move(e)};
+  return r;
+}
+
+const char* binOpName(BinOp op) {
+  switch (op) {
+    case BinOp::Add: return "+";
+    case BinOp::Sub: return "-";
+    case BinOp::Mul: return "*";
+    case BinOp::SDiv: return "/s";
+    case BinOp::UDiv: return "/u";
+    case BinOp::SRem: return "%s";
+    case BinOp::URem: return "%u";
+    case BinOp::Shl: return "<<";
+    case BinOp::LShr: return ">>u";
+    case BinOp::AShr: return ">>s";
+    case BinOp::And: return "&";
+    case BinOp::Or: return "|";
+    case BinOp::Xor: return "^";
+    case BinOp::Eq: return "==";
+    case BinOp::Ne: return "!=";
+    case BinOp::SLt: return "<s";
+    case BinOp::SLe: return "<=s";
+    case BinOp::ULt: return "<u";
+    case BinOp::ULe: return "<=u";
+    case BinOp::LAnd: return "&&";
+    case BinOp::LOr: return "||";
+  }
+  return "?";
+}
+
+namespace {
+
+// Constants print in decimal; values with the sign bit set (width > 1) print as the
+// negative two's-complement value, which is what C code usually meant (-1, INT_MIN).
+void constToString(std::string& out, uint64_t v, uint32_t width) {
+  v &= maskOf(width);
+  if (width > 1 && (v >> (width - 1)) & 1) {
+    uint64_t mag = (~v + 1) & maskOf(width);  // |v| as an unsigned number
+    out += '-';
+    out += std::to_string(mag);
+  } else {
+    out += std::to_string(v);
+  }
+}
+
+void toStringRec(std::string& out, const Expr& e, const std::vector<std::string>* names) {
+  switch (e.kind) {
+    case ExprKind::Const:
+      constToString(out, e.value, e.width);
+      return;
+    case ExprKind::Var:
+      if (names && e.var < names->size() && !(*names)[e.var].empty())
+        out += (*names)[e.var];
+      else
+        out += "v" + std::to_string(e.var);
+      return;
+    case ExprKind::Load:
+      out += "mem" + std::to_string(e.width) + "[";
+      if (!e.ops.empty() && e.ops[0]) toStringRec(out, *e.ops[0], names);
+      out += "]";
+      return;
+    case ExprKind::Unary:
+      out += e.unop == UnOp::Neg ? "-" : e.unop == UnOp::BitNot ? "~" : "!";
+      if (!e.ops.empty() && e.ops[0]) toStringRec(out, *e.ops[0], names);
+      return;
+    case ExprKind::Binary:
+      out += "(";
+      if (e.ops.size() > 0 && e.ops[0]) toStringRec(out, *e.ops[0], names);
+      out += " ";
+      out += binOpName(e.binop);
+      out += " ";
+      if (e.ops.size() > 1 && e.ops[1]) toStringRec(out, *e.ops[1], names);
+      out += ")";
+      return;
+    case ExprKind::Cast:
+      switch (e.cast) {
+        case CastKind::ZExt: out += "zext"; break;
+        case CastKind::SExt: out += "sext"; break;
+        case CastKind::Trunc: out += "trunc"; break;
+        case CastKind::ToBool: out += "bool"; break;
+      }
+      out += std::to_string(e.width) + "(";
+      if (!e.ops.empty() && e.ops[0]) toStringRec(out, *e.ops[0], names);
+      out += ")";
+      return;
+    case ExprKind::Ite:
+      out += "(";
+      if (e.ops.size() > 0 && e.ops[0]) toStringRec(out, *e.ops[0], names);
+      out += " ? ";
+      if (e.ops.size() > 1 && e.ops[1]) toStringRec(out, *e.ops[1], names);
+      out += " : ";
+      if (e.ops.size() > 2 && e.ops[2]) toStringRec(out, *e.ops[2], names);
+      out += ")";
+      return;
+  }
+  out += "<?>";
+}
+
+}  // namespace
+
+std::string toString(const ExprPtr& e, const std::vector<std::string>* varNames) {
+  if (!e) return "<null>";
+  std::string out;
+  toStringRec(out, *e, varNames);
+  return out;
+}
+
+}  // namespace argus::cfa

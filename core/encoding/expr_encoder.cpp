@@ -1,0 +1,111 @@
+#include "core/encoding/expr_encoder.h"
+
+#include <stdexcept>
+
+namespace argus::encoding {
+
+using cfa::BinOp;
+using cfa::ExprKind;
+using smt::Term;
+
+ExprEncoder::ExprEncoder(smt::TermManager& tm, uint32_t ptrWidth) : tm_(tm), ptrWidth_(ptrWidth) {
+  memSort_ = tm_.arraySort(tm_.bvSort(ptrWidth), tm_.bvSort(8));
+}
+
+Term ExprEncoder::nonZero(Term bv) { return tm_.mkNot(tm_.mkEq(bv, tm_.bvVal(0, bv->width()))); }
+
+static Term boolToBV(smt::TermManager& tm, Term b, uint32_t width) {
+  return tm.mkIte(b, tm.bvVal(1, width), tm.bvVal(0, width));
+}
+
+Term ExprEncoder::load(Term mem, Term addr, uint32_t bytes) {
+  Term r = nullptr;
+  for (uint32_t i = 0; i < bytes; ++i) {
+    Term a = i == 0 ? addr : tm_.bvAdd(addr, tm_.bvVal(i, ptrWidth_));
+    Term b = tm_.select(mem, a);
+    r = r ? tm_.concat(b, r) : b;  // higher addresses are more significant
+  }
+  return r;
+}
+
+Term ExprEncoder::store(Term mem, Term addr, Term value, uint32_t bytes) {
+  for (uint32_t i = 0; i < bytes; ++i) {
+    Term a = i == 0 ? addr : tm_.bvAdd(addr, tm_.bvVal(i, ptrWidth_));
+    mem = tm_.store(mem, a, tm_.extract(value, 8 * i + 7, 8 * i));
+  }
+  return mem;
+}
+
+Term ExprEncoder::allocStep(Term size) {
+  Term one = tm_.bvVal(1, ptrWidth_);
+  Term s = tm_.mkIte(tm_.bvUlt(size, one), one, size);
+  Term seven = tm_.bvVal(7, ptrWidth_);
+  return tm_.bvAnd(tm_.bvAdd(s, seven), tm_.bvNot(seven));
+}
+
+Term ExprEncoder::encode(const cfa::ExprPtr& e, const Env& env) {
+  switch (e->kind) {
+    case ExprKind::Const:
+      return tm_.bvVal(e->value, e->width);
+    case ExprKind::Var:
+      return env.var(e->var);
+    case ExprKind::Load:
+      return load(env.mem, encode(e->ops[0], env), e->width / 8);
+    case ExprKind::Unary: {
+      Term a = encode(e->ops[0], env);
+      switch (e->unop) {
+        case cfa::UnOp::Neg: return tm_.bvNeg(a);
+        case cfa::UnOp::BitNot: return tm_.bvNot(a);
+        case cfa::UnOp::LogNot: return boolToBV(tm_, tm_.mkEq(a, tm_.bvVal(0, a->width())), e->width);
+      }
+      break;
+    }
+    case ExprKind::Cast: {
+      Term a = encode(e->ops[0], env);
+      uint32_t from = a->width();
+      switch (e->cast) {
+        case cfa::CastKind::ZExt: return e->width > from ? tm_.zeroExt(a, e->width - from) : a;
+        case cfa::CastKind::SExt: return e->width > from ? tm_.signExt(a, e->width - from) : a;
+        case cfa::CastKind::Trunc: return e->width < from ? tm_.extract(a, e->width - 1, 0) : a;
+        case cfa::CastKind::ToBool: return boolToBV(tm_, nonZero(a), e->width);
+      }
+      break;
+    }
+    case ExprKind::Ite: {
+      Term c = encode(e->ops[0], env);
+      return tm_.mkIte(nonZero(c), encode(e->ops[1], env), encode(e->ops[2], env));
+    }
+    case ExprKind::Binary: {
+      Term a = encode(e->ops[0], env);
+      Term b = encode(e->ops[1], env);
+      uint32_t w = e->width;
+      switch (e->binop) {
+        case BinOp::Add: return tm_.bvAdd(a, b);
+        case BinOp::Sub: return tm_.bvSub(a, b);
+        case BinOp::Mul: return tm_.bvMul(a, b);
+        case BinOp::SDiv: return tm_.bvSDiv(a, b);
+        case BinOp::UDiv: return tm_.bvUDiv(a, b);
+        case BinOp::SRem: return tm_.bvSRem(a, b);
+        case BinOp::URem: return tm_.bvURem(a, b);
+        case BinOp::Shl: return tm_.bvShl(a, b);
+        case BinOp::LShr: return tm_.bvLShr(a, b);
+        case BinOp::AShr: return tm_.bvAShr(a, b);
+        case BinOp::And: return tm_.bvAnd(a, b);
+        case BinOp::Or: return tm_.bvOr(a, b);
+        case BinOp::Xor: return tm_.bvXor(a, b);
+        case BinOp::Eq: return boolToBV(tm_, tm_.mkEq(a, b), w);
+        case BinOp::Ne: return boolToBV(tm_, tm_.mkNot(tm_.mkEq(a, b)), w);
+        case BinOp::SLt: return boolToBV(tm_, tm_.bvSlt(a, b), w);
+        case BinOp::SLe: return boolToBV(tm_, tm_.bvSle(a, b), w);
+        case BinOp::ULt: return boolToBV(tm_, tm_.bvUlt(a, b), w);
+        case BinOp::ULe: return boolToBV(tm_, tm_.bvUle(a, b), w);
+        case BinOp::LAnd: return boolToBV(tm_, tm_.mkAnd(nonZero(a), nonZero(b)), w);
+        case BinOp::LOr: return boolToBV(tm_, tm_.mkOr(nonZero(a), nonZero(b)), w);
+      }
+      break;
+    }
+  }
+  throw std::logic_error("ExprEncoder: unknown expression kind");
+}
+
+}  // namespace argus::encoding

@@ -1,0 +1,44 @@
+// Bit-precise encoding of CFA expressions and the flat memory model into SMT terms.
+//
+// Semantics are exactly those documented in core/cfa/expr.h (the concrete interpreter
+// in core/result/replay.h implements the same ones; tests compare both). Memory is an
+// SMT array from pointer-width bit-vectors to bytes; multi-byte accesses are
+// little-endian concatenations of byte selects.
+#pragma once
+
+#include <functional>
+
+#include "core/cfa/expr.h"
+#include "core/smt/term.h"
+
+namespace argus::encoding {
+
+// The values an expression is evaluated against.
+struct Env {
+  std::function<smt::Term(cfa::VarId)> var;  // current value of a register variable
+  smt::Term mem = nullptr;                   // current memory
+};
+
+class ExprEncoder {
+public:
+  ExprEncoder(smt::TermManager& tm, uint32_t ptrWidth);
+
+  smt::Term encode(const cfa::ExprPtr& e, const Env& env);
+  // bv != 0 as a Boolean term
+  smt::Term nonZero(smt::Term bv);
+
+  smt::Sort memSort() const { return memSort_; }
+  smt::Term load(smt::Term mem, smt::Term addr, uint32_t bytes);
+  smt::Term store(smt::Term mem, smt::Term addr, smt::Term value, uint32_t bytes);
+  // Bytes an allocation of `size` advances brk by: max(size, 1) rounded up to 8.
+  smt::Term allocStep(smt::Term size);
+  uint32_t ptrWidth() const { return ptrWidth_; }
+  smt::TermManager& tm() { return tm_; }
+
+private:
+  smt::TermManager& tm_;
+  uint32_t ptrWidth_;
+  smt::Sort memSort_;
+};
+
+}  // namespace argus::encoding

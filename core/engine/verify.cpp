@@ -1,0 +1,52 @@
+#include "core/engine/verify.h"
+
+#include <chrono>
+#include <stdexcept>
+
+#include "core/algorithms/bmc.h"
+#include "core/support/deadline.h"
+
+namespace argus::engine {
+
+Algorithm parseAlgorithm(const std::string& s) {
+  if (s == "bmc") return Algorithm::Bmc;
+  if (s == "ibmc" || s == "auto") return Algorithm::Ibmc;
+  throw std::invalid_argument("unknown or not yet available algorithm '" + s + "' (available: bmc, ibmc, auto)");
+}
+
+const char* algorithmName(Algorithm a) { return a == Algorithm::Bmc ? "bmc" : "ibmc"; }
+
+VerifyOutcome verify(const VerifyRequest& req) {
+  VerifyOutcome out;
+  auto wall0 = std::chrono::steady_clock::now();
+  double cpu0 = support::processCpuSeconds();
+  frontend::FrontendOptions fo;
+  fo.dataModel = req.dataModel;
+  fo.extraArgs = req.extraArgs;
+  frontend::ParseResult pr = req.source ? frontend::parseSource(*req.source, req.file, fo)
+                                        : frontend::parseFile(req.file, fo);
+  if (!pr.ok()) {
+    out.inputError = true;
+    out.error = "cannot parse " + req.file + ":\n" + pr.diagnostics;
+    return out;
+  }
+  const cfa::Function* entry = pr.program->find(req.function);
+  if (!entry) {
+    out.inputError = true;
+    out.error = "no function '" + req.function + "' with a body in " + req.file;
+    return out;
+  }
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  algorithms::BmcOptions bo;
+  bo.incremental = req.algorithm == Algorithm::Ibmc;
+  bo.solver = req.solver;
+  bo.timeoutS = req.timeoutS > 0 ? std::max(0.1, req.timeoutS - elapsed) : 0;
+  bo.progress = req.progress;
+  bo.corruptReplayForTest = req.corruptReplayForTest;
+  out.result = algorithms::runBmc(*pr.program, entry->id, bo);
+  out.result.stats.wallTimeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  out.result.stats.cpuTimeS = support::processCpuSeconds() - cpu0;
+  return out;
+}
+
+}  // namespace argus::engine

@@ -1,0 +1,41 @@
+// The C frontend: Clang libTooling turns one translation unit into CFAs.
+//
+// This module is the only one that includes Clang headers. It parses C (C11 with GNU
+// extensions; SV-COMP preprocessed `.i` files; implicit declarations tolerated) for a
+// target that matches the data model, so sizes, alignment and promotions are Clang's,
+// and lowers every function with a body into a cfa::Function (see core/cfa/cfa.h).
+//
+// Constructs it cannot translate (floating point, bit-fields, variadic definitions, ...)
+// become Unsupported edges at the place they occur, so the rest of the program is still
+// analysed and no verifier can claim safety through them.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/cfa/cfa.h"
+
+namespace argus::frontend {
+
+enum class DataModel { ILP32, LP64 };
+// Parses "ILP32" / "LP64" (case-insensitive); throws std::invalid_argument otherwise.
+DataModel parseDataModel(const std::string& s);
+const char* dataModelName(DataModel m);
+
+struct FrontendOptions {
+  DataModel dataModel = DataModel::LP64;
+  std::vector<std::string> extraArgs;  // e.g. -I, -D from compile flags
+};
+
+struct ParseResult {
+  std::unique_ptr<cfa::Program> program;  // null when the file did not parse
+  std::string diagnostics;                // Clang's errors (file:line:col: error: ...)
+  bool ok() const { return program != nullptr; }
+};
+
+ParseResult parseFile(const std::string& path, const FrontendOptions& opts);
+ParseResult parseSource(const std::string& code, const std::string& fileName,
+                        const FrontendOptions& opts);
+
+}  // namespace argus::frontend

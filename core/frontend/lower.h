@@ -1,0 +1,138 @@
+// Lowering of a Clang AST into CFAs (internal to the frontend).
+//
+// One Lowerer walks the translation unit. A pre-pass finds address-taken variables,
+// string literals and defined functions; then every function body is lowered with a
+// "cursor" location: statements append edges at the cursor, side effects inside
+// expressions are emitted as edges before the pure expression that uses their result,
+// and control flow (if/loops/switch/goto/short-circuit) creates branching Assume edges.
+// Finally the two global-initialisation functions are built.
+#pragma once
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Decl.h>
+#include <clang/AST/Expr.h>
+#include <clang/AST/Stmt.h>
+#include <clang/Frontend/ASTUnit.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/cfa/cfa.h"
+
+namespace argus::frontend {
+
+std::unique_ptr<cfa::Program> lowerTranslationUnit(clang::ASTUnit& ast, const std::string& file);
+
+class Lowerer {
+public:
+  Lowerer(clang::ASTContext& ctx, cfa::Program& prog);
+  void run();
+
+  // ---- shared state and helpers (used by the statement/expression/builtin parts) ----
+  struct VarRef {
+    bool inMemory = false;  // true: `reg` holds the object's address
+    cfa::VarId reg = 0;
+  };
+  // A place a value can be stored to.
+  struct LValue {
+    bool isReg = false;
+    cfa::VarId reg = 0;
+    cfa::ExprPtr addr;       // memory: address of the first byte
+    clang::QualType type;
+  };
+
+  clang::ASTContext& ctx;
+  cfa::Program& prog;
+  uint32_t ptrWidth;
+
+  // pre-pass results
+  std::set<const clang::VarDecl*> addressTaken;
+  std::vector<const clang::StringLiteral*> literals;
+  std::map<const clang::StringLiteral*, cfa::VarId> literalAddr;
+  std::map<const clang::FunctionDecl*, cfa::FuncId> funcIds;       // canonical decl -> CFA
+  std::map<const clang::FunctionDecl*, uint64_t> funcAddrs;        // canonical decl -> address
+  std::vector<const clang::VarDecl*> globals;                      // in order (incl. static locals)
+  std::map<const clang::VarDecl*, VarRef> vars;                    // canonical decl -> variable
+
+  // per-function cursor state
+  cfa::Function* fn = nullptr;
+  const clang::FunctionDecl* fnDecl = nullptr;
+  cfa::LocId cur = 0;
+  const clang::Stmt* curStmt = nullptr;   // source of the edges being emitted
+  std::vector<cfa::LocId> breakTargets, continueTargets;
+  std::map<const clang::LabelDecl*, cfa::LocId> labels;
+  struct SwitchCtx {
+    std::map<const clang::SwitchCase*, cfa::LocId> caseLocs;
+  };
+  std::vector<SwitchCtx*> switches;
+  unsigned tempCounter = 0;
+
+  // types
+  bool isScalar(clang::QualType t) const;
+  bool isFloating(clang::QualType t) const;
+  uint32_t widthOf(clang::QualType t) const;     // bits
+  uint64_t sizeOf(clang::QualType t) const;      // bytes (0 for incomplete/VLA)
+  bool isSignedT(clang::QualType t) const;
+
+  // CFA building
+  cfa::LocId newLoc();
+  void emit(cfa::Edge e);                        // from cur to a new location; cur := it
+  void emitTo(cfa::Edge e, cfa::LocId to);       // from cur to `to` (cur unchanged)
+  void jump(cfa::LocId to);                      // Blank edge cur -> to; cur := fresh dead loc
+  cfa::Edge edge(cfa::EdgeKind k) const;         // with range/text of curStmt
+  void unsupported(const std::string& what, const clang::Stmt* s);
+  cfa::VarId newTemp(uint32_t width, bool isSigned);
+  cfa::SourceRange rangeOf(const clang::Stmt* s) const;
+  cfa::SourceRange rangeOfDecl(const clang::Decl* d) const;
+  std::string textOf(const clang::Stmt* s) const;
+
+  // variables
+  VarRef& varFor(const clang::VarDecl* vd);      // creates register/memory variable on demand
+  cfa::ExprPtr addrOfFunction(const clang::FunctionDecl* fd);
+
+  // statements (lower_stmt.cpp)
+  void lowerFunction(const clang::FunctionDecl* fd);
+  void lowerStmt(const clang::Stmt* s);
+  void lowerDecl(const clang::VarDecl* vd);
+  void branch(const clang::Expr* cond, cfa::LocId onTrue, cfa::LocId onFalse);
+  void collectCases(const clang::Stmt* s, SwitchCtx& sw);
+
+  // expressions (lower_expr.cpp)
+  cfa::ExprPtr rvalue(const clang::Expr* e);     // scalar value, or address of an aggregate
+  LValue lvalue(const clang::Expr* e);
+  cfa::ExprPtr load(const LValue& lv);
+  void store(const LValue& lv, cfa::ExprPtr v);
+  void assignTo(const LValue& lv, const clang::Expr* rhs);
+  cfa::ExprPtr convertScalar(cfa::ExprPtr v, clang::QualType from, clang::QualType to);
+  cfa::ExprPtr castExpr(const clang::CastExpr* ce);
+  cfa::ExprPtr binaryExpr(const clang::BinaryOperator* bo);
+  cfa::ExprPtr arith(clang::BinaryOperatorKind op, cfa::ExprPtr a, clang::QualType ta, cfa::ExprPtr b,
+                     clang::QualType tb, clang::QualType resultType, const clang::Expr* at);
+  cfa::ExprPtr incDec(const clang::UnaryOperator* uo);
+  cfa::ExprPtr conditional(const clang::AbstractConditionalOperator* co);
+  cfa::ExprPtr logical(const clang::BinaryOperator* bo);
+  cfa::ExprPtr ptrOffset(cfa::ExprPtr base, cfa::ExprPtr idx, clang::QualType idxType, uint64_t elemSize, bool negate);
+  bool isPure(const clang::Expr* e) const;       // no side effects (safe to evaluate eagerly)
+  void copyBytes(cfa::ExprPtr dst, cfa::ExprPtr src, uint64_t bytes, const clang::Stmt* at);
+  void zeroBytes(cfa::ExprPtr dst, uint64_t bytes, const clang::Stmt* at);
+  void initObject(cfa::ExprPtr addr, clang::QualType t, const clang::Expr* init, bool alreadyZero);
+  cfa::ExprPtr stmtExpr(const clang::StmtExpr* se);
+  cfa::ExprPtr addOffset(cfa::ExprPtr addr, uint64_t off);
+  cfa::ExprPtr constPtr(uint64_t v) { return cfa::Expr::mkConst(v, ptrWidth); }
+
+  // calls (lower_call.cpp)
+  cfa::ExprPtr call(const clang::CallExpr* ce);
+  cfa::ExprPtr builtinCall(const clang::CallExpr* ce, const std::string& name, bool& handled);
+  cfa::ExprPtr directCall(const clang::CallExpr* ce, const clang::FunctionDecl* callee);
+  std::vector<cfa::ExprPtr> lowerArgs(const clang::CallExpr* ce, const clang::FunctionDecl* callee);
+
+  // globals (lower_stmt.cpp)
+  void prepass(clang::TranslationUnitDecl* tu);
+  void buildInit(bool nondet);
+};
+
+}  // namespace argus::frontend

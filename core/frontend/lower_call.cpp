@@ -1,0 +1,346 @@
+// Lowering: function calls, SV-COMP builtins and the C library functions we model.
+#include <clang/AST/ASTContext.h>
+
+#include "core/frontend/lower.h"
+
+namespace argus::frontend {
+
+using namespace clang;
+using cfa::BinOp;
+using cfa::Edge;
+using cfa::EdgeKind;
+using cfa::Expr;
+using cfa::ExprPtr;
+
+namespace {
+
+bool startsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+// Library functions without a body that do not write through their arguments: a call
+// evaluates its arguments and returns a nondeterministic value.
+bool isOpaqueReadOnly(const std::string& n) {
+  static const char* names[] = {"printf", "puts", "putchar", "fprintf", "fputs", "fputc",
+                                "fflush", "rand", "random", "time", "clock", "getchar",
+                                "perror", "sleep", "usleep", "srand", "assume_abort_if_not"};
+  for (const char* x : names)
+    if (n == x) return true;
+  return false;
+}
+
+}  // namespace
+
+ExprPtr Lowerer::call(const CallExpr* ce) {
+  const FunctionDecl* callee = ce->getDirectCallee();
+  QualType rt = ce->getType();
+  uint32_t rw = isScalar(rt) ? widthOf(rt) : rt->isVoidType() ? 32 : ptrWidth;
+  if (!callee) {
+    // Indirect call: dispatch over the defined functions whose address is known.
+    ExprPtr fp = rvalue(ce->getCallee());
+    cfa::VarId tmp = newTemp(rw, isScalar(rt) && isSignedT(rt));
+    cfa::LocId after = newLoc();
+    ExprPtr anyMatch;
+    for (auto& [decl, addr] : funcAddrs) {
+      auto it = funcIds.find(decl);
+      if (it == funcIds.end()) continue;
+      const FunctionDecl* def = decl->getDefinition();
+      if (!def || def->getNumParams() != ce->getNumArgs()) continue;
+      ExprPtr match = Expr::mkBinary(BinOp::Eq, fp, constPtr(addr), 32);
+      anyMatch = anyMatch ? Expr::mkBinary(BinOp::LOr, anyMatch, match, 32) : match;
+      cfa::LocId here = cur;
+      Edge yes = edge(EdgeKind::Assume);
+      yes.cond = match;
+      yes.text = textOf(ce) + " [calls " + def->getNameAsString() + "]";
+      emit(yes);
+      ExprPtr r = directCall(ce, def);
+      if (!rt->isVoidType()) {
+        Edge a = edge(EdgeKind::Assign);
+        a.lhs = tmp;
+        a.rhs = r->width == rw ? r : Expr::convert(r, rw, false);
+        emit(a);
+      }
+      emitTo(edge(EdgeKind::Blank), after);
+      cur = here;
+    }
+    if (anyMatch) {
+      Edge no = edge(EdgeKind::Assume);
+      no.cond = anyMatch;
+      no.positive = false;
+      emit(no);
+    }
+    unsupported("call through a function pointer to an unknown function", ce);
+    emitTo(edge(EdgeKind::Blank), after);
+    cur = after;
+    return Expr::mkVar(tmp, rw);
+  }
+  std::string name = callee->getNameAsString();
+  bool handled = false;
+  ExprPtr r = builtinCall(ce, name, handled);
+  if (handled) return r;
+  return directCall(ce, callee);
+}
+
+std::vector<ExprPtr> Lowerer::lowerArgs(const CallExpr* ce, const FunctionDecl* callee) {
+  std::vector<ExprPtr> args;
+  for (unsigned i = 0; i < ce->getNumArgs(); ++i) {
+    const clang::Expr* a = ce->getArg(i);
+    if (isFloating(a->getType())) {
+      unsupported("floating-point argument", a);
+      args.push_back(Expr::mkConst(0, 32));
+      continue;
+    }
+    ExprPtr v = rvalue(a);
+    if (callee && i < callee->getNumParams()) {
+      QualType pt = callee->getParamDecl(i)->getType();
+      if (isScalar(pt)) v = convertScalar(v, a->getType(), pt);
+    }
+    // Keep each argument's value in a temporary: later arguments may have side effects.
+    if (v->kind != cfa::ExprKind::Const && i + 1 < ce->getNumArgs()) {
+      cfa::VarId t = newTemp(v->width, isScalar(a->getType()) && isSignedT(a->getType()));
+      Edge e = edge(EdgeKind::Assign);
+      e.lhs = t;
+      e.rhs = v;
+      emit(e);
+      v = Expr::mkVar(t, v->width);
+    }
+    args.push_back(v);
+  }
+  return args;
+}
+
+ExprPtr Lowerer::directCall(const CallExpr* ce, const FunctionDecl* callee) {
+  QualType rt = ce->getType();
+  uint32_t rw = isScalar(rt) ? widthOf(rt) : rt->isVoidType() ? 32 : ptrWidth;
+  const FunctionDecl* def = callee->getDefinition();
+  auto it = def ? funcIds.find(def->getCanonicalDecl()) : funcIds.end();
+  std::string name = callee->getNameAsString();
+  if (it == funcIds.end()) {
+    // No body: arguments are evaluated, the result is nondeterministic.
+    std::vector<ExprPtr> args = lowerArgs(ce, callee);
+    (void)args;
+    bool writes = false;
+    for (unsigned i = 0; i < ce->getNumArgs(); ++i) {
+      QualType at = ce->getArg(i)->IgnoreParenImpCasts()->getType();
+      if (at->isPointerType() && !at->getPointeeType().isConstQualified() &&
+          !at->getPointeeType()->isFunctionType())
+        writes = true;
+    }
+    if (writes && !isOpaqueReadOnly(name) && !startsWith(name, "__VERIFIER_") && !startsWith(name, "nondet")) {
+      unsupported("call to external function '" + name + "' that may write through a pointer argument", ce);
+    }
+    if (isFloating(rt)) {
+      unsupported("floating-point result of '" + name + "'", ce);
+      return Expr::mkConst(0, 32);
+    }
+    if (rt->isVoidType()) return Expr::mkConst(0, 32);
+    if (!isScalar(rt)) {
+      unsupported("aggregate result of external function '" + name + "'", ce);
+      return constPtr(0);
+    }
+    cfa::VarId t = newTemp(rw, isSignedT(rt));
+    Edge h = edge(EdgeKind::Havoc);
+    h.lhs = t;
+    h.isNondetCall = true;
+    emit(h);
+    ExprPtr v = Expr::mkVar(t, rw);
+    if (rt->isBooleanType()) {
+      Edge a = edge(EdgeKind::Assign);
+      a.lhs = t;
+      a.rhs = Expr::mkCast(cfa::CastKind::ToBool, v, rw);
+      emit(a);
+    }
+    return v;
+  }
+  const cfa::Function& target = prog.functions[it->second];
+  if (def->isVariadic()) {
+    lowerArgs(ce, def);
+    unsupported("call to variadic function '" + name + "'", ce);
+    return Expr::mkConst(0, rw);
+  }
+  std::vector<ExprPtr> args = lowerArgs(ce, def);
+  // Unprototyped calls may pass more or fewer arguments than parameters.
+  std::vector<ExprPtr> passed;
+  for (size_t i = 0; i < target.params.size(); ++i) {
+    uint32_t pw = prog.vars[target.params[i]].width;
+    if (i < args.size()) {
+      ExprPtr a = args[i];
+      passed.push_back(a->width == pw ? a : Expr::convert(a, pw, prog.vars[target.params[i]].isSigned));
+    } else {
+      unsupported("call to '" + name + "' with too few arguments", ce);
+      passed.push_back(Expr::mkConst(0, pw));
+    }
+  }
+  Edge c = edge(EdgeKind::Call);
+  c.callee = target.id;
+  c.args = std::move(passed);
+  std::optional<cfa::VarId> tmp;
+  if (target.retVar) {
+    uint32_t w = prog.vars[*target.retVar].width;
+    tmp = newTemp(w, prog.vars[*target.retVar].isSigned);
+    c.lhs = tmp;
+  }
+  emit(std::move(c));
+  if (!tmp) return Expr::mkConst(0, 32);
+  ExprPtr v = Expr::mkVar(*tmp, prog.vars[*tmp].width);
+  if (isScalar(rt) && v->width != rw) v = Expr::convert(v, rw, isSignedT(rt));
+  return v;
+}
+
+ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& handled) {
+  handled = true;
+  QualType rt = ce->getType();
+  uint32_t rw = isScalar(rt) ? widthOf(rt) : 32;
+  auto argv = [&](unsigned i) { return rvalue(ce->getArg(i)); };
+
+  if (name == "reach_error" || name == "__VERIFIER_error" || name == "__assert_fail" ||
+      name == "__assert_rtn" || name == "__assert" || name == "__assert_perror_fail") {
+    Edge e = edge(EdgeKind::Error);
+    emitTo(e, fn->error);
+    cur = newLoc();
+    return Expr::mkConst(0, rw);
+  }
+  if ((name == "__VERIFIER_assert" || name == "assert") && ce->getNumArgs() == 1 &&
+      !(ce->getDirectCallee()->getDefinition())) {
+    cfa::LocId ok = newLoc(), bad = newLoc();
+    branch(ce->getArg(0), ok, bad);
+    cur = bad;
+    emitTo(edge(EdgeKind::Error), fn->error);
+    cur = ok;
+    return Expr::mkConst(0, rw);
+  }
+  if ((name == "__VERIFIER_assume" || name == "__ESBMC_assume" || name == "__CPROVER_assume" ||
+       name == "assume_abort_if_not") &&
+      ce->getNumArgs() == 1 && !(ce->getDirectCallee()->getDefinition())) {
+    cfa::LocId ok = newLoc(), stop = newLoc();
+    branch(ce->getArg(0), ok, stop);
+    cur = stop;
+    if (name == "assume_abort_if_not") emitTo(edge(EdgeKind::Abort), fn->sink);
+    // for __VERIFIER_assume the false branch has no successor: the path ends
+    cur = ok;
+    return Expr::mkConst(0, rw);
+  }
+  if (name == "abort" || name == "exit" || name == "_Exit" || name == "__builtin_unreachable" ||
+      name == "__builtin_trap") {
+    for (unsigned i = 0; i < ce->getNumArgs(); ++i) rvalue(ce->getArg(i));
+    emitTo(edge(EdgeKind::Abort), fn->sink);
+    cur = newLoc();
+    return Expr::mkConst(0, rw);
+  }
+  if (startsWith(name, "__VERIFIER_nondet_") || ((startsWith(name, "nondet_") || startsWith(name, "__nondet")) &&
+                                                 !ce->getDirectCallee()->getDefinition())) {
+    for (unsigned i = 0; i < ce->getNumArgs(); ++i) rvalue(ce->getArg(i));
+    if (isFloating(rt)) {
+      unsupported("nondeterministic floating-point value", ce);
+      return Expr::mkConst(0, 32);
+    }
+    if (rt->isVoidType()) return Expr::mkConst(0, 32);
+    if (!isScalar(rt)) {
+      unsupported("nondeterministic aggregate value", ce);
+      return constPtr(0);
+    }
+    cfa::VarId t = newTemp(rw, isSignedT(rt));
+    Edge h = edge(EdgeKind::Havoc);
+    h.lhs = t;
+    h.isNondetCall = true;
+    emit(h);
+    ExprPtr v = Expr::mkVar(t, rw);
+    if (rt->isBooleanType()) {
+      Edge a = edge(EdgeKind::Assign);
+      a.lhs = t;
+      a.rhs = Expr::mkCast(cfa::CastKind::ToBool, v, rw);
+      emit(a);
+    }
+    return v;
+  }
+  if (ce->getDirectCallee()->getDefinition()) {
+    handled = false;  // the program defines it: call the body
+    return nullptr;
+  }
+  if (name == "malloc" || name == "alloca" || name == "__builtin_alloca" || name == "calloc" ||
+      name == "valloc") {
+    ExprPtr size;
+    if (name == "calloc" && ce->getNumArgs() == 2) {
+      ExprPtr n = convertScalar(argv(0), ce->getArg(0)->getType(), ctx.getSizeType());
+      ExprPtr m = convertScalar(argv(1), ce->getArg(1)->getType(), ctx.getSizeType());
+      size = Expr::mkBinary(BinOp::Mul, n, m);
+    } else if (ce->getNumArgs() == 1) {
+      size = convertScalar(argv(0), ce->getArg(0)->getType(), ctx.getSizeType());
+    } else {
+      handled = false;
+      return nullptr;
+    }
+    cfa::VarId t = newTemp(ptrWidth, false);
+    Edge a = edge(EdgeKind::Alloc);
+    a.lhs = t;
+    a.size = size;
+    a.zeroInit = name == "calloc";
+    emit(a);
+    return Expr::mkVar(t, ptrWidth);
+  }
+  if (name == "free" && ce->getNumArgs() == 1) {
+    Edge f = edge(EdgeKind::Free);
+    f.addr = argv(0);
+    emit(f);
+    return Expr::mkConst(0, 32);
+  }
+  if (name == "__builtin_expect" && ce->getNumArgs() >= 1) {
+    ExprPtr v = argv(0);
+    for (unsigned i = 1; i < ce->getNumArgs(); ++i) argv(i);
+    return convertScalar(v, ce->getArg(0)->getType(), rt);
+  }
+  if ((name == "abs" || name == "labs" || name == "llabs") && ce->getNumArgs() == 1) {
+    ExprPtr v = convertScalar(argv(0), ce->getArg(0)->getType(), rt);
+    ExprPtr neg = Expr::mkBinary(BinOp::SLt, v, Expr::mkConst(0, v->width), 1);
+    return Expr::mkIte(neg, Expr::mkUnary(cfa::UnOp::Neg, v), v);
+  }
+  if ((name == "memset" || name == "memcpy" || name == "memmove" || name == "__builtin_memset" ||
+       name == "__builtin_memcpy") && ce->getNumArgs() == 3) {
+    ExprPtr dst = argv(0);
+    ExprPtr src = argv(1);
+    clang::Expr::EvalResult n;
+    if (!ce->getArg(2)->EvaluateAsInt(n, ctx)) {
+      argv(2);
+      unsupported(name + " with a non-constant size", ce);
+      return dst;
+    }
+    uint64_t bytes = n.Val.getInt().getZExtValue();
+    // Keep dst in a temporary: it is the call's value.
+    cfa::VarId d = newTemp(ptrWidth, false);
+    Edge keep = edge(EdgeKind::Assign);
+    keep.lhs = d;
+    keep.rhs = dst;
+    emit(keep);
+    ExprPtr dv = Expr::mkVar(d, ptrWidth);
+    if (name.find("memset") != std::string::npos) {
+      ExprPtr byte = Expr::convert(src, 8, false);
+      if (bytes > (1 << 16)) {
+        unsupported("memset of " + std::to_string(bytes) + " bytes", ce);
+      } else {
+        for (uint64_t i = 0; i < bytes; ++i) {
+          Edge s = edge(EdgeKind::Store);
+          s.addr = addOffset(dv, i);
+          s.value = byte;
+          s.bytes = 1;
+          emit(s);
+        }
+      }
+    } else {
+      if (name == "memmove") {
+        // copy through a temporary buffer so overlapping ranges behave
+        cfa::VarId buf = newTemp(ptrWidth, false);
+        Edge a = edge(EdgeKind::Alloc);
+        a.lhs = buf;
+        a.size = constPtr(bytes);
+        emit(a);
+        copyBytes(Expr::mkVar(buf, ptrWidth), src, bytes, ce);
+        copyBytes(dv, Expr::mkVar(buf, ptrWidth), bytes, ce);
+      } else {
+        copyBytes(dv, src, bytes, ce);
+      }
+    }
+    return dv;
+  }
+  handled = false;
+  return nullptr;
+}
+
+}  // namespace argus::frontend

@@ -1,0 +1,900 @@
+// Lowering: translation unit, functions, statements, declarations, globals.
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/RecordLayout.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Lex/Lexer.h>
+
+#include "core/frontend/lower.h"
+
+namespace argus::frontend {
+
+using namespace clang;
+using cfa::Edge;
+using cfa::EdgeKind;
+using cfa::Expr;
+using cfa::ExprPtr;
+
+namespace {
+
+// Finds address-taken variables, string literals and function addresses.
+class PrePass : public RecursiveASTVisitor<PrePass> {
+public:
+  explicit PrePass(Lowerer& l) : L(l) {}
+  bool VisitUnaryOperator(UnaryOperator* uo) {
+    if (uo->getOpcode() == UO_AddrOf) {
+      const clang::Expr* sub = uo->getSubExpr()->IgnoreParens();
+      if (auto* dr = dyn_cast<DeclRefExpr>(sub))
+        if (auto* vd = dyn_cast<VarDecl>(dr->getDecl())) L.addressTaken.insert(vd->getCanonicalDecl());
+    }
+    return true;
+  }
+  bool VisitStringLiteral(StringLiteral* s) {
+    if (!L.literalAddr.count(s)) {
+      L.literals.push_back(s);
+      L.literalAddr[s] = 0;
+    }
+    return true;
+  }
+  bool VisitPredefinedExpr(PredefinedExpr* p) {
+    if (StringLiteral* s = p->getFunctionName()) VisitStringLiteral(s);
+    return true;
+  }
+  bool VisitVarDecl(VarDecl* vd) {
+    if (vd->hasGlobalStorage() && !vd->isStaticDataMember()) {
+      const VarDecl* c = vd->getCanonicalDecl();
+      if (std::find(L.globals.begin(), L.globals.end(), c) == L.globals.end()) L.globals.push_back(c);
+    }
+    return true;
+  }
+  Lowerer& L;
+};
+
+bool isNoReturnCall(const std::string& n) { return n == "abort" || n == "exit" || n == "_Exit"; }
+
+}  // namespace
+
+Lowerer::Lowerer(ASTContext& c, cfa::Program& p) : ctx(c), prog(p) {
+  ptrWidth = static_cast<uint32_t>(ctx.getTypeSize(ctx.VoidPtrTy));
+  prog.ptrWidth = ptrWidth;
+}
+
+std::unique_ptr<cfa::Program> lowerTranslationUnit(ASTUnit& ast, const std::string& file) {
+  auto prog = std::make_unique<cfa::Program>();
+  prog->mainFile = file;
+  Lowerer l(ast.getASTContext(), *prog);
+  l.run();
+  prog->markLoopHeads();
+  return prog;
+}
+
+void Lowerer::run() {
+  TranslationUnitDecl* tu = ctx.getTranslationUnitDecl();
+  prepass(tu);
+  // Create one CFA per defined function first, so calls can refer to any of them.
+  std::vector<const FunctionDecl*> defs;
+  for (Decl* d : tu->decls()) {
+    auto* fd = dyn_cast<FunctionDecl>(d);
+    if (!fd || !fd->doesThisDeclarationHaveABody()) continue;
+    const FunctionDecl* canon = fd->getCanonicalDecl();
+    if (funcIds.count(canon)) continue;
+    cfa::Function f;
+    f.id = static_cast<cfa::FuncId>(prog.functions.size());
+    f.name = fd->getNameAsString();
+    f.range = rangeOfDecl(fd);
+    f.variadic = fd->isVariadic();
+    funcIds[canon] = f.id;
+    prog.funcByName[f.name] = f.id;
+    prog.functions.push_back(std::move(f));
+    defs.push_back(fd);
+  }
+  // Every defined function has an address, so indirect calls can dispatch to any of them.
+  for (const FunctionDecl* fd : defs) addrOfFunction(fd);
+  for (const FunctionDecl* fd : defs) lowerFunction(fd);
+  buildInit(false);
+  buildInit(true);
+}
+
+void Lowerer::prepass(TranslationUnitDecl* tu) {
+  PrePass pp(*this);
+  pp.TraverseDecl(tu);
+}
+
+// ---------------------------------------------------------------- types
+
+bool Lowerer::isScalar(QualType t) const {
+  t = t.getCanonicalType();
+  return t->isIntegerType() || t->isPointerType() || t->isNullPtrType() ||
+         (t->isEnumeralType());
+}
+
+bool Lowerer::isFloating(QualType t) const {
+  t = t.getCanonicalType();
+  return t->isRealFloatingType() || t->isAnyComplexType();
+}
+
+uint32_t Lowerer::widthOf(QualType t) const {
+  t = t.getCanonicalType();
+  if (t->isVoidType()) return 32;
+  if (t->isEnumeralType()) {
+    const EnumDecl* ed = t->castAs<EnumType>()->getDecl();
+    if (ed->getIntegerType().isNull()) return 32;
+  }
+  return static_cast<uint32_t>(ctx.getTypeSize(t));
+}
+
+uint64_t Lowerer::sizeOf(QualType t) const {
+  t = t.getCanonicalType();
+  if (t->isIncompleteType() || t->isVariableArrayType() || t->isDependentType()) return 0;
+  return ctx.getTypeSizeInChars(t).getQuantity();
+}
+
+bool Lowerer::isSignedT(QualType t) const {
+  return t.getCanonicalType()->isSignedIntegerOrEnumerationType();
+}
+
+// ---------------------------------------------------------------- CFA building
+
+cfa::LocId Lowerer::newLoc() { return fn->addLoc(); }
+
+Edge Lowerer::edge(EdgeKind k) const {
+  Edge e;
+  e.kind = k;
+  if (curStmt) {
+    e.range = rangeOf(curStmt);
+    e.text = textOf(curStmt);
+  }
+  return e;
+}
+
+void Lowerer::emit(Edge e) {
+  cfa::LocId to = newLoc();
+  e.from = cur;
+  e.to = to;
+  fn->addEdge(std::move(e));
+  cur = to;
+}
+
+void Lowerer::emitTo(Edge e, cfa::LocId to) {
+  e.from = cur;
+  e.to = to;
+  fn->addEdge(std::move(e));
+}
+
+void Lowerer::jump(cfa::LocId to) {
+  emitTo(edge(EdgeKind::Blank), to);
+  cur = newLoc();  // whatever follows is dead code
+}
+
+void Lowerer::unsupported(const std::string& what, const Stmt* s) {
+  const Stmt* saved = curStmt;
+  if (s) curStmt = s;
+  Edge e = edge(EdgeKind::Unsupported);
+  e.text = what;
+  emit(std::move(e));
+  curStmt = saved;
+}
+
+cfa::VarId Lowerer::newTemp(uint32_t width, bool isSigned) {
+  cfa::Variable v;
+  v.name = fn->name + "::$t" + std::to_string(tempCounter++);
+  v.width = width;
+  v.isSigned = isSigned;
+  v.kind = cfa::VarKind::Temp;
+  v.func = fn->id;
+  return prog.addVar(std::move(v));
+}
+
+cfa::SourceRange Lowerer::rangeOf(const Stmt* s) const {
+  cfa::SourceRange r;
+  const SourceManager& sm = ctx.getSourceManager();
+  SourceLocation b = sm.getExpansionLoc(s->getBeginLoc());
+  SourceLocation e = sm.getExpansionLoc(s->getEndLoc());
+  if (b.isValid()) {
+    r.file = prog.mainFile;
+    if (auto fe = sm.getFileEntryForID(sm.getFileID(b))) {
+      if (sm.getFileID(b) != sm.getMainFileID()) r.file = std::string(fe->getName());
+    }
+    r.line = sm.getExpansionLineNumber(b);
+    r.column = sm.getExpansionColumnNumber(b);
+  }
+  if (e.isValid()) {
+    r.endLine = sm.getExpansionLineNumber(e);
+    r.endColumn = sm.getExpansionColumnNumber(e);
+  }
+  return r;
+}
+
+cfa::SourceRange Lowerer::rangeOfDecl(const Decl* d) const {
+  cfa::SourceRange r;
+  const SourceManager& sm = ctx.getSourceManager();
+  SourceLocation b = sm.getExpansionLoc(d->getLocation());
+  if (b.isValid()) {
+    r.file = prog.mainFile;
+    r.line = sm.getExpansionLineNumber(b);
+    r.column = sm.getExpansionColumnNumber(b);
+  }
+  SourceLocation e = sm.getExpansionLoc(d->getEndLoc());
+  if (e.isValid()) {
+    r.endLine = sm.getExpansionLineNumber(e);
+    r.endColumn = sm.getExpansionColumnNumber(e);
+  }
+  return r;
+}
+
+std::string Lowerer::textOf(const Stmt* s) const {
+  const SourceManager& sm = ctx.getSourceManager();
+  CharSourceRange cr = CharSourceRange::getTokenRange(sm.getExpansionRange(s->getSourceRange()).getAsRange());
+  bool invalid = false;
+  StringRef txt = Lexer::getSourceText(cr, sm, ctx.getLangOpts(), &invalid);
+  if (invalid) return {};
+  std::string out;
+  bool space = false;
+  for (char c : txt) {  // collapse white space
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+    if (out.size() > 120) {
+      out += "...";
+      break;
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- variables
+
+Lowerer::VarRef& Lowerer::varFor(const VarDecl* vd) {
+  vd = vd->getCanonicalDecl();
+  auto it = vars.find(vd);
+  if (it != vars.end()) return it->second;
+  VarRef ref;
+  QualType t = vd->getType();
+  bool global = vd->hasGlobalStorage();
+  ref.inMemory = !isScalar(t) || addressTaken.count(vd) || isFloating(t);
+  cfa::Variable v;
+  std::string cname = vd->getNameAsString();
+  const DeclContext* dc = vd->getDeclContext();
+  std::string owner;
+  if (auto* f = dyn_cast<FunctionDecl>(dc)) owner = f->getNameAsString();
+  if (global && owner.empty()) {
+    v.name = cname;
+  } else {
+    v.name = (owner.empty() ? (fn ? fn->name : std::string("?")) : owner) + "::" + cname;
+  }
+  // Disambiguate shadowed names.
+  for (const auto& existing : prog.vars)
+    if (existing.name == v.name || existing.name == v.name + "$addr") {
+      v.name += "#" + std::to_string(prog.vars.size());
+      break;
+    }
+  v.cName = cname;
+  v.func = global ? cfa::kNoFunc : (fn ? fn->id : cfa::kNoFunc);
+  v.kind = global ? cfa::VarKind::Global : (isa<ParmVarDecl>(vd) ? cfa::VarKind::Param : cfa::VarKind::Local);
+  if (ref.inMemory) {
+    v.name += "$addr";
+    v.width = ptrWidth;
+    v.isSigned = false;
+    v.kind = cfa::VarKind::Address;
+  } else {
+    v.width = widthOf(t);
+    v.isSigned = isSignedT(t);
+  }
+  ref.reg = prog.addVar(std::move(v));
+  return vars.emplace(vd, ref).first->second;
+}
+
+ExprPtr Lowerer::addrOfFunction(const FunctionDecl* fd) {
+  const FunctionDecl* c = fd->getCanonicalDecl();
+  auto it = funcAddrs.find(c);
+  uint64_t a;
+  if (it == funcAddrs.end()) {
+    // Function addresses live at the top of the address space, away from objects.
+    uint64_t top = ptrWidth == 32 ? 0xF0000000ull : 0x7F0000000000ull;
+    a = top + 16 * (funcAddrs.size() + 1);
+    funcAddrs[c] = a;
+  } else {
+    a = it->second;
+  }
+  return constPtr(a);
+}
+
+// ---------------------------------------------------------------- functions
+
+void Lowerer::lowerFunction(const FunctionDecl* fd) {
+  cfa::FuncId id = funcIds.at(fd->getCanonicalDecl());
+  fn = &prog.functions[id];
+  fnDecl = fd;
+  labels.clear();
+  breakTargets.clear();
+  continueTargets.clear();
+  fn->entry = newLoc();
+  fn->exit = newLoc();
+  fn->error = newLoc();
+  fn->sink = newLoc();
+  cur = fn->entry;
+  curStmt = fd->getBody();
+
+  QualType rt = fd->getReturnType();
+  if (!rt->isVoidType()) {
+    cfa::Variable v;
+    v.name = fn->name + "::$ret";
+    v.kind = cfa::VarKind::Return;
+    v.func = fn->id;
+    if (isScalar(rt)) {
+      v.width = widthOf(rt);
+      v.isSigned = isSignedT(rt);
+    } else {
+      v.width = ptrWidth;  // aggregates are returned by address
+    }
+    fn->retVar = prog.addVar(std::move(v));
+  }
+  if (fd->isVariadic()) unsupported("definition of a variadic function", fd->getBody());
+
+  for (const ParmVarDecl* pd : fd->parameters()) {
+    QualType t = pd->getType();
+    cfa::Variable in;
+    in.cName = pd->getNameAsString();
+    in.name = fn->name + "::" + (in.cName.empty() ? "$p" + std::to_string(fn->params.size()) : in.cName) + "$in";
+    in.kind = cfa::VarKind::Param;
+    in.func = fn->id;
+    bool aggregate = !isScalar(t);
+    if (isFloating(t)) {
+      unsupported("floating-point parameter", fd->getBody());
+      aggregate = false;
+    }
+    in.width = aggregate || isFloating(t) ? ptrWidth : widthOf(t);
+    in.isSigned = !aggregate && isSignedT(t);
+    cfa::VarId inId = prog.addVar(std::move(in));
+    fn->params.push_back(inId);
+    if (pd->getName().empty()) continue;
+    VarRef& ref = varFor(pd);
+    curStmt = fd->getBody();
+    if (!ref.inMemory) {
+      // The parameter itself: rename the incoming register to be the variable.
+      Edge e = edge(EdgeKind::Assign);
+      e.lhs = ref.reg;
+      e.rhs = Expr::mkVar(inId, prog.vars[inId].width);
+      e.text = "parameter " + pd->getNameAsString();
+      emit(std::move(e));
+    } else {
+      uint64_t sz = sizeOf(t);
+      Edge a = edge(EdgeKind::Alloc);
+      a.lhs = ref.reg;
+      a.size = constPtr(sz);
+      a.text = "parameter " + pd->getNameAsString();
+      emit(std::move(a));
+      ExprPtr dst = Expr::mkVar(ref.reg, ptrWidth);
+      if (aggregate) {
+        copyBytes(dst, Expr::mkVar(inId, ptrWidth), sz, fd->getBody());
+      } else if (!isFloating(t)) {
+        Edge s = edge(EdgeKind::Store);
+        s.addr = dst;
+        s.value = Expr::mkVar(inId, widthOf(t));
+        s.bytes = static_cast<uint32_t>(sz);
+        emit(std::move(s));
+      }
+    }
+  }
+
+  lowerStmt(fd->getBody());
+  // Falling off the end: main returns 0, other functions an unspecified value.
+  curStmt = fd->getBody();
+  if (fn->retVar) {
+    if (fn->name == "main") {
+      Edge e = edge(EdgeKind::Assign);
+      e.lhs = fn->retVar;
+      e.rhs = Expr::mkConst(0, prog.vars[*fn->retVar].width);
+      e.text = "return 0 (end of main)";
+      emit(std::move(e));
+    } else {
+      Edge e = edge(EdgeKind::Havoc);
+      e.lhs = fn->retVar;
+      e.text = "end of function";
+      emit(std::move(e));
+    }
+  }
+  Edge r = edge(EdgeKind::Return);
+  r.text = "end of function";
+  emitTo(std::move(r), fn->exit);
+  fn = nullptr;
+}
+
+void Lowerer::lowerStmt(const Stmt* s) {
+  if (!s) return;
+  const Stmt* savedStmt = curStmt;
+  curStmt = s;
+  switch (s->getStmtClass()) {
+    case Stmt::CompoundStmtClass:
+      for (const Stmt* c : cast<CompoundStmt>(s)->body()) lowerStmt(c);
+      break;
+    case Stmt::NullStmtClass:
+      break;
+    case Stmt::DeclStmtClass:
+      for (const Decl* d : cast<DeclStmt>(s)->decls()) {
+        if (auto* vd = dyn_cast<VarDecl>(d)) lowerDecl(vd);
+      }
+      break;
+    case Stmt::IfStmtClass: {
+      auto* is = cast<IfStmt>(s);
+      if (is->getInit()) lowerStmt(is->getInit());
+      cfa::LocId thenL = newLoc(), elseL = newLoc(), after = newLoc();
+      branch(is->getCond(), thenL, elseL);
+      cur = thenL;
+      lowerStmt(is->getThen());
+      curStmt = s;
+      emitTo(edge(EdgeKind::Blank), after);
+      cur = elseL;
+      if (is->getElse()) lowerStmt(is->getElse());
+      curStmt = s;
+      emitTo(edge(EdgeKind::Blank), after);
+      cur = after;
+      break;
+    }
+    case Stmt::WhileStmtClass: {
+      auto* ws = cast<WhileStmt>(s);
+      cfa::LocId head = newLoc(), body = newLoc(), after = newLoc();
+      fn->locs[head].range = rangeOf(s);
+      emitTo(edge(EdgeKind::Blank), head);
+      cur = head;
+      curStmt = ws->getCond();
+      branch(ws->getCond(), body, after);
+      cur = body;
+      breakTargets.push_back(after);
+      continueTargets.push_back(head);
+      lowerStmt(ws->getBody());
+      breakTargets.pop_back();
+      continueTargets.pop_back();
+      curStmt = s;
+      emitTo(edge(EdgeKind::Blank), head);
+      cur = after;
+      break;
+    }
+    case Stmt::DoStmtClass: {
+      auto* ds = cast<DoStmt>(s);
+      cfa::LocId body = newLoc(), condL = newLoc(), after = newLoc();
+      fn->locs[body].range = rangeOf(s);
+      emitTo(edge(EdgeKind::Blank), body);
+      cur = body;
+      breakTargets.push_back(after);
+      continueTargets.push_back(condL);
+      lowerStmt(ds->getBody());
+      breakTargets.pop_back();
+      continueTargets.pop_back();
+      curStmt = s;
+      emitTo(edge(EdgeKind::Blank), condL);
+      cur = condL;
+      curStmt = ds->getCond();
+      branch(ds->getCond(), body, after);
+      cur = after;
+      break;
+    }
+    case Stmt::ForStmtClass: {
+      auto* fs = cast<ForStmt>(s);
+      if (fs->getInit()) lowerStmt(fs->getInit());
+      curStmt = s;
+      cfa::LocId head = newLoc(), body = newLoc(), inc = newLoc(), after = newLoc();
+      fn->locs[head].range = rangeOf(s);
+      emitTo(edge(EdgeKind::Blank), head);
+      cur = head;
+      if (fs->getCond()) {
+        curStmt = fs->getCond();
+        branch(fs->getCond(), body, after);
+      } else {
+        emitTo(edge(EdgeKind::Blank), body);
+      }
+      cur = body;
+      breakTargets.push_back(after);
+      continueTargets.push_back(inc);
+      lowerStmt(fs->getBody());
+      breakTargets.pop_back();
+      continueTargets.pop_back();
+      curStmt = s;
+      emitTo(edge(EdgeKind::Blank), inc);
+      cur = inc;
+      if (fs->getInc()) {
+        curStmt = fs->getInc();
+        rvalue(fs->getInc());
+      }
+      curStmt = s;
+      emitTo(edge(EdgeKind::Blank), head);
+      cur = after;
+      break;
+    }
+    case Stmt::BreakStmtClass:
+      if (breakTargets.empty()) unsupported("break outside loop/switch", s);
+      else jump(breakTargets.back());
+      break;
+    case Stmt::ContinueStmtClass:
+      if (continueTargets.empty()) unsupported("continue outside loop", s);
+      else jump(continueTargets.back());
+      break;
+    case Stmt::ReturnStmtClass: {
+      auto* rs = cast<ReturnStmt>(s);
+      if (const clang::Expr* rv = rs->getRetValue()) {
+        ExprPtr v = rvalue(rv);
+        if (fn->retVar) {
+          Edge e = edge(EdgeKind::Assign);
+          e.lhs = fn->retVar;
+          QualType rt = fnDecl->getReturnType();
+          e.rhs = isScalar(rt) ? convertScalar(v, rv->getType(), rt) : v;
+          emit(std::move(e));
+        }
+      } else if (fn->retVar) {
+        Edge e = edge(EdgeKind::Havoc);
+        e.lhs = fn->retVar;
+        emit(std::move(e));
+      }
+      emitTo(edge(EdgeKind::Return), fn->exit);
+      cur = newLoc();
+      break;
+    }
+    case Stmt::LabelStmtClass: {
+      auto* ls = cast<LabelStmt>(s);
+      auto [it, fresh] = labels.emplace(ls->getDecl(), 0);
+      if (fresh) it->second = newLoc();
+      emitTo(edge(EdgeKind::Blank), it->second);
+      cur = it->second;
+      lowerStmt(ls->getSubStmt());
+      break;
+    }
+    case Stmt::GotoStmtClass: {
+      auto* gs = cast<GotoStmt>(s);
+      auto [it, fresh] = labels.emplace(gs->getLabel(), 0);
+      if (fresh) it->second = newLoc();
+      jump(it->second);
+      break;
+    }
+    case Stmt::IndirectGotoStmtClass:
+      unsupported("computed goto", s);
+      break;
+    case Stmt::SwitchStmtClass: {
+      auto* ss = cast<SwitchStmt>(s);
+      if (ss->getInit()) lowerStmt(ss->getInit());
+      curStmt = ss->getCond();
+      ExprPtr v = rvalue(ss->getCond());
+      QualType ct = ss->getCond()->getType();
+      if (v->kind != cfa::ExprKind::Const && v->kind != cfa::ExprKind::Var) {
+        cfa::VarId t = newTemp(v->width, isSignedT(ct));
+        Edge e = edge(EdgeKind::Assign);
+        e.lhs = t;
+        e.rhs = v;
+        emit(std::move(e));
+        v = Expr::mkVar(t, v->width);
+      }
+      SwitchCtx sw;
+      collectCases(ss->getBody(), sw);
+      cfa::LocId after = newLoc();
+      cfa::LocId defaultL = after;
+      // Dispatch chain: case i taken iff v == value_i; default when none matches.
+      ExprPtr none;
+      for (const SwitchCase* sc = ss->getSwitchCaseList(); sc; sc = sc->getNextSwitchCase()) {
+        if (isa<DefaultStmt>(sc)) {
+          defaultL = sw.caseLocs.at(sc);
+          continue;
+        }
+        auto* cs = cast<CaseStmt>(sc);
+        clang::Expr::EvalResult lo;
+        if (!cs->getLHS()->EvaluateAsInt(lo, ctx)) {
+          unsupported("non-constant case label", cs);
+          continue;
+        }
+        ExprPtr match;
+        ExprPtr lov = Expr::mkConst(lo.Val.getInt().getExtValue(), v->width);
+        if (cs->getRHS()) {
+          clang::Expr::EvalResult hi;
+          if (!cs->getRHS()->EvaluateAsInt(hi, ctx)) {
+            unsupported("non-constant case range", cs);
+            continue;
+          }
+          ExprPtr hiv = Expr::mkConst(hi.Val.getInt().getExtValue(), v->width);
+          bool sg = isSignedT(ct);
+          match = Expr::mkBinary(cfa::BinOp::LAnd,
+                                 Expr::mkBinary(sg ? cfa::BinOp::SLe : cfa::BinOp::ULe, lov, v, 32),
+                                 Expr::mkBinary(sg ? cfa::BinOp::SLe : cfa::BinOp::ULe, v, hiv, 32), 32);
+        } else {
+          match = Expr::mkBinary(cfa::BinOp::Eq, v, lov, 32);
+        }
+        curStmt = cs;
+        Edge yes = edge(EdgeKind::Assume);
+        yes.cond = match;
+        yes.positive = true;
+        yes.text = "case " + textOf(cs->getLHS());
+        emitTo(yes, sw.caseLocs.at(sc));
+        none = none ? Expr::mkBinary(cfa::BinOp::LOr, none, match, 32) : match;
+      }
+      curStmt = ss;
+      if (none) {
+        Edge no = edge(EdgeKind::Assume);
+        no.cond = none;
+        no.positive = false;
+        no.text = "default";
+        emitTo(no, defaultL);
+      } else {
+        emitTo(edge(EdgeKind::Blank), defaultL);
+      }
+      cur = newLoc();  // the body before the first label is dead
+      switches.push_back(&sw);
+      breakTargets.push_back(after);
+      lowerStmt(ss->getBody());
+      breakTargets.pop_back();
+      switches.pop_back();
+      curStmt = s;
+      emitTo(edge(EdgeKind::Blank), after);
+      cur = after;
+      break;
+    }
+    case Stmt::CaseStmtClass:
+    case Stmt::DefaultStmtClass: {
+      auto* sc = cast<SwitchCase>(s);
+      cfa::LocId l = 0;
+      bool found = false;
+      for (auto it = switches.rbegin(); it != switches.rend(); ++it) {
+        auto f = (*it)->caseLocs.find(sc);
+        if (f != (*it)->caseLocs.end()) {
+          l = f->second;
+          found = true;
+          break;
+        }
+      }
+      if (!found) {
+        unsupported("case label outside switch", s);
+        break;
+      }
+      emitTo(edge(EdgeKind::Blank), l);  // fall-through from the previous case
+      cur = l;
+      lowerStmt(sc->getSubStmt());
+      break;
+    }
+    case Stmt::AttributedStmtClass:
+      lowerStmt(cast<AttributedStmt>(s)->getSubStmt());
+      break;
+    case Stmt::GCCAsmStmtClass:
+    case Stmt::MSAsmStmtClass:
+      unsupported("inline assembly", s);
+      break;
+    default:
+      if (auto* e = dyn_cast<clang::Expr>(s)) {
+        rvalue(e);
+      } else {
+        unsupported(std::string("statement ") + s->getStmtClassName(), s);
+      }
+  }
+  curStmt = savedStmt;
+}
+
+void Lowerer::collectCases(const Stmt* s, SwitchCtx& sw) {
+  if (!s) return;
+  if (isa<SwitchStmt>(s)) return;  // nested switch has its own labels
+  if (auto* sc = dyn_cast<SwitchCase>(s)) sw.caseLocs[sc] = newLoc();
+  for (const Stmt* c : s->children()) collectCases(c, sw);
+}
+
+void Lowerer::lowerDecl(const VarDecl* vd) {
+  if (vd->hasGlobalStorage() || vd->hasExternalStorage()) return;  // initialised in __argus_init
+  QualType t = vd->getType();
+  VarRef& ref = varFor(vd);
+  const clang::Expr* init = vd->getInit();
+  if (!ref.inMemory) {
+    if (init) {
+      LValue lv;
+      lv.isReg = true;
+      lv.reg = ref.reg;
+      lv.type = t;
+      assignTo(lv, init);
+    } else {
+      Edge e = edge(EdgeKind::Havoc);
+      e.lhs = ref.reg;
+      e.text = "uninitialised " + vd->getNameAsString();
+      emit(std::move(e));
+    }
+    return;
+  }
+  if (isFloating(t) && !init) {
+    // Floats are never read without an Unsupported edge first; keep the object anyway.
+  }
+  ExprPtr size;
+  uint64_t constSize = sizeOf(t);
+  if (const VariableArrayType* vla = ctx.getAsVariableArrayType(t)) {
+    // size = n * sizeof(element), evaluated now (C evaluates the size expression once).
+    QualType elem = vla->getElementType();
+    uint64_t es = sizeOf(elem);
+    if (es == 0) {
+      unsupported("multi-dimensional variable-length array", vd->getInit() ? (const Stmt*)vd->getInit() : curStmt);
+      return;
+    }
+    ExprPtr n = rvalue(vla->getSizeExpr());
+    n = convertScalar(n, vla->getSizeExpr()->getType(), ctx.getSizeType());
+    size = Expr::mkBinary(cfa::BinOp::Mul, n, constPtr(es));
+  } else {
+    size = constPtr(constSize);
+  }
+  Edge a = edge(EdgeKind::Alloc);
+  a.lhs = ref.reg;
+  a.size = size;
+  a.zeroInit = init != nullptr && !isScalar(t);
+  a.text = "declare " + vd->getNameAsString();
+  emit(std::move(a));
+  if (init) initObject(Expr::mkVar(ref.reg, ptrWidth), t, init, !isScalar(t));
+}
+
+// Short-circuit branching on a condition.
+void Lowerer::branch(const clang::Expr* c, cfa::LocId onTrue, cfa::LocId onFalse) {
+  c = c->IgnoreParens();
+  if (auto* bo = dyn_cast<BinaryOperator>(c)) {
+    if (bo->getOpcode() == BO_LAnd) {
+      cfa::LocId mid = newLoc();
+      branch(bo->getLHS(), mid, onFalse);
+      cur = mid;
+      branch(bo->getRHS(), onTrue, onFalse);
+      return;
+    }
+    if (bo->getOpcode() == BO_LOr) {
+      cfa::LocId mid = newLoc();
+      branch(bo->getLHS(), onTrue, mid);
+      cur = mid;
+      branch(bo->getRHS(), onTrue, onFalse);
+      return;
+    }
+    if (bo->getOpcode() == BO_Comma) {
+      rvalue(bo->getLHS());
+      branch(bo->getRHS(), onTrue, onFalse);
+      return;
+    }
+  }
+  if (auto* uo = dyn_cast<UnaryOperator>(c)) {
+    if (uo->getOpcode() == UO_LNot) {
+      branch(uo->getSubExpr(), onFalse, onTrue);
+      return;
+    }
+  }
+  if (auto* ic = dyn_cast<ImplicitCastExpr>(c)) {
+    if (ic->getCastKind() == CK_IntegralToBoolean || ic->getCastKind() == CK_PointerToBoolean) {
+      branch(ic->getSubExpr(), onTrue, onFalse);
+      return;
+    }
+  }
+  const Stmt* saved = curStmt;
+  curStmt = c;
+  if (isFloating(c->getType())) {
+    unsupported("floating-point condition", c);
+    curStmt = saved;
+    return;
+  }
+  ExprPtr v = rvalue(c);
+  if (v->kind == cfa::ExprKind::Const) {
+    emitTo(edge(EdgeKind::Blank), v->value != 0 ? onTrue : onFalse);
+  } else {
+    Edge t = edge(EdgeKind::Assume);
+    t.cond = v;
+    t.positive = true;
+    Edge f = t;
+    f.positive = false;
+    f.text = "!(" + t.text + ")";
+    emitTo(std::move(t), onTrue);
+    emitTo(std::move(f), onFalse);
+  }
+  curStmt = saved;
+}
+
+// ---------------------------------------------------------------- globals
+
+void Lowerer::buildInit(bool nondet) {
+  cfa::Function f;
+  f.id = static_cast<cfa::FuncId>(prog.functions.size());
+  f.name = nondet ? "__argus_init_nondet" : "__argus_init";
+  prog.functions.push_back(std::move(f));
+  fn = &prog.functions.back();
+  fnDecl = nullptr;
+  if (nondet) prog.initNondetFunc = fn->id;
+  else prog.initFunc = fn->id;
+  fn->entry = newLoc();
+  fn->exit = newLoc();
+  fn->error = newLoc();
+  fn->sink = newLoc();
+  cur = fn->entry;
+  curStmt = nullptr;
+
+  // 1. allocate every global in memory (register globals need no allocation)
+  for (const VarDecl* vd : globals) {
+    VarRef& ref = varFor(vd);
+    curStmt = nullptr;
+    if (!ref.inMemory) continue;
+    QualType t = vd->getType();
+    if (const VarDecl* def = vd->getDefinition()) t = def->getType();
+    else if (const VarDecl* tent = vd->getActingDefinition()) t = tent->getType();
+    Edge a;
+    a.kind = EdgeKind::Alloc;
+    a.lhs = ref.reg;
+    uint64_t sz = sizeOf(t);
+    if (sz == 0 && vd->hasExternalStorage()) sz = 8;  // extern object of unknown size
+    a.size = constPtr(sz);
+    a.zeroInit = !nondet;
+    a.range = rangeOfDecl(vd);
+    a.text = "global " + vd->getNameAsString();
+    emit(std::move(a));
+  }
+  // 2. string literals (constant contents in both modes)
+  for (const StringLiteral* sl : literals) {
+    cfa::Variable v;
+    v.name = "$str" + std::to_string(literalAddr.size() + prog.vars.size());
+    v.width = ptrWidth;
+    v.kind = cfa::VarKind::Address;
+    cfa::VarId id;
+    if (literalAddr[sl] == 0) {
+      id = prog.addVar(std::move(v));
+      literalAddr[sl] = id;
+    } else {
+      id = literalAddr[sl];
+    }
+    uint64_t n = sl->getByteLength() + sl->getCharByteWidth();
+    Edge a;
+    a.kind = EdgeKind::Alloc;
+    a.lhs = id;
+    a.size = constPtr(n);
+    a.zeroInit = true;
+    a.text = "string literal";
+    emit(std::move(a));
+    StringRef bytes = sl->getBytes();
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      if (bytes[i] == 0) continue;
+      Edge s;
+      s.kind = EdgeKind::Store;
+      s.addr = addOffset(Expr::mkVar(id, ptrWidth), i);
+      s.value = Expr::mkConst(static_cast<uint8_t>(bytes[i]), 8);
+      s.bytes = 1;
+      s.text = "string literal";
+      emit(std::move(s));
+    }
+  }
+  // 3. initialisers
+  for (const VarDecl* vd : globals) {
+    VarRef& ref = varFor(vd);
+    const VarDecl* withInit = nullptr;
+    for (const VarDecl* r : vd->redecls())
+      if (r->getInit()) withInit = r;
+    QualType t = withInit ? withInit->getType() : vd->getType();
+    if (nondet) {
+      if (!ref.inMemory) {
+        Edge e;
+        e.kind = EdgeKind::Havoc;
+        e.lhs = ref.reg;
+        e.range = rangeOfDecl(vd);
+        e.text = "global " + vd->getNameAsString() + " (nondeterministic)";
+        emit(std::move(e));
+      }
+      continue;
+    }
+    curStmt = withInit ? withInit->getInit() : nullptr;
+    if (!ref.inMemory) {
+      if (withInit) {
+        LValue lv;
+        lv.isReg = true;
+        lv.reg = ref.reg;
+        lv.type = t;
+        assignTo(lv, withInit->getInit());
+      } else {
+        Edge e;
+        e.kind = EdgeKind::Assign;
+        e.lhs = ref.reg;
+        e.rhs = Expr::mkConst(0, prog.vars[ref.reg].width);
+        e.range = rangeOfDecl(vd);
+        e.text = vd->getNameAsString() + " = 0";
+        emit(std::move(e));
+      }
+    } else if (withInit) {
+      initObject(Expr::mkVar(ref.reg, ptrWidth), t, withInit->getInit(), true);
+    }
+  }
+  curStmt = nullptr;
+  Edge r;
+  r.kind = EdgeKind::Return;
+  emitTo(std::move(r), fn->exit);
+  fn = nullptr;
+}
+
+}  // namespace argus::frontend

@@ -1,0 +1,533 @@
+#include "core/result/replay.h"
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace argus::result {
+
+using cfa::BinOp;
+using cfa::CastKind;
+using cfa::EdgeKind;
+using cfa::Expr;
+using cfa::ExprKind;
+using cfa::FuncId;
+using cfa::LocId;
+using cfa::UnOp;
+using cfa::VarId;
+
+namespace {
+
+inline uint64_t maskOf(uint32_t w) { return w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1; }
+
+inline bool signBit(uint64_t v, uint32_t w) { return w != 0 && ((v >> (w - 1)) & 1); }
+
+// Sign-extends the low `w` bits of v to 64 bits.
+inline int64_t sext64(uint64_t v, uint32_t w) {
+  if (w == 0) return 0;
+  if (w >= 64) return static_cast<int64_t>(v);
+  v &= maskOf(w);
+  if (signBit(v, w)) v |= ~maskOf(w);
+  return static_cast<int64_t>(v);
+}
+
+inline uint64_t negW(uint64_t v, uint32_t w) { return (~v + 1) & maskOf(w); }
+
+// SMT-LIB bvudiv / bvurem (division by zero: all ones / the dividend).
+inline uint64_t udivW(uint64_t a, uint64_t b, uint32_t w) { return b == 0 ? maskOf(w) : a / b; }
+inline uint64_t uremW(uint64_t a, uint64_t b) { return b == 0 ? a : a % b; }
+
+}  // namespace
+
+const char* outcomeName(ReplayOutcome o) {
+  switch (o) {
+    case ReplayOutcome::ReachedError: return "reached-error";
+    case ReplayOutcome::Terminated: return "terminated";
+    case ReplayOutcome::Blocked: return "blocked";
+    case ReplayOutcome::OutOfNondets: return "out-of-nondets";
+    case ReplayOutcome::StepLimit: return "step-limit";
+    case ReplayOutcome::Unsupported: return "unsupported";
+    case ReplayOutcome::DepthLimit: return "depth-limit";
+    case ReplayOutcome::Malformed: return "malformed";
+  }
+  return "?";
+}
+
+uint64_t evalUnary(UnOp op, uint64_t a, uint32_t w) {
+  const uint64_t m = maskOf(w);
+  a &= m;
+  switch (op) {
+    case UnOp::Neg: return negW(a, w);
+    case UnOp::BitNot: return ~a & m;
+    case UnOp::LogNot: return a == 0 ? 1 : 0;
+  }
+  return 0;
+}
+
+uint64_t evalBinary(BinOp op, uint64_t a, uint64_t b, uint32_t w, uint32_t rw) {
+  const uint64_t m = maskOf(w);
+  a &= m;
+  b &= m;
+  uint64_t r = 0;
+  switch (op) {
+    case BinOp::Add: r = a + b; break;
+    case BinOp::Sub: r = a - b; break;
+    case BinOp::Mul: r = a * b; break;
+    case BinOp::UDiv: r = udivW(a, b, w); break;
+    case BinOp::URem: r = uremW(a, b); break;
+    case BinOp::SDiv: {
+      // bvsdiv: divide the magnitudes, negate if the signs differ.
+      bool na = signBit(a, w), nb = signBit(b, w);
+      uint64_t q = udivW(na ? negW(a, w) : a, nb ? negW(b, w) : b, w);
+      r = na != nb ? negW(q, w) : q;
+      break;
+    }
+    case BinOp::SRem: {
+      // bvsrem: the remainder takes the sign of the dividend.
+      bool na = signBit(a, w), nb = signBit(b, w);
+      uint64_t rem = uremW(na ? negW(a, w) : a, nb ? negW(b, w) : b);
+      r = na ? negW(rem, w) : rem;
+      break;
+    }
+    case BinOp::Shl: r = b >= w ? 0 : a << b; break;
+    case BinOp::LShr: r = b >= w ? 0 : a >> b; break;
+    case BinOp::AShr:
+      if (b >= w)
+        r = signBit(a, w) ? m : 0;
+      else
+        r = static_cast<uint64_t>(sext64(a, w) >> b);
+      break;
+    case BinOp::And: r = a & b; break;
+    case BinOp::Or: r = a | b; break;
+    case BinOp::Xor: r = a ^ b; break;
+    case BinOp::Eq: r = a == b; break;
+    case BinOp::Ne: r = a != b; break;
+    case BinOp::SLt: r = sext64(a, w) < sext64(b, w); break;
+    case BinOp::SLe: r = sext64(a, w) <= sext64(b, w); break;
+    case BinOp::ULt: r = a < b; break;
+    case BinOp::ULe: r = a <= b; break;
+    case BinOp::LAnd: r = (a != 0) && (b != 0); break;
+    case BinOp::LOr: r = (a != 0) || (b != 0); break;
+  }
+  return r & maskOf(rw);
+}
+
+uint64_t evalCast(CastKind k, uint64_t a, uint32_t from, uint32_t to) {
+  a &= maskOf(from);
+  switch (k) {
+    case CastKind::ZExt: return a & maskOf(to);
+    case CastKind::SExt: return static_cast<uint64_t>(sext64(a, from)) & maskOf(to);
+    case CastKind::Trunc: return a & maskOf(to);
+    case CastKind::ToBool: return a != 0 ? 1 : 0;
+  }
+  return 0;
+}
+
+namespace {
+
+// Recursive evaluator shared by evalExpr and the interpreter. VarF: uint64_t(VarId);
+// MemF: uint8_t(uint64_t addr) (addresses already masked).
+template <class VarF, class MemF>
+uint64_t evalRec(const Expr& e, VarF& var, MemF& mem, uint64_t amask) {
+  const uint64_t m = maskOf(e.width);
+  switch (e.kind) {
+    case ExprKind::Const: return e.value & m;
+    case ExprKind::Var: return var(e.var) & m;
+    case ExprKind::Load: {
+      uint64_t addr = evalRec(*e.ops.at(0), var, mem, amask);
+      uint32_t bytes = (e.width + 7) / 8;
+      uint64_t v = 0;
+      for (uint32_t i = 0; i < bytes && i < 8; ++i)
+        v |= uint64_t{mem((addr + i) & amask)} << (8 * i);
+      return v & m;
+    }
+    case ExprKind::Unary:
+      return evalUnary(e.unop, evalRec(*e.ops.at(0), var, mem, amask), e.width);
+    case ExprKind::Binary: {
+      const Expr& a = *e.ops.at(0);
+      uint64_t va = evalRec(a, var, mem, amask);
+      uint64_t vb = evalRec(*e.ops.at(1), var, mem, amask);
+      return evalBinary(e.binop, va, vb, a.width, e.width);
+    }
+    case ExprKind::Cast: {
+      const Expr& a = *e.ops.at(0);
+      return evalCast(e.cast, evalRec(a, var, mem, amask), a.width, e.width);
+    }
+    case ExprKind::Ite: {
+      // Both branches are pure; evaluating only the chosen one gives the same value.
+      uint64_t c = evalRec(*e.ops.at(0), var, mem, amask);
+      return evalRec(*e.ops.at(c != 0 ? 1 : 2), var, mem, amask) & m;
+    }
+  }
+  return 0;
+}
+
+// Flat byte memory: bytes written by Store, zero-initialised ranges from Alloc, and the
+// caller-provided initial contents for everything else.
+class Memory {
+ public:
+  Memory(uint32_t ptrWidth, const ReplayInput& in) : amask_(maskOf(ptrWidth)), in_(in) {}
+
+  uint8_t read(uint64_t addr) const {
+    addr &= amask_;
+    if (auto it = bytes_.find(addr); it != bytes_.end()) return it->second;
+    if (inZero(addr)) return 0;
+    if (in_.initialMemory)
+      if (auto v = in_.initialMemory(addr)) return *v;
+    return 0;
+  }
+
+  void write(uint64_t addr, uint8_t v) { bytes_[addr & amask_] = v; }
+
+  // Sets [start, start+len) (wrapping modulo 2^ptrWidth) to zero.
+  void zero(uint64_t start, uint64_t len) {
+    if (len == 0) return;
+    start &= amask_;
+    uint64_t last = (start + (len - 1)) & amask_;
+    if (len - 1 > amask_ - start) {  // wraps around: split in two
+      addZero(start, amask_);
+      addZero(0, last);
+    } else {
+      addZero(start, last);
+    }
+    // Bytes written earlier in the range are overwritten by the zeroes.
+    if (len <= 4096 && len < bytes_.size()) {
+      for (uint64_t i = 0; i < len; ++i) bytes_.erase((start + i) & amask_);
+    } else {
+      for (auto it = bytes_.begin(); it != bytes_.end();)
+        it = ((it->first - start) & amask_) < len ? bytes_.erase(it) : std::next(it);
+    }
+  }
+
+ private:
+  bool inZero(uint64_t addr) const {
+    auto it = zero_.upper_bound(addr);
+    if (it == zero_.begin()) return false;
+    --it;
+    return addr <= it->second;
+  }
+
+  // Adds the inclusive range [s, l] to the disjoint set of zero ranges, merging
+  // overlapping and adjacent ranges.
+  void addZero(uint64_t s, uint64_t l) {
+    auto it = zero_.upper_bound(s);
+    if (it != zero_.begin()) {
+      auto prev = std::prev(it);
+      if (prev->second == UINT64_MAX || prev->second + 1 >= s) it = prev;
+    }
+    while (it != zero_.end() && (l == UINT64_MAX || it->first <= l + 1)) {
+      s = std::min(s, it->first);
+      l = std::max(l, it->second);
+      it = zero_.erase(it);
+    }
+    zero_.emplace(s, l);
+  }
+
+  uint64_t amask_;
+  const ReplayInput& in_;
+  std::unordered_map<uint64_t, uint8_t> bytes_;
+  std::map<uint64_t, uint64_t> zero_;  // start -> last (inclusive)
+};
+
+struct Frame {
+  FuncId func;
+  LocId loc;
+  std::optional<VarId> retLhs;  // the caller's lhs, assigned when this frame returns
+  std::unordered_map<VarId, uint64_t> regs;
+};
+
+class Interpreter {
+ public:
+  Interpreter(const cfa::Program& p, const ReplayInput& in, size_t maxSteps, bool record)
+      : p_(p), in_(in), maxSteps_(maxSteps), record_(record), amask_(maskOf(p.ptrWidth)),
+        mem_(p.ptrWidth, in), globals_(p.vars.size(), 0) {}
+
+  ReplayResult run(FuncId entry);
+
+ private:
+  bool isGlobal(VarId v) const { return v < p_.vars.size() && p_.vars[v].func == cfa::kNoFunc; }
+  uint32_t varWidth(VarId v) const { return v < p_.vars.size() ? p_.vars[v].width : 64; }
+
+  uint64_t readVar(VarId v) const {
+    if (isGlobal(v)) return globals_[v];
+    const auto& regs = stack_.back().regs;
+    auto it = regs.find(v);
+    return it == regs.end() ? 0 : it->second;
+  }
+
+  // Writes into the current (top) frame or the globals; returns the stored value.
+  uint64_t writeVar(VarId v, uint64_t val) {
+    val &= maskOf(varWidth(v));
+    if (isGlobal(v))
+      globals_[v] = val;
+    else
+      stack_.back().regs[v] = val;
+    return val;
+  }
+
+  uint64_t eval(const cfa::ExprPtr& e) {
+    if (!e) throw std::invalid_argument("missing expression");
+    auto var = [this](VarId v) { return readVar(v); };
+    auto mem = [this](uint64_t a) { return mem_.read(a); };
+    return evalRec(*e, var, mem, amask_);
+  }
+
+  bool nextNondet(uint64_t& v) {
+    if (res_.nondetsUsed >= in_.nondets.size()) return false;
+    v = in_.nondets[res_.nondetsUsed++];
+    return true;
+  }
+
+  std::string where(FuncId f, LocId l, const cfa::Edge* e = nullptr) const {
+    std::string s = f < p_.functions.size() ? p_.functions[f].name : "?";
+    s += ":L" + std::to_string(l);
+    const cfa::SourceRange* r = e ? &e->range
+                                  : (f < p_.functions.size() && l < p_.functions[f].locs.size()
+                                         ? &p_.functions[f].locs[l].range
+                                         : nullptr);
+    if (r && r->line) s += " (" + (r->file.empty() ? p_.mainFile : r->file) + ":" +
+                           std::to_string(r->line) + ")";
+    if (e && !e->text.empty()) s += " `" + e->text + "`";
+    return s;
+  }
+
+  ReplayResult finish(ReplayOutcome o, std::string msg) {
+    res_.outcome = o;
+    res_.message = std::move(msg);
+    if (!stack_.empty()) {
+      res_.endFunc = stack_.back().func;
+      res_.endLoc = stack_.back().loc;
+    }
+    return std::move(res_);
+  }
+
+  void pushEntry() {
+    const auto& f = p_.functions[entry_];
+    stack_.push_back(Frame{entry_, f.entry, std::nullopt, {}});
+    for (auto& [v, val] : res_.entryArgs) writeVar(v, val);
+  }
+
+  // Pops the top frame; returns false when the execution is over (entry returned).
+  bool doReturn(ReplayStep* step) {
+    const auto& f = p_.functions[stack_.back().func];
+    uint64_t rv = f.retVar ? readVar(*f.retVar) : 0;
+    auto lhs = stack_.back().retLhs;
+    stack_.pop_back();
+    if (stack_.empty()) {
+      if (inInit_) {
+        inInit_ = false;
+        pushEntry();
+        return true;
+      }
+      return false;
+    }
+    if (lhs) {
+      uint64_t v = writeVar(*lhs, rv);
+      if (step) step->assigned.emplace_back(*lhs, v);
+    }
+    return true;
+  }
+
+  const cfa::Program& p_;
+  const ReplayInput& in_;
+  size_t maxSteps_;
+  bool record_;
+  uint64_t amask_;
+  Memory mem_;
+  std::vector<uint64_t> globals_;
+  std::vector<Frame> stack_;
+  ReplayResult res_;
+  FuncId entry_ = cfa::kNoFunc;
+  bool inInit_ = false;
+  uint64_t brk_ = 0;
+};
+
+ReplayResult Interpreter::run(FuncId entry) {
+  entry_ = entry;
+  if (entry >= p_.functions.size() || p_.functions[entry].locs.empty())
+    return finish(ReplayOutcome::Malformed, "entry function " + std::to_string(entry) +
+                                                " does not exist or has no body");
+  const auto& ef = p_.functions[entry];
+  for (VarId v : ef.params) {
+    uint64_t val;
+    if (!nextNondet(val))
+      return finish(ReplayOutcome::OutOfNondets, "no value for parameter " +
+                                                     (v < p_.vars.size() ? p_.vars[v].name
+                                                                         : std::to_string(v)) +
+                                                     " of " + ef.name);
+    res_.entryArgs.emplace_back(v, val & maskOf(varWidth(v)));
+  }
+  brk_ = p_.heapBase & amask_;
+  FuncId init = ef.name == "main" ? p_.initFunc : p_.initNondetFunc;
+  if (init != cfa::kNoFunc) {
+    if (init >= p_.functions.size() || p_.functions[init].locs.empty())
+      return finish(ReplayOutcome::Malformed, "init function " + std::to_string(init) +
+                                                  " does not exist or has no body");
+    inInit_ = true;
+    stack_.push_back(Frame{init, p_.functions[init].entry, std::nullopt, {}});
+  } else {
+    pushEntry();
+  }
+
+  try {
+    for (;;) {
+      Frame& fr = stack_.back();
+      const cfa::Function& f = p_.functions[fr.func];
+      if (fr.loc >= f.locs.size())
+        return finish(ReplayOutcome::Malformed, "location out of range in " + f.name);
+      const cfa::Location& loc = f.locs[fr.loc];
+
+      if (loc.out.empty()) {
+        if (fr.loc == f.exit) {  // reached the exit without a Return edge: return
+          if (!doReturn(nullptr))
+            return finish(ReplayOutcome::Terminated, "returned from " + p_.functions[entry].name);
+          continue;
+        }
+        return finish(ReplayOutcome::Blocked, "no out-edge at " + where(fr.func, fr.loc));
+      }
+
+      // Pick the first enabled out-edge.
+      const cfa::Edge* edge = nullptr;
+      uint32_t edgeIdx = 0;
+      size_t enabled = 0;
+      for (uint32_t ei : loc.out) {
+        if (ei >= f.edges.size())
+          return finish(ReplayOutcome::Malformed, "edge index out of range in " + f.name);
+        const cfa::Edge& e = f.edges[ei];
+        bool on = e.kind != EdgeKind::Assume || ((eval(e.cond) != 0) == e.positive);
+        if (!on) continue;
+        if (enabled++ == 0) {
+          edge = &e;
+          edgeIdx = ei;
+        }
+      }
+      if (enabled > 1) ++res_.ambiguousChoices;
+      if (!edge)
+        return finish(ReplayOutcome::Blocked, "no enabled out-edge at " + where(fr.func, fr.loc));
+      if (res_.stepCount >= maxSteps_)
+        return finish(ReplayOutcome::StepLimit,
+                      "step limit " + std::to_string(maxSteps_) + " reached");
+      ++res_.stepCount;
+
+      const cfa::Edge& e = *edge;
+      ReplayStep step;
+      step.func = fr.func;
+      step.edge = edgeIdx;
+      step.depth = static_cast<uint32_t>(stack_.size() - 1);
+      auto record = [&] {
+        if (record_) res_.steps.push_back(std::move(step));
+      };
+      const FuncId curFunc = fr.func;
+      const LocId curLoc = fr.loc;
+      auto finishAt = [&](ReplayOutcome o, const std::string& what) {
+        record();
+        return finish(o, what + " at " + where(curFunc, curLoc, &e));
+      };
+
+      switch (e.kind) {
+        case EdgeKind::Blank:
+        case EdgeKind::Assume:
+        case EdgeKind::Free:
+          fr.loc = e.to;
+          break;
+        case EdgeKind::Assign: {
+          uint64_t v = eval(e.rhs);
+          if (e.lhs) step.assigned.emplace_back(*e.lhs, writeVar(*e.lhs, v));
+          fr.loc = e.to;
+          break;
+        }
+        case EdgeKind::Havoc: {
+          uint64_t v;
+          if (!nextNondet(v)) {
+            --res_.stepCount;  // not taken
+            return finish(ReplayOutcome::OutOfNondets,
+                          "no value for havoc at " + where(curFunc, curLoc, &e));
+          }
+          if (e.lhs) step.assigned.emplace_back(*e.lhs, writeVar(*e.lhs, v));
+          fr.loc = e.to;
+          break;
+        }
+        case EdgeKind::Alloc: {
+          uint64_t size = eval(e.size) & amask_;
+          uint64_t base = brk_;
+          uint64_t inc = ((size == 0 ? 1 : size) + 7) & ~uint64_t{7} & amask_;
+          brk_ = (brk_ + inc) & amask_;
+          if (e.zeroInit) mem_.zero(base, size);
+          if (e.lhs) step.assigned.emplace_back(*e.lhs, writeVar(*e.lhs, base));
+          fr.loc = e.to;
+          break;
+        }
+        case EdgeKind::Store: {
+          uint64_t addr = eval(e.addr) & amask_;
+          uint64_t v = eval(e.value);
+          for (uint32_t i = 0; i < e.bytes; ++i)
+            mem_.write(addr + i, i < 8 ? static_cast<uint8_t>(v >> (8 * i)) : 0);
+          step.stored = std::make_pair(addr, v & maskOf(8 * e.bytes));
+          fr.loc = e.to;
+          break;
+        }
+        case EdgeKind::Call: {
+          if (e.callee >= p_.functions.size() || p_.functions[e.callee].locs.empty())
+            return finishAt(ReplayOutcome::Malformed, "call of a function without body");
+          const cfa::Function& callee = p_.functions[e.callee];
+          std::vector<uint64_t> args;
+          args.reserve(e.args.size());
+          for (const auto& a : e.args) args.push_back(eval(a));
+          if (stack_.size() >= kMaxCallDepth)
+            return finishAt(ReplayOutcome::DepthLimit,
+                            "call depth " + std::to_string(kMaxCallDepth) + " exceeded");
+          fr.loc = e.to;  // where the caller resumes
+          stack_.push_back(Frame{e.callee, callee.entry, e.lhs, {}});  // invalidates fr
+          for (size_t i = 0; i < callee.params.size(); ++i) {
+            VarId pv = callee.params[i];
+            step.assigned.emplace_back(pv, writeVar(pv, i < args.size() ? args[i] : 0));
+          }
+          break;
+        }
+        case EdgeKind::Return: {
+          fr.loc = e.to;
+          res_.endFunc = curFunc;
+          res_.endLoc = e.to;
+          if (!doReturn(&step)) {  // invalidates fr
+            record();
+            return finish(ReplayOutcome::Terminated, "returned from " + p_.functions[entry].name);
+          }
+          break;
+        }
+        case EdgeKind::Error:
+          fr.loc = e.to;
+          record();
+          return finish(ReplayOutcome::ReachedError, "error reached at " +
+                                                         where(curFunc, curLoc, &e));
+        case EdgeKind::Abort:
+          fr.loc = e.to;
+          record();
+          return finish(ReplayOutcome::Terminated, "abort at " + where(curFunc, curLoc, &e));
+        case EdgeKind::Unsupported:
+          return finishAt(ReplayOutcome::Unsupported, "unsupported construct");
+      }
+      record();
+    }
+  } catch (const std::exception& ex) {
+    return finish(ReplayOutcome::Malformed, std::string("malformed program: ") + ex.what());
+  }
+}
+
+}  // namespace
+
+ReplayResult replay(const cfa::Program& p, FuncId entry, const ReplayInput& in, size_t maxSteps,
+                    bool recordSteps) {
+  Interpreter it(p, in, maxSteps, recordSteps);
+  return it.run(entry);
+}
+
+uint64_t evalExpr(const cfa::Expr& e, const std::function<uint64_t(VarId)>& var,
+                  const std::function<uint8_t(uint64_t)>& memByte, uint32_t ptrWidth) {
+  auto v = [&](VarId id) { return var ? var(id) : 0; };
+  auto m = [&](uint64_t a) -> uint8_t { return memByte ? memByte(a) : 0; };
+  return evalRec(e, v, m, maskOf(ptrWidth));
+}
+
+}  // namespace argus::result

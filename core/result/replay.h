@@ -1,0 +1,109 @@
+// Concrete interpreter of a CFA program.
+//
+// Every counterexample is replayed here before it is reported: the nondeterministic
+// values chosen by a solver model are fed to a deterministic execution, which must reach
+// the error location. Expression evaluation follows the semantics documented in
+// core/cfa/expr.h bit for bit (SMT-LIB bit-vector semantics).
+//
+// Execution:
+//  * brk starts at Program::heapBase; memory is empty (bytes never written read from
+//    ReplayInput::initialMemory, else 0).
+//  * The values of the entry function's parameters are taken first from `nondets` (one
+//    per parameter, in parameter order). Then the init function runs to its exit
+//    (Program::initFunc if the entry is named "main", else Program::initNondetFunc;
+//    skipped if kNoFunc), then the entry function with those parameter values. Every
+//    executed Havoc edge (init function included) consumes the next value of `nondets`.
+//  * Register variables owned by a function (Variable::func != kNoFunc) live in a frame
+//    per call, so recursion works; global register variables (func == kNoFunc) are
+//    shared. An unassigned register reads as 0.
+//  * Choice of edge at a location: the first out-edge (in Location::out order) that is
+//    enabled; an Assume edge is enabled iff (cond != 0) == positive, every other edge is
+//    always enabled. A deterministic program has exactly one enabled edge; when several
+//    are enabled the first is taken and ReplayResult::ambiguousChoices is incremented.
+//    No enabled edge: Blocked. A location without out-edges other than the exit: Blocked.
+//  * Call: the arguments are evaluated in the caller's frame, a new frame is pushed and
+//    the parameters assigned (extra arguments of variadic calls are ignored, missing ones
+//    read 0). A Return edge (or arriving at the exit location, which has no out-edges)
+//    pops the frame and assigns the call's lhs from the callee's return variable (0 if
+//    void). Returning from the entry function ends the execution (Terminated).
+//  * Alloc: lhs := brk; brk += align8(max(size, 1)), in ptrWidth-bit wraparound
+//    arithmetic; zeroInit sets the `size` bytes of the block to 0 (the padding up to the
+//    next multiple of 8 is left alone). Store writes little-endian bytes;
+//    addresses are masked to Program::ptrWidth bits. Free has no effect.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/cfa/cfa.h"
+
+namespace argus::result {
+
+struct ReplayInput {
+  // One value per entry parameter, then one per executed Havoc edge (masked to the
+  // variable's width).
+  std::vector<uint64_t> nondets;
+  // Content of a memory byte never written (or zero-initialised) before; nullopt or an
+  // empty function → 0. Must be deterministic.
+  std::function<std::optional<uint8_t>(uint64_t addr)> initialMemory;
+};
+
+enum class ReplayOutcome {
+  ReachedError,  // an Error edge was taken
+  Terminated,    // returned from the entry function, or an Abort edge was taken
+  Blocked,       // no enabled out-edge
+  OutOfNondets,  // a parameter or Havoc needed a value beyond the end of `nondets`
+  StepLimit,     // maxSteps edges were taken
+  Unsupported,   // an Unsupported edge was chosen (recorded as the last step)
+  DepthLimit,    // call stack deeper than kMaxCallDepth
+  Malformed,     // the program is inconsistent (bad callee, location or edge index)
+};
+
+const char* outcomeName(ReplayOutcome o);
+
+struct ReplayStep {
+  cfa::FuncId func = cfa::kNoFunc;
+  uint32_t edge = 0;  // index in Function::edges
+  // Register variables assigned by this edge: Assign/Havoc/Alloc lhs; for a Call the
+  // callee's parameters; for a Return the caller's lhs (its value after the call).
+  std::vector<std::pair<cfa::VarId, uint64_t>> assigned;
+  std::optional<std::pair<uint64_t, uint64_t>> stored;  // (address, value) for a Store
+  uint32_t depth = 0;  // call depth of the frame executing the edge (entry/init: 0)
+};
+
+struct ReplayResult {
+  ReplayOutcome outcome = ReplayOutcome::Terminated;
+  std::vector<ReplayStep> steps;  // every edge taken (empty if recordSteps was false)
+  std::vector<std::pair<cfa::VarId, uint64_t>> entryArgs;  // entry parameters' values
+  std::string message;            // what stopped the execution, with file:line if known
+  size_t stepCount = 0;           // edges taken (also when steps are not recorded)
+  size_t nondetsUsed = 0;         // values consumed from ReplayInput::nondets
+  size_t ambiguousChoices = 0;    // locations where more than one out-edge was enabled
+  cfa::FuncId endFunc = cfa::kNoFunc;  // where execution stopped
+  cfa::LocId endLoc = 0;
+};
+
+constexpr size_t kMaxCallDepth = 100'000;
+
+ReplayResult replay(const cfa::Program& p, cfa::FuncId entry, const ReplayInput& in,
+                    size_t maxSteps = 10'000'000, bool recordSteps = true);
+
+// Pure evaluation helpers (the same code the interpreter uses). Operands are taken
+// modulo 2^width; results are masked to their width.
+uint64_t evalUnary(cfa::UnOp op, uint64_t a, uint32_t width);
+// `opWidth`: the operands' width; `resultWidth`: the expression's width (differs from
+// opWidth only for comparisons and LAnd/LOr).
+uint64_t evalBinary(cfa::BinOp op, uint64_t a, uint64_t b, uint32_t opWidth,
+                    uint32_t resultWidth);
+uint64_t evalCast(cfa::CastKind k, uint64_t a, uint32_t fromWidth, uint32_t toWidth);
+
+// Evaluates an expression with the given register values and memory contents.
+uint64_t evalExpr(const cfa::Expr& e, const std::function<uint64_t(cfa::VarId)>& var,
+                  const std::function<uint8_t(uint64_t)>& memByte, uint32_t ptrWidth = 64);
+
+}  // namespace argus::result

@@ -1,0 +1,93 @@
+#include "core/result/result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iomanip>
+#include <sstream>
+
+namespace argus::result {
+
+const char* verdictName(Verdict v) {
+  switch (v) {
+    case Verdict::True: return "true";
+    case Verdict::False: return "false";
+    default: return "unknown";
+  }
+}
+
+nlohmann::json toJson(const VerificationResult& r) {
+  nlohmann::json j;
+  j["verdict"] = verdictName(r.verdict);
+  j["algorithm"] = r.algorithm;
+  j["solver"] = r.solver;
+  if (!r.reason.empty()) j["reason"] = r.reason;
+  if (r.counterexample) {
+    nlohmann::json steps = nlohmann::json::array();
+    for (const TraceStep& s : r.counterexample->steps) {
+      nlohmann::json js;
+      js["file"] = s.file;
+      js["line"] = s.line;
+      js["column"] = s.column;
+      js["function"] = s.function;
+      js["statement"] = s.statement;
+      nlohmann::json vals = nlohmann::json::object();
+      for (const auto& [k, v] : s.values) vals[k] = v;
+      js["values"] = vals;
+      if (s.nondet) js["nondet"] = true;
+      steps.push_back(js);
+    }
+    j["counterexample"] = {{"entry", r.counterexample->entry},
+                           {"replayed", r.counterexample->replayed},
+                           {"steps", steps}};
+  } else {
+    j["counterexample"] = nullptr;
+  }
+  nlohmann::json c;
+  c["kind"] = r.condition.kind;
+  c["summary"] = r.condition.summary;
+  if (r.condition.bound) c["bound"] = *r.condition.bound;
+  c["excluded"] = r.condition.excluded;
+  j["condition"] = c;
+  nlohmann::json st;
+  st["cpu_time_s"] = r.stats.cpuTimeS;
+  st["wall_time_s"] = r.stats.wallTimeS;
+  st["solver_queries"] = r.stats.solverQueries;
+  st["solver_time_s"] = r.stats.solverTimeS;
+  st["bound"] = r.stats.bound;
+  st["unroll_nodes"] = r.stats.unrollNodes;
+  st["formula_terms"] = r.stats.formulaTerms;
+  for (const auto& [k, v] : r.stats.extra) st[k] = v;
+  j["stats"] = st;
+  return j;
+}
+
+std::string toText(const VerificationResult& r) {
+  std::ostringstream o;
+  o << "algorithm: " << r.algorithm << " (" << r.solver << ")\n";
+  if (r.counterexample) {
+    const Counterexample& cex = *r.counterexample;
+    o << "counterexample (" << cex.steps.size() << " steps, from " << cex.entry
+      << (cex.replayed ? ", replayed" : "") << "):\n";
+    size_t i = 0;
+    for (const TraceStep& s : cex.steps) {
+      o << "  " << std::setw(3) << ++i << "  " << s.file << ":" << s.line << "  " << std::left
+        << std::setw(40) << s.statement << std::right;
+      bool first = true;
+      for (const auto& [k, v] : s.values) {
+        o << (first ? "  " : ", ") << k << " = " << v;
+        first = false;
+      }
+      if (s.nondet) o << "  (nondet)";
+      o << "\n";
+    }
+  }
+  if (!r.condition.summary.empty()) o << "condition: " << r.condition.summary << "\n";
+  if (!r.reason.empty()) o << "reason: " << r.reason << "\n";
+  o << std::fixed << std::setprecision(2) << "time: " << r.stats.cpuTimeS << " s CPU, "
+    << r.stats.wallTimeS << " s wall, " << r.stats.solverQueries << " solver queries, bound "
+    << r.stats.bound << "\n";
+  o << "VERDICT: " << verdictName(r.verdict) << "\n";
+  return o.str();
+}
+
+}  // namespace argus::result

@@ -1,0 +1,69 @@
+// Verification results: verdict, counterexample, condition, statistics.
+//
+// A `false` verdict always carries a counterexample that the concrete interpreter
+// replayed (core/result/replay.h); an `unknown` always carries a reason and the
+// condition under which the program *was* verified (e.g. "no error within 8 loop
+// unwindings").
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace argus::result {
+
+enum class Verdict { True, False, Unknown };
+const char* verdictName(Verdict v);
+
+struct TraceStep {
+  std::string file;
+  uint32_t line = 0, column = 0;
+  std::string function;
+  std::string statement;
+  // variable -> value (decimal, signed if the variable is signed), in assignment order
+  std::vector<std::pair<std::string, std::string>> values;
+  bool nondet = false;     // this step chose a nondeterministic value
+};
+
+struct Counterexample {
+  std::vector<TraceStep> steps;
+  std::string entry;       // function the path starts from
+  bool replayed = false;   // confirmed by the concrete interpreter
+};
+
+// What a run that did not reach a full proof still verified.
+struct Condition {
+  std::string kind;        // "none" (nothing excluded), "bound", "unsupported", "timeout", ...
+  std::string summary;     // human sentence, e.g. "verified for loops unrolled <= 8 times"
+  std::optional<uint32_t> bound;  // loop/recursion unwinding bound that was fully checked
+  std::vector<std::string> excluded;  // parts not verified, each "what at file:line"
+};
+
+struct Stats {
+  double cpuTimeS = 0, wallTimeS = 0;
+  uint64_t solverQueries = 0;
+  double solverTimeS = 0;
+  uint32_t bound = 0;           // last unwinding bound explored
+  uint64_t unrollNodes = 0;     // size of the last unwinding
+  uint64_t formulaTerms = 0;    // terms created
+  std::map<std::string, double> extra;
+};
+
+struct VerificationResult {
+  Verdict verdict = Verdict::Unknown;
+  std::string algorithm;
+  std::string solver;
+  std::string reason;      // for unknown: why (timeout, unsupported construct at file:line, ...)
+  std::optional<Counterexample> counterexample;
+  Condition condition;
+  Stats stats;
+};
+
+nlohmann::json toJson(const VerificationResult& r);
+std::string toText(const VerificationResult& r);  // ends with "VERDICT: ..." line
+
+}  // namespace argus::result

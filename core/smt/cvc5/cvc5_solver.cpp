@@ -1,0 +1,164 @@
+#include "core/smt/cvc5/cvc5_solver.h"
+
+#include <cvc5/cvc5.h>
+
+#include <map>
+
+#include "core/smt/solver_base.h"
+#include "core/smt/translate.h"
+
+namespace argus::smt {
+
+namespace {
+
+// cvc5 1.0 has no thread-safe interrupt: interrupt() lowers the per-check time limit so
+// the next check gives up at once; a running check ends at its own limit.
+class Cvc5Solver final : public SolverBase {
+public:
+  Cvc5Solver(TermManager& tm, const SolverOptions& opts) : tm_(tm) {
+    s_.setOption("incremental", "true");
+    s_.setOption("produce-models", opts.models ? "true" : "false");
+    if (opts.unsatCores) s_.setOption("produce-unsat-assumptions", "true");
+    s_.setLogic("ALL");
+    if (opts.timeoutMs) setTimeoutMs(opts.timeoutMs);
+  }
+  SolverKind kind() const override { return SolverKind::CVC5; }
+  std::string reasonUnknown() const override { return reason_; }
+  void setTimeoutMs(unsigned ms) override {
+    if (interrupted_) ms = 1;
+    s_.setOption("tlimit-per", std::to_string(ms));
+  }
+  void interrupt() override { interrupted_ = true; }
+
+protected:
+  void pushImpl() override { s_.push(); }
+  void popImpl(unsigned n) override { s_.pop(n); }
+  void addImpl(Term f) override { s_.assertFormula(toCvc5(f)); }
+  CheckResult checkImpl(std::span<const Term> assumptions) override {
+    if (interrupted_) {
+      reason_ = "interrupted";
+      return CheckResult::Unknown;
+    }
+    try {
+      std::vector<cvc5::Term> as;
+      for (Term a : assumptions) as.push_back(toCvc5(a));
+      cvc5::Result r = s_.checkSatAssuming(as);
+      if (r.isSat()) return CheckResult::Sat;
+      if (r.isUnsat()) return CheckResult::Unsat;
+      reason_ = r.getUnknownExplanation() == cvc5::UnknownExplanation::TIMEOUT ? "timeout" : r.toString();
+      return CheckResult::Unknown;
+    } catch (const cvc5::CVC5ApiException& e) {
+      reason_ = e.what();
+      return CheckResult::Unknown;
+    }
+  }
+  Term modelValueImpl(Term t) override {
+    cvc5::Term v = s_.getValue(toCvc5(t));
+    if (t->sort->isBool()) return tm_.boolVal(v.getBooleanValue());
+    if (t->sort->isBV()) return tm_.bvVal(std::stoull(v.getBitVectorValue(10)), t->width());
+    if (t->sort->isInt()) return tm_.intVal(v.getInt64Value());
+    throw SolverError("cvc5: model values of arrays are not supported; select an element");
+  }
+  std::vector<Term> unsatCoreImpl() override {
+    std::vector<Term> out;
+    for (const cvc5::Term& c : s_.getUnsatAssumptions())
+      for (Term a : lastAssumptions_)
+        if (toCvc5(a) == c) {
+          out.push_back(a);
+          break;
+        }
+    return out;
+  }
+
+private:
+  TermManager& tm_;
+  cvc5::Solver s_;
+  std::unordered_map<Term, cvc5::Term> cache_;
+  std::map<std::string, cvc5::Term> functions_;
+  std::string reason_;
+  bool interrupted_ = false;
+
+  cvc5::Sort sortOf(Sort s) {
+    switch (s->kind) {
+      case SortKind::Bool: return s_.getBooleanSort();
+      case SortKind::Int: return s_.getIntegerSort();
+      case SortKind::BV: return s_.mkBitVectorSort(s->width);
+      case SortKind::Array: return s_.mkArraySort(sortOf(s->index), sortOf(s->elem));
+    }
+    throw SolverError("cvc5: unknown sort");
+  }
+
+  cvc5::Term toCvc5(Term root) {
+    using K = cvc5::Kind;
+    return translate<cvc5::Term>(root, cache_, [&](Term t, const std::vector<cvc5::Term>& a) -> cvc5::Term {
+      auto op = [&](K k) { return s_.mkTerm(k, a); };
+      switch (t->kind) {
+        case Kind::BoolConst: return s_.mkBoolean(t->value != 0);
+        case Kind::BVConst: return s_.mkBitVector(t->width(), t->value);
+        case Kind::IntConst: return s_.mkInteger(t->ivalue);
+        case Kind::Var: return s_.mkConst(sortOf(t->sort), t->name);
+        case Kind::ConstArray: return s_.mkConstArray(sortOf(t->sort), a[0]);
+        case Kind::Not: return op(K::NOT);
+        case Kind::And: return op(K::AND);
+        case Kind::Or: return op(K::OR);
+        case Kind::Implies: return op(K::IMPLIES);
+        case Kind::Xor: return op(K::XOR);
+        case Kind::Ite: return op(K::ITE);
+        case Kind::Eq: return op(K::EQUAL);
+        case Kind::BVNeg: return op(K::BITVECTOR_NEG);
+        case Kind::BVNot: return op(K::BITVECTOR_NOT);
+        case Kind::BVAdd: return op(K::BITVECTOR_ADD);
+        case Kind::BVSub: return op(K::BITVECTOR_SUB);
+        case Kind::BVMul: return op(K::BITVECTOR_MULT);
+        case Kind::BVUDiv: return op(K::BITVECTOR_UDIV);
+        case Kind::BVSDiv: return op(K::BITVECTOR_SDIV);
+        case Kind::BVURem: return op(K::BITVECTOR_UREM);
+        case Kind::BVSRem: return op(K::BITVECTOR_SREM);
+        case Kind::BVAnd: return op(K::BITVECTOR_AND);
+        case Kind::BVOr: return op(K::BITVECTOR_OR);
+        case Kind::BVXor: return op(K::BITVECTOR_XOR);
+        case Kind::BVShl: return op(K::BITVECTOR_SHL);
+        case Kind::BVLShr: return op(K::BITVECTOR_LSHR);
+        case Kind::BVAShr: return op(K::BITVECTOR_ASHR);
+        case Kind::BVUlt: return op(K::BITVECTOR_ULT);
+        case Kind::BVUle: return op(K::BITVECTOR_ULE);
+        case Kind::BVSlt: return op(K::BITVECTOR_SLT);
+        case Kind::BVSle: return op(K::BITVECTOR_SLE);
+        case Kind::Concat: return op(K::BITVECTOR_CONCAT);
+        case Kind::Extract: return s_.mkTerm(s_.mkOp(K::BITVECTOR_EXTRACT, {t->p0, t->p1}), a);
+        case Kind::ZeroExt: return s_.mkTerm(s_.mkOp(K::BITVECTOR_ZERO_EXTEND, {t->p0}), a);
+        case Kind::SignExt: return s_.mkTerm(s_.mkOp(K::BITVECTOR_SIGN_EXTEND, {t->p0}), a);
+        case Kind::IntAdd: return op(K::ADD);
+        case Kind::IntSub: return op(K::SUB);
+        case Kind::IntMul: return op(K::MULT);
+        case Kind::IntNeg: return op(K::NEG);
+        case Kind::IntLe: return op(K::LEQ);
+        case Kind::IntLt: return op(K::LT);
+        case Kind::Select: return op(K::SELECT);
+        case Kind::Store: return op(K::STORE);
+        case Kind::Apply: {
+          auto it = functions_.find(t->name);
+          if (it == functions_.end()) {
+            std::vector<cvc5::Sort> dom;
+            for (Term c : t->children) dom.push_back(sortOf(c->sort));
+            cvc5::Sort fs = dom.empty() ? sortOf(t->sort) : s_.mkFunctionSort(dom, sortOf(t->sort));
+            it = functions_.emplace(t->name, s_.mkConst(fs, t->name)).first;
+          }
+          if (a.empty()) return it->second;
+          std::vector<cvc5::Term> args{it->second};
+          args.insert(args.end(), a.begin(), a.end());
+          return s_.mkTerm(K::APPLY_UF, args);
+        }
+      }
+      throw SolverError("cvc5: unknown term kind");
+    });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Solver> makeCvc5Solver(TermManager& tm, const SolverOptions& opts) {
+  return std::make_unique<Cvc5Solver>(tm, opts);
+}
+
+}  // namespace argus::smt

@@ -1,0 +1,86 @@
+// The solver-neutral prover interface.
+//
+// A Solver is one assertion stack over terms of one TermManager. Backends (Z3, cvc5)
+// live in core/smt/z3 and core/smt/cvc5 and are created only through makeSolver(); no
+// other code includes a solver header.
+//
+// Contract:
+//  - add() asserts into the current frame; push()/pop() open and close frames.
+//  - check(assumptions) decides the conjunction of the stack and the assumptions
+//    (Boolean terms, usually Vars used as activation literals); the assumptions are
+//    retracted after the call.
+//  - modelValue() is valid only right after a check() that returned Sat, and until the
+//    next stack change; it returns a constant term (BoolConst/BVConst/IntConst).
+//  - unsatCore() is valid only right after a check() that returned Unsat; it returns
+//    the subset of that call's assumptions the backend found responsible.
+//  - interrupt() may be called from any thread; the running check() returns Unknown.
+//  - Per-query time limit: Options::timeoutMs (0 = none), also settable later.
+// Violations of the "valid only right after" rules throw SolverError.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/smt/term.h"
+
+namespace argus::smt {
+
+enum class SolverKind { Z3, CVC5 };
+const char* solverName(SolverKind k);
+// Parses "z3" / "cvc5"; throws std::invalid_argument on anything else.
+SolverKind parseSolverKind(const std::string& s);
+
+enum class CheckResult { Sat, Unsat, Unknown };
+const char* checkResultName(CheckResult r);
+
+class SolverError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+struct SolverOptions {
+  bool models = true;
+  bool unsatCores = false;
+  unsigned timeoutMs = 0;  // per check(); 0 = no limit
+};
+
+struct SolverStats {
+  uint64_t checks = 0;
+  uint64_t sat = 0, unsat = 0, unknown = 0;
+  double checkTimeS = 0;   // wall time spent inside check()
+  uint64_t assertions = 0;
+};
+
+class Solver {
+public:
+  virtual ~Solver() = default;
+  virtual SolverKind kind() const = 0;
+
+  virtual void push() = 0;
+  virtual void pop(unsigned n = 1) = 0;
+  virtual unsigned depth() const = 0;
+  virtual void add(Term formula) = 0;
+  virtual CheckResult check(std::span<const Term> assumptions = {}) = 0;
+
+  virtual Term modelValue(Term t) = 0;
+  virtual std::vector<Term> unsatCore() = 0;
+  // The backend's reason for the last Unknown ("timeout", "interrupted", "incomplete", ...).
+  virtual std::string reasonUnknown() const = 0;
+
+  virtual void setTimeoutMs(unsigned ms) = 0;
+  virtual void interrupt() = 0;  // thread-safe
+
+  const SolverStats& stats() const { return stats_; }
+
+protected:
+  SolverStats stats_;
+};
+
+std::unique_ptr<Solver> makeSolver(SolverKind kind, TermManager& tm, const SolverOptions& opts = {});
+
+}  // namespace argus::smt

@@ -1,0 +1,173 @@
+#include "core/smt/z3/z3_solver.h"
+
+#include <z3++.h>
+
+#include "core/smt/solver_base.h"
+#include "core/smt/translate.h"
+
+namespace argus::smt {
+
+namespace {
+
+class Z3Solver final : public SolverBase {
+public:
+  Z3Solver(TermManager& tm, const SolverOptions& opts) : tm_(tm), solver_(ctx_) {
+    z3::params p(ctx_);
+    p.set("model", opts.models);
+    p.set("unsat_core", opts.unsatCores);
+    if (opts.timeoutMs) p.set("timeout", opts.timeoutMs);
+    solver_.set(p);
+  }
+  SolverKind kind() const override { return SolverKind::Z3; }
+  std::string reasonUnknown() const override { return reason_; }
+  void setTimeoutMs(unsigned ms) override {
+    z3::params p(ctx_);
+    p.set("timeout", ms ? ms : 4294967295u);
+    solver_.set(p);
+  }
+  void interrupt() override { ctx_.interrupt(); }
+
+protected:
+  void pushImpl() override { solver_.push(); }
+  void popImpl(unsigned n) override { solver_.pop(n); }
+  void addImpl(Term f) override { solver_.add(toZ3(f)); }
+  CheckResult checkImpl(std::span<const Term> assumptions) override {
+    try {
+      z3::expr_vector as(ctx_);
+      for (Term a : assumptions) as.push_back(toZ3(a));
+      z3::check_result r = solver_.check(as);
+      if (r == z3::sat) {
+        model_ = std::make_unique<z3::model>(solver_.get_model());
+        return CheckResult::Sat;
+      }
+      if (r == z3::unsat) return CheckResult::Unsat;
+      reason_ = solver_.reason_unknown();
+      if (reason_ == "canceled" || reason_ == "timeout") reason_ = "timeout";
+      return CheckResult::Unknown;
+    } catch (const z3::exception& e) {
+      reason_ = e.msg();
+      return CheckResult::Unknown;
+    }
+  }
+  Term modelValueImpl(Term t) override {
+    z3::expr v = model_->eval(toZ3(t), true);
+    if (t->sort->isBool()) return tm_.boolVal(v.is_true());
+    if (t->sort->isBV()) {
+      uint64_t x = 0;
+      if (!v.is_numeral_u64(x)) throw SolverError("z3: bit-vector model value is not a numeral");
+      return tm_.bvVal(x, t->width());
+    }
+    if (t->sort->isInt()) {
+      int64_t x = 0;
+      if (!v.is_numeral_i64(x)) throw SolverError("z3: integer model value does not fit 64 bits");
+      return tm_.intVal(x);
+    }
+    throw SolverError("z3: model values of arrays are not supported; select an element");
+  }
+  std::vector<Term> unsatCoreImpl() override {
+    z3::expr_vector core = solver_.unsat_core();
+    std::vector<Term> out;
+    for (unsigned i = 0; i < core.size(); ++i)
+      for (Term a : lastAssumptions_)
+        if (z3::eq(core[i], toZ3(a))) {
+          out.push_back(a);
+          break;
+        }
+    return out;
+  }
+
+private:
+  TermManager& tm_;
+  z3::context ctx_;
+  z3::solver solver_;
+  std::unique_ptr<z3::model> model_;
+  std::unordered_map<Term, z3::expr> cache_;
+  std::string reason_;
+
+  z3::sort sortOf(Sort s) {
+    switch (s->kind) {
+      case SortKind::Bool: return ctx_.bool_sort();
+      case SortKind::Int: return ctx_.int_sort();
+      case SortKind::BV: return ctx_.bv_sort(s->width);
+      case SortKind::Array: return ctx_.array_sort(sortOf(s->index), sortOf(s->elem));
+    }
+    throw SolverError("z3: unknown sort");
+  }
+
+  z3::expr toZ3(Term root) {
+    return translate<z3::expr>(root, cache_, [&](Term t, const std::vector<z3::expr>& a) -> z3::expr {
+      switch (t->kind) {
+        case Kind::BoolConst: return ctx_.bool_val(t->value != 0);
+        case Kind::BVConst: return ctx_.bv_val(static_cast<uint64_t>(t->value), t->width());
+        case Kind::IntConst: return ctx_.int_val(static_cast<int64_t>(t->ivalue));
+        case Kind::Var: return ctx_.constant(t->name.c_str(), sortOf(t->sort));
+        case Kind::ConstArray: return z3::const_array(sortOf(t->sort->index), a[0]);
+        case Kind::Not: return !a[0];
+        case Kind::And: {
+          z3::expr_vector v(ctx_);
+          for (auto& x : a) v.push_back(x);
+          return z3::mk_and(v);
+        }
+        case Kind::Or: {
+          z3::expr_vector v(ctx_);
+          for (auto& x : a) v.push_back(x);
+          return z3::mk_or(v);
+        }
+        case Kind::Implies: return z3::implies(a[0], a[1]);
+        case Kind::Xor: return a[0] != a[1];
+        case Kind::Ite: return z3::ite(a[0], a[1], a[2]);
+        case Kind::Eq: return a[0] == a[1];
+        case Kind::BVNeg: return -a[0];
+        case Kind::BVNot: return ~a[0];
+        case Kind::BVAdd: return a[0] + a[1];
+        case Kind::BVSub: return a[0] - a[1];
+        case Kind::BVMul: return a[0] * a[1];
+        case Kind::BVUDiv: return z3::udiv(a[0], a[1]);
+        case Kind::BVSDiv: return a[0] / a[1];
+        case Kind::BVURem: return z3::urem(a[0], a[1]);
+        case Kind::BVSRem: return z3::srem(a[0], a[1]);
+        case Kind::BVAnd: return a[0] & a[1];
+        case Kind::BVOr: return a[0] | a[1];
+        case Kind::BVXor: return a[0] ^ a[1];
+        case Kind::BVShl: return z3::shl(a[0], a[1]);
+        case Kind::BVLShr: return z3::lshr(a[0], a[1]);
+        case Kind::BVAShr: return z3::ashr(a[0], a[1]);
+        case Kind::BVUlt: return z3::ult(a[0], a[1]);
+        case Kind::BVUle: return z3::ule(a[0], a[1]);
+        case Kind::BVSlt: return z3::slt(a[0], a[1]);
+        case Kind::BVSle: return z3::sle(a[0], a[1]);
+        case Kind::Concat: return z3::concat(a[0], a[1]);
+        case Kind::Extract: return a[0].extract(t->p0, t->p1);
+        case Kind::ZeroExt: return z3::zext(a[0], t->p0);
+        case Kind::SignExt: return z3::sext(a[0], t->p0);
+        case Kind::IntAdd: return a[0] + a[1];
+        case Kind::IntSub: return a[0] - a[1];
+        case Kind::IntMul: return a[0] * a[1];
+        case Kind::IntNeg: return -a[0];
+        case Kind::IntLe: return a[0] <= a[1];
+        case Kind::IntLt: return a[0] < a[1];
+        case Kind::Select: return z3::select(a[0], a[1]);
+        case Kind::Store: return z3::store(a[0], a[1], a[2]);
+        case Kind::Apply: {
+          z3::sort_vector dom(ctx_);
+          z3::expr_vector args(ctx_);
+          for (size_t i = 0; i < a.size(); ++i) {
+            dom.push_back(sortOf(t->children[i]->sort));
+            args.push_back(a[i]);
+          }
+          z3::func_decl f = ctx_.function(t->name.c_str(), dom, sortOf(t->sort));
+          return f(args);
+        }
+      }
+      throw SolverError("z3: unknown term kind");
+    });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Solver> makeZ3Solver(TermManager& tm, const SolverOptions& opts) {
+  return std::make_unique<Z3Solver>(tm, opts);
+}
+
+}  // namespace argus::smt

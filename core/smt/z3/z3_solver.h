@@ -1,0 +1,7 @@
+// Z3 backend (the only file besides z3_solver.cpp that may name Z3).
+#pragma once
+#include <memory>
+#include "core/smt/solver.h"
+namespace argus::smt {
+std::unique_ptr<Solver> makeZ3Solver(TermManager& tm, const SolverOptions& opts);
+}

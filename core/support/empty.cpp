@@ -1,0 +1,1 @@
+// Placeholder translation unit for modules that are header-only so far.

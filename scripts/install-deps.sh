@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Argus needs, only those that are missing.
+# Clang/LLVM is pinned to 14 (Debian 12's default) for the whole repo.
+set -euo pipefail
+PKGS=(
+  build-essential cmake ccache pkg-config
+  clang-14 libclang-14-dev libclang-cpp14-dev llvm-14-dev   # frontend (libTooling), pinned
+  libc6-dev-i386                                           # system headers for the ILP32 target
+  libz3-dev                                                # SMT backend
+  libcvc5-dev                                              # SMT backend
+  nlohmann-json3-dev libboost-dev libgtest-dev libgmock-dev
+  libsqlite3-dev                                           # embedded result store (server)
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

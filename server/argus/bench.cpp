@@ -1,0 +1,280 @@
+// `argus bench`: option parsing and the run loop. The manifest parser, child
+// process pool, verdict evaluation and reports live in bench_*.cpp.
+#include "bench.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include "bench_manifest.h"
+#include "bench_outcome.h"
+#include "bench_process.h"
+#include "bench_report.h"
+
+namespace argus::cli {
+namespace {
+
+using namespace bench;
+
+const char* kUsage =
+    "usage: argus bench MANIFEST.tsv [options]\n"
+    "  --algorithm A      passed to `argus verify --algorithm` (default: verifier's)\n"
+    "  --solver z3|cvc5   passed to `argus verify --solver` (default: verifier's)\n"
+    "  --timeout SEC      per-task time limit passed to verify (default 30)\n"
+    "  --memory-mb MB     per-task address-space limit (default 4096)\n"
+    "  --jobs N, -j N     tasks run in parallel (default 1)\n"
+    "  --out FILE         results file (default results.json)\n"
+    "  --filter TEXT      only tasks whose id contains TEXT (repeatable: any matches)\n"
+    "  --limit N          only the first N (selected) tasks\n"
+    "  --grace SEC        slack before a task is killed: CPU limit timeout+grace/2\n"
+    "                     (SIGXCPU) .. timeout+grace (SIGKILL), wall clock\n"
+    "                     2*timeout+grace (default 10)\n"
+    "The verifier executable is $ARGUS_BENCH_VERIFIER if set, else this argus.\n";
+
+struct Options {
+  std::string manifest;
+  std::optional<std::string> algorithm, solver;
+  double timeout = 30;
+  long memoryMb = 4096;
+  int jobs = 1;
+  std::string out = "results.json";
+  std::vector<std::string> filters;
+  std::optional<long> limit;
+  double grace = 10;
+  bool help = false;
+};
+
+bool parseDouble(const std::string& s, double& out) {
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtod(s.c_str(), &end);
+  return !s.empty() && end && *end == '\0' && errno == 0 && std::isfinite(out);
+}
+
+bool parseLong(const std::string& s, long& out) {
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtol(s.c_str(), &end, 10);
+  return !s.empty() && end && *end == '\0' && errno == 0;
+}
+
+// Returns "" on success, else the error message.
+std::string parseOptions(const std::vector<std::string>& args, Options& o) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a == "-h" || a == "--help") {
+      o.help = true;
+      return "";
+    }
+    if (a.empty() || a[0] != '-' || a == "-") {
+      if (!o.manifest.empty()) return "more than one manifest given: '" + a + "'";
+      o.manifest = a;
+      continue;
+    }
+    std::optional<std::string> inlineValue;
+    if (std::size_t eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      inlineValue = a.substr(eq + 1);
+      a = a.substr(0, eq);
+    }
+    static const char* known[] = {"--algorithm", "--solver", "--timeout", "--memory-mb", "--jobs",
+                                  "-j",          "--out",    "--filter",  "--limit",     "--grace"};
+    if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return a == k; }) ==
+        std::end(known))
+      return "unknown option '" + a + "'";
+    std::string v;
+    if (inlineValue) v = *inlineValue;
+    else if (i + 1 < args.size()) v = args[++i];
+    else return "option " + a + " needs a value";
+
+    long n = 0;
+    double d = 0;
+    if (a == "--algorithm") {
+      if (v.empty() || v[0] == '-') return "bad --algorithm '" + v + "'";
+      o.algorithm = v;
+    } else if (a == "--solver") {
+      if (v != "z3" && v != "cvc5") return "bad --solver '" + v + "' (want z3 or cvc5)";
+      o.solver = v;
+    } else if (a == "--timeout") {
+      if (!parseDouble(v, d) || d <= 0 || d > 1e6) return "bad --timeout '" + v + "'";
+      o.timeout = d;
+    } else if (a == "--grace") {
+      if (!parseDouble(v, d) || d < 0 || d > 1e6) return "bad --grace '" + v + "'";
+      o.grace = d;
+    } else if (a == "--memory-mb") {
+      if (!parseLong(v, n) || n <= 0 || n > (1L << 30)) return "bad --memory-mb '" + v + "'";
+      o.memoryMb = n;
+    } else if (a == "--jobs" || a == "-j") {
+      if (!parseLong(v, n) || n < 1 || n > 256) return "bad --jobs '" + v + "' (1..256)";
+      o.jobs = int(n);
+    } else if (a == "--out") {
+      if (v.empty()) return "empty --out";
+      o.out = v;
+    } else if (a == "--filter") {
+      o.filters.push_back(v);
+    } else if (a == "--limit") {
+      if (!parseLong(v, n) || n < 1) return "bad --limit '" + v + "'";
+      o.limit = n;
+    }
+  }
+  if (o.manifest.empty()) return "no manifest given";
+  return "";
+}
+
+std::string formatSeconds(double s) {
+  if (s == std::floor(s)) return std::to_string(static_cast<long long>(s));
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
+volatile std::sig_atomic_t gStop = 0;
+extern "C" void onStopSignal(int) { gStop = 1; }
+
+int badInput(const std::string& msg, bool usage) {
+  std::cerr << "argus bench: " << msg << "\n";
+  if (usage) std::cerr << kUsage;
+  return 2;
+}
+
+}  // namespace
+
+int runBench(const std::vector<std::string>& args, const std::string& argusExe) {
+  Options opt;
+  if (std::string err = parseOptions(args, opt); !err.empty()) return badInput(err, true);
+  if (opt.help) {
+    std::cout << kUsage;
+    return 0;
+  }
+
+  Manifest manifest;
+  try {
+    manifest = loadManifest(opt.manifest);
+  } catch (const ManifestError& e) {
+    return badInput(std::string("bad manifest:\n") + e.what(), false);
+  }
+  std::vector<const ManifestTask*> selected;
+  for (const ManifestTask& t : manifest.tasks) {
+    bool match = opt.filters.empty();
+    for (const std::string& f : opt.filters) match = match || t.id.find(f) != std::string::npos;
+    if (match) selected.push_back(&t);
+  }
+  if (opt.limit && selected.size() > std::size_t(*opt.limit)) selected.resize(std::size_t(*opt.limit));
+  if (selected.empty()) return badInput("no task matches the --filter options", false);
+
+  const char* env = std::getenv("ARGUS_BENCH_VERIFIER");
+  std::string verifier = env && *env ? env : argusExe;
+  if (verifier.empty()) return badInput("no verifier executable", false);
+  if (verifier.find('/') != std::string::npos && ::access(verifier.c_str(), X_OK) != 0)
+    return badInput("verifier not executable: " + verifier, false);
+  {
+    std::ofstream probe(opt.out, std::ios::app);
+    if (!probe) return badInput("cannot write " + opt.out, false);
+  }
+
+  ChildLimits limits;
+  limits.cpuSoftSec = int(std::ceil(opt.timeout + opt.grace / 2));
+  limits.cpuHardSec = std::max(limits.cpuSoftSec + 1, int(std::ceil(opt.timeout + opt.grace)));
+  limits.memoryBytes = std::uint64_t(opt.memoryMb) << 20;
+  limits.wallSec = 2 * opt.timeout + opt.grace;
+  std::vector<ChildSpec> specs;
+  for (const ManifestTask* t : selected) {
+    ChildSpec s;
+    s.limits = limits;
+    s.argv = {verifier, "verify", t->file, "--format", "json", "--timeout",
+              formatSeconds(opt.timeout), "--data-model", t->dataModel};
+    if (opt.algorithm) s.argv.insert(s.argv.end(), {"--algorithm", *opt.algorithm});
+    if (opt.solver) s.argv.insert(s.argv.end(), {"--solver", *opt.solver});
+    specs.push_back(std::move(s));
+  }
+
+  std::vector<TaskResult> results(selected.size());
+  for (std::size_t i = 0; i < selected.size(); ++i) results[i].task = selected[i];
+  std::size_t idWidth = 0;
+  for (const ManifestTask* t : selected) idWidth = std::max(idWidth, t->id.size());
+  idWidth = std::min<std::size_t>(idWidth, 56);
+
+  const bool tty = ::isatty(STDERR_FILENO);
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t finished = 0, runningNow = 0;
+  auto clearStatus = [&] {
+    if (tty) std::cerr << "\r\033[K";
+  };
+  auto showStatus = [&] {
+    if (!tty) return;
+    double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cerr << "\r\033[K  " << finished << "/" << selected.size() << " done, " << runningNow
+              << " running, " << formatSeconds(std::floor(el)) << " s" << std::flush;
+  };
+
+  PoolOptions pool;
+  pool.jobs = opt.jobs;
+  pool.stopFlag = &gStop;
+  pool.onStart = [&](std::size_t) { ++runningNow; };
+  pool.onTick = showStatus;
+
+  gStop = 0;
+  struct sigaction sa, oldInt, oldTerm;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = onStopSignal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, &oldInt);
+  ::sigaction(SIGTERM, &sa, &oldTerm);
+
+  std::cerr << "argus bench: " << selected.size() << " tasks, jobs " << opt.jobs << ", timeout "
+            << formatSeconds(opt.timeout) << " s, verifier " << verifier << "\n";
+  runChildren(specs, pool, [&](std::size_t i, ChildResult child) {
+    --runningNow;
+    TaskResult& r = results[i];
+    r.done = true;
+    r.outcome = evaluateChild(child, limits);
+    r.cls = classify(r.outcome.verdict, r.task->expectedSafe);
+    r.cpuSec = child.cpuSec;
+    r.wallSec = child.wallSec;
+    r.memoryMb = child.maxRssMb;
+    ++finished;
+    clearStatus();
+    std::cerr << progressLine(finished, selected.size(), idWidth, r) << "\n";
+    showStatus();
+  });
+  clearStatus();
+  ::sigaction(SIGINT, &oldInt, nullptr);
+  ::sigaction(SIGTERM, &oldTerm, nullptr);
+
+  RunInfo info;
+  info.manifest = manifest.path;
+  info.algorithm = opt.algorithm;
+  info.solver = opt.solver;
+  info.timeoutSec = opt.timeout;
+  info.memoryMb = opt.memoryMb;
+  info.jobs = opt.jobs;
+  info.verifier = verifier;
+  info.wallSec = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  info.interrupted = gStop != 0;
+
+  printSummary(std::cout, info, results);
+  std::cout.flush();
+  int rc = info.interrupted ? 130 : 0;
+  {
+    std::ofstream out(opt.out, std::ios::trunc);
+    out << resultsJson(info, results).dump(2) << "\n";
+    out.close();
+    if (!out) {
+      std::cerr << "argus bench: cannot write " << opt.out << "\n";
+      return 1;
+    }
+  }
+  std::cerr << "argus bench: results written to " << opt.out << "\n";
+  return rc;
+}
+
+}  // namespace argus::cli

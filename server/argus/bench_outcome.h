@@ -1,0 +1,31 @@
+// Turning a finished verifier child into a verdict (+ reason) and comparing it
+// with the expected verdict, for `argus bench`.
+#pragma once
+
+#include <string>
+
+#include "bench_process.h"
+
+namespace argus::cli::bench {
+
+enum class Verdict { True, False, Unknown };
+enum class Classification { CorrectTrue, CorrectFalse, WrongTrue, WrongFalse, Unknown };
+
+struct Outcome {
+  Verdict verdict = Verdict::Unknown;
+  std::string reason;  // why unknown ("" for true/false)
+};
+
+// A verdict counts only when the child exited with status 0 and printed a JSON
+// object with "verdict" true/false/unknown. Everything else is unknown with a
+// reason: "timeout (cpu limit)", "timeout (wall-clock limit)", "out of memory",
+// "crashed: signal 11 (SIGSEGV)", "exit code N: <stderr tail>",
+// "invalid output: ...", "interrupted", "failed to start: ...".
+Outcome evaluateChild(const ChildResult& r, const ChildLimits& limits);
+
+Classification classify(Verdict v, bool expectedSafe);
+
+const char* verdictName(Verdict v);             // "true" | "false" | "unknown"
+const char* classificationName(Classification c);  // "correct_true", ...
+
+}  // namespace argus::cli::bench

@@ -1,0 +1,193 @@
+#include "bench_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace argus::cli::bench {
+namespace {
+
+struct Counts {
+  std::size_t total = 0, correctTrue = 0, correctFalse = 0, wrongTrue = 0, wrongFalse = 0,
+              unknown = 0;
+  double cpuSec = 0;
+  void add(const TaskResult& r) {
+    ++total;
+    cpuSec += r.cpuSec;
+    switch (r.cls) {
+      case Classification::CorrectTrue: ++correctTrue; break;
+      case Classification::CorrectFalse: ++correctFalse; break;
+      case Classification::WrongTrue: ++wrongTrue; break;
+      case Classification::WrongFalse: ++wrongFalse; break;
+      case Classification::Unknown: ++unknown; break;
+    }
+  }
+  long score() const {
+    return 2 * long(correctTrue) + long(correctFalse) - 32 * long(wrongTrue) - 16 * long(wrongFalse);
+  }
+};
+
+double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
+
+std::string fixed(double x, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+  return buf;
+}
+
+std::string pad(const std::string& s, std::size_t w, bool right) {
+  if (s.size() >= w) return s;
+  std::string fill(w - s.size(), ' ');
+  return right ? fill + s : s + fill;
+}
+
+// One-line form of a reason for the terminal.
+std::string condensed(const std::string& s, std::size_t max) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') out += " | ";
+    else if (c != '\r') out += c == '\t' ? ' ' : c;
+  }
+  if (out.size() > max) out = out.substr(0, max - 3) + "...";
+  return out;
+}
+
+void printTable(std::ostream& os, const std::string& firstHeader,
+                const std::vector<std::pair<std::string, Counts>>& rows) {
+  std::vector<std::string> headers = {firstHeader,  "total",       "correct true",
+                                      "correct false", "wrong true", "wrong false",
+                                      "unknown",       "CPU time"};
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& [name, c] : rows)
+    cells.push_back({name, std::to_string(c.total), std::to_string(c.correctTrue),
+                     std::to_string(c.correctFalse), std::to_string(c.wrongTrue),
+                     std::to_string(c.wrongFalse), std::to_string(c.unknown),
+                     fixed(c.cpuSec, 1) + "s"});
+  std::vector<std::size_t> width(headers.size());
+  for (std::size_t i = 0; i < headers.size(); ++i) {
+    width[i] = headers[i].size();
+    for (const auto& row : cells) width[i] = std::max(width[i], row[i].size());
+  }
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string s;
+    for (std::size_t i = 0; i < row.size(); ++i)
+      s += (i ? "  " : "") + pad(row[i], width[i], i > 0);
+    os << s << '\n';
+  };
+  line(headers);
+  std::size_t totalWidth = 0;
+  for (std::size_t w : width) totalWidth += w + 2;
+  os << std::string(totalWidth - 2, '-') << '\n';
+  for (const auto& row : cells) line(row);
+}
+
+}  // namespace
+
+nlohmann::json resultsJson(const RunInfo& info, const std::vector<TaskResult>& results) {
+  nlohmann::json tasks = nlohmann::json::array();
+  Counts all;
+  std::size_t notRun = 0;
+  for (const TaskResult& r : results) {
+    if (!r.done) {
+      ++notRun;
+      continue;
+    }
+    all.add(r);
+    tasks.push_back({{"task", r.task->id},
+                     {"file", r.task->file},
+                     {"category", r.task->category},
+                     {"data_model", r.task->dataModel},
+                     {"expected", r.task->expectedSafe ? "true" : "false"},
+                     {"verdict", verdictName(r.outcome.verdict)},
+                     {"result", classificationName(r.cls)},
+                     {"cpu_time_s", round3(r.cpuSec)},
+                     {"wall_time_s", round3(r.wallSec)},
+                     {"memory_mb", round3(r.memoryMb)},
+                     {"reason", r.outcome.reason}});
+  }
+  auto opt = [](const std::optional<std::string>& s) -> nlohmann::json {
+    return s ? nlohmann::json(*s) : nlohmann::json(nullptr);
+  };
+  return {{"manifest", info.manifest},
+          {"algorithm", opt(info.algorithm)},
+          {"solver", opt(info.solver)},
+          {"timeout_s", info.timeoutSec},
+          {"memory_mb", info.memoryMb},
+          {"jobs", info.jobs},
+          {"verifier", info.verifier},
+          {"interrupted", info.interrupted},
+          {"tasks", tasks},
+          {"summary",
+           {{"total", all.total},
+            {"correct_true", all.correctTrue},
+            {"correct_false", all.correctFalse},
+            {"wrong_true", all.wrongTrue},
+            {"wrong_false", all.wrongFalse},
+            {"unknown", all.unknown},
+            {"not_run", notRun},
+            {"score", all.score()},
+            {"cpu_time_s", round3(all.cpuSec)},
+            {"wall_time_s", round3(info.wallSec)}}}};
+}
+
+std::string progressLine(std::size_t n, std::size_t total, std::size_t idWidth,
+                         const TaskResult& r) {
+  std::string num = std::to_string(total);
+  std::string s = "[" + pad(std::to_string(n), num.size(), true) + "/" + num + "] ";
+  s += pad(r.task->id, idWidth, false) + "  " + pad(verdictName(r.outcome.verdict), 7, false) + "  ";
+  std::string detail;
+  switch (r.cls) {
+    case Classification::CorrectTrue:
+    case Classification::CorrectFalse: s += "\u2713    "; break;  // one column wide
+    case Classification::WrongTrue:
+    case Classification::WrongFalse:
+      s += "WRONG";
+      detail = std::string("expected ") + (r.task->expectedSafe ? "true" : "false");
+      break;
+    case Classification::Unknown:
+      s += "?    ";
+      detail = condensed(r.outcome.reason, 100);
+      break;
+  }
+  s += "  " + pad(fixed(r.wallSec, 2) + "s", 8, true);
+  if (!detail.empty()) s += "  " + detail;
+  return s;
+}
+
+void printSummary(std::ostream& os, const RunInfo& info, const std::vector<TaskResult>& results) {
+  Counts all;
+  std::map<std::string, Counts> byCategory;
+  std::vector<const TaskResult*> wrong;
+  std::size_t notRun = 0;
+  for (const TaskResult& r : results) {
+    if (!r.done) {
+      ++notRun;
+      continue;
+    }
+    all.add(r);
+    byCategory[r.task->category.empty() ? "(none)" : r.task->category].add(r);
+    if (r.cls == Classification::WrongTrue || r.cls == Classification::WrongFalse)
+      wrong.push_back(&r);
+  }
+
+  os << "\nargus bench: " << info.manifest << "\n"
+     << "algorithm " << info.algorithm.value_or("(default)") << ", solver "
+     << info.solver.value_or("(default)") << ", timeout " << info.timeoutSec << " s, memory "
+     << info.memoryMb << " MB, jobs " << info.jobs << ", wall time " << fixed(info.wallSec, 1)
+     << " s" << (info.interrupted ? ", INTERRUPTED" : "") << "\n\n";
+  printTable(os, "", {{"all", all}});
+  os << "score (SV-COMP points): " << all.score();
+  if (notRun) os << "   not run: " << notRun;
+  os << "\n\n";
+
+  std::vector<std::pair<std::string, Counts>> rows(byCategory.begin(), byCategory.end());
+  printTable(os, "category", rows);
+
+  os << "\nwrong verdicts: " << wrong.size() << "\n";
+  for (const TaskResult* r : wrong)
+    os << "  " << (r->cls == Classification::WrongTrue ? "WRONG TRUE " : "WRONG FALSE") << "  "
+       << r->task->id << "  (said " << verdictName(r->outcome.verdict) << ", expected "
+       << (r->task->expectedSafe ? "true" : "false") << ")\n";
+}
+
+}  // namespace argus::cli::bench

@@ -1,0 +1,171 @@
+// One small program per C construct, where the construct decides the verdict. Each
+// runs under bmc and ibmc with Z3 and cvc5; sizes that depend on the data model are
+// checked under both.
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+#include "tests/unit/verify/verify_helpers.h"
+
+using argus::engine::Algorithm;
+using argus::frontend::DataModel;
+using argus::result::Verdict;
+using argus::smt::SolverKind;
+using argus::testing::kPrelude;
+using argus::testing::verifySource;
+
+namespace {
+
+struct Case {
+  const char* name;
+  const char* body;
+  Verdict expected;
+  DataModel dm = DataModel::LP64;
+};
+
+const Case kCases[] = {
+    // --- integers, wraparound, casts
+    {"signed_wrap", "int main(){ int x = 2147483647; x = x + 1; if (x < 0) reach_error(); return 0; }", Verdict::False},
+    {"unsigned_wrap_safe", "int main(){ unsigned x = 0; x--; if (x != 4294967295u) reach_error(); return 0; }", Verdict::True},
+    {"char_sign", "int main(){ char c = (char)200; if (c < 0) reach_error(); return 0; }", Verdict::False},
+    {"uchar_promote_safe", "int main(){ unsigned char c = 200; int y = c + c; if (y != 400) reach_error(); return 0; }", Verdict::True},
+    {"trunc_cast", "int main(){ int x = __VERIFIER_nondet_int(); short s = (short)x; if (x == 65537 && s == 1) reach_error(); return 0; }", Verdict::False},
+    {"int_division_safe", "int main(){ int x = -7; if (x / 2 != -3 || x % 2 != -1) reach_error(); return 0; }", Verdict::True},
+    {"unsigned_division", "int main(){ unsigned x = __VERIFIER_nondet_uint(); if (x / 3 == 5 && x % 3 == 2) reach_error(); return 0; }", Verdict::False},
+    {"shift_safe", "int main(){ unsigned x = 1u << 31; int y = -8 >> 1; if (x != 2147483648u || y != -4) reach_error(); return 0; }", Verdict::True},
+    {"usual_conversion", "int main(){ int a = -1; unsigned b = 1; if (a < b) reach_error(); return 0; }", Verdict::True},
+    {"bool_conv_safe", "int main(){ _Bool b = 256; if (b != 1) reach_error(); return 0; }", Verdict::True},
+    {"nondet_bool", "int main(){ _Bool b = __VERIFIER_nondet_bool(); int x = b; if (x > 1) reach_error(); if (x == 1) reach_error(); return 0; }", Verdict::False},
+    {"enum_safe", "enum color { RED = 3, GREEN }; int main(){ enum color c = GREEN; if (c != 4) reach_error(); return 0; }", Verdict::True},
+    {"compound_assign", "int main(){ int x = 5; x *= 3; x -= 1; x <<= 1; x %= 9; if (x != 1) reach_error(); return 0; }", Verdict::True},
+    {"pre_post_inc", "int main(){ int i = 0; int a = i++; int b = ++i; if (a != 0 || b != 2 || i != 2) reach_error(); return 0; }", Verdict::True},
+    {"comma_ternary", "int main(){ int x = __VERIFIER_nondet_int(); int y = (x++, x > 10 ? 1 : 2); if (y == 1 && x < 11) reach_error(); return 0; }", Verdict::True},
+    // --- data model
+    {"long_size_lp64", "int main(){ if (sizeof(long) != 8) reach_error(); return 0; }", Verdict::True, DataModel::LP64},
+    {"long_size_ilp32", "int main(){ if (sizeof(long) != 4) reach_error(); return 0; }", Verdict::True, DataModel::ILP32},
+    {"long_wrap_ilp32", "int main(){ long x = 2147483647L; x++; if (x < 0) reach_error(); return 0; }", Verdict::False, DataModel::ILP32},
+    {"long_nowrap_lp64", "int main(){ long x = 2147483647L; x++; if (x < 0) reach_error(); return 0; }", Verdict::True, DataModel::LP64},
+    {"pointer_size_ilp32", "int main(){ if (sizeof(int*) != 4) reach_error(); return 0; }", Verdict::True, DataModel::ILP32},
+    // --- control flow
+    {"short_circuit_safe", "int f(int *p){ return *p; } int main(){ int *p = 0; int x = 0; if (p != 0 && f(p) == 3) reach_error(); if (x == 0 || f(p)) return 0; reach_error(); return 0; }", Verdict::True},
+    {"switch_fallthrough", "int main(){ int x = __VERIFIER_nondet_int(); int y = 0; switch (x) { case 1: y = 1; case 2: y += 2; break; default: y = 7; } if (y == 3) reach_error(); return 0; }", Verdict::False},
+    {"switch_safe", "int main(){ int x = 2; int y = 0; switch (x) { case 1: y = 1; break; case 2: y = 2; break; default: y = 7; } if (y != 2) reach_error(); return 0; }", Verdict::True},
+    {"goto_loop", "int main(){ int i = 0; loop: if (i < 5) { i++; goto loop; } if (i != 5) reach_error(); return 0; }", Verdict::True},
+    {"break_continue", "int main(){ int s = 0; for (int i = 0; i < 10; i++) { if (i == 7) break; if (i % 2) continue; s += i; } if (s != 12) reach_error(); return 0; }", Verdict::True},
+    {"do_while_bug", "int main(){ int i = 0; do { i++; } while (i < 3); if (i == 3) reach_error(); return 0; }", Verdict::False},
+    {"nested_loops_safe", "int main(){ int c = 0; for (int i = 0; i < 3; i++) for (int j = 0; j < 4; j++) c++; if (c != 12) reach_error(); return 0; }", Verdict::True},
+    {"assume_safe", "int main(){ int x = __VERIFIER_nondet_int(); __VERIFIER_assume(x > 0 && x < 100); if (x * 2 < 0) reach_error(); return 0; }", Verdict::True},
+    {"abort_safe", "int main(){ int x = __VERIFIER_nondet_int(); if (x == 5) abort(); if (x == 5) reach_error(); return 0; }", Verdict::True},
+    {"assert_fail", "int main(){ int x = __VERIFIER_nondet_int(); __VERIFIER_assert(x != 12345); return 0; }", Verdict::False},
+    {"unbounded_loop_bug", "int main(){ unsigned n = __VERIFIER_nondet_uint(); unsigned i = 0; while (i < n) { i++; if (i == 6) reach_error(); } return 0; }", Verdict::False},
+    // --- functions
+    {"call_return", "int sq(int x){ return x * x; } int main(){ if (sq(7) != 49) reach_error(); return 0; }", Verdict::True},
+    {"call_bug", "int inc(int x){ return x + 1; } int main(){ int a = __VERIFIER_nondet_int(); if (inc(inc(a)) == 10) reach_error(); return 0; }", Verdict::False},
+    {"recursion_safe", "int fact(int n){ return n <= 1 ? 1 : n * fact(n - 1); } int main(){ if (fact(5) != 120) reach_error(); return 0; }", Verdict::True},
+    {"globals_zero_init", "int g; int arr[4]; int main(){ if (g != 0 || arr[3] != 0) reach_error(); return 0; }", Verdict::True},
+    {"global_modified_in_call", "int g = 1; void set(void){ g = 2; } int main(){ set(); if (g == 2) reach_error(); return 0; }", Verdict::False},
+    {"external_nondet", "int unknown_fn(void); int main(){ int x = unknown_fn(); if (x == 42) reach_error(); return 0; }", Verdict::False},
+    // --- memory
+    {"array_index", "int main(){ int a[5]; for (int i = 0; i < 5; i++) a[i] = i * i; if (a[3] != 9) reach_error(); return 0; }", Verdict::True},
+    {"array_nondet_index_bug", "int main(){ int a[4] = {1, 2, 3, 4}; unsigned i = __VERIFIER_nondet_uint(); __VERIFIER_assume(i < 4); if (a[i] == 3) reach_error(); return 0; }", Verdict::False},
+    {"pointer_to_local", "int main(){ int x = 1; int *p = &x; *p = 5; if (x != 5) reach_error(); return 0; }", Verdict::True},
+    {"pointer_arith", "int main(){ int a[3] = {10, 20, 30}; int *p = a; p += 2; if (*p != 30 || p - a != 2) reach_error(); return 0; }", Verdict::True},
+    {"struct_fields", "struct S { char c; int i; long l; }; int main(){ struct S s; s.c = 1; s.i = 2; s.l = 3; struct S t = s; if (t.c + t.i + t.l != 6) reach_error(); return 0; }", Verdict::True},
+    {"struct_pointer_bug", "struct P { int x, y; }; void mv(struct P *p){ p->x += p->y; } int main(){ struct P p = { __VERIFIER_nondet_int(), 3 }; mv(&p); if (p.x == 10) reach_error(); return 0; }", Verdict::False},
+    {"union_bytes_safe", "union U { unsigned int i; unsigned char b[4]; }; int main(){ union U u; u.i = 0x11223344; if (u.b[0] != 0x44) reach_error(); return 0; }", Verdict::True},
+    {"heap_malloc", "int main(){ int *p = malloc(2 * sizeof(int)); int *q = malloc(sizeof(int)); p[1] = 7; *q = 8; if (p[1] != 7 || p == q) reach_error(); free(p); return 0; }", Verdict::True},
+    {"vla", "int main(){ int n = __VERIFIER_nondet_int(); __VERIFIER_assume(n > 0 && n < 5); int a[n]; for (int i = 0; i < n; i++) a[i] = i; if (a[n - 1] == 3) reach_error(); return 0; }", Verdict::False},
+    {"string_literal", "int main(){ const char *s = \"abc\"; if (s[1] != 'b' || s[3] != 0) reach_error(); return 0; }", Verdict::True},
+    {"struct_return", "struct P { int x, y; }; struct P mk(int a){ struct P p = {a, a + 1}; return p; } int main(){ struct P q = mk(4); if (q.y != 5) reach_error(); return 0; }", Verdict::True},
+    {"function_pointer", "int two(void){ return 2; } int three(void){ return 3; } int main(){ int (*f)(void) = __VERIFIER_nondet_int() ? two : three; if (f() == 3) reach_error(); return 0; }", Verdict::False},
+    {"statement_expression", "int main(){ int x = ({ int t = 4; t * 2; }); if (x != 8) reach_error(); return 0; }", Verdict::True},
+};
+
+using Param = std::tuple<Case, Algorithm, SolverKind>;
+
+class Constructs : public ::testing::TestWithParam<Param> {};
+
+TEST_P(Constructs, Verdict) {
+  const auto& [c, alg, solver] = GetParam();
+  std::string code = std::string(kPrelude) + c.body;
+  auto out = verifySource(code, alg, solver, c.dm);
+  ASSERT_FALSE(out.inputError) << out.error;
+  EXPECT_EQ(out.result.verdict, c.expected)
+      << c.name << ": got " << argus::result::verdictName(out.result.verdict) << " (" << out.result.reason << ")";
+  if (out.result.verdict == Verdict::False) {
+    ASSERT_TRUE(out.result.counterexample.has_value());
+    EXPECT_TRUE(out.result.counterexample->replayed);
+    EXPECT_FALSE(out.result.counterexample->steps.empty());
+  }
+}
+
+std::string caseName(const ::testing::TestParamInfo<Param>& info) {
+  const auto& [c, alg, solver] = info.param;
+  return std::string(c.name) + "_" + argus::engine::algorithmName(alg) + "_" + argus::smt::solverName(solver);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Constructs,
+                         ::testing::Combine(::testing::ValuesIn(kCases),
+                                            ::testing::Values(Algorithm::Bmc, Algorithm::Ibmc),
+                                            ::testing::Values(SolverKind::Z3, SolverKind::CVC5)),
+                         caseName);
+
+// Unsupported constructs give unknown, naming the construct and its line.
+TEST(Unsupported, FloatIsUnknownWithLocation) {
+  std::string code = std::string(kPrelude) + "int main(){\n double d = 1.5;\n if (d > 1.0) reach_error();\n return 0; }";
+  auto out = verifySource(code, Algorithm::Bmc, SolverKind::Z3);
+  ASSERT_FALSE(out.inputError) << out.error;
+  EXPECT_EQ(out.result.verdict, Verdict::Unknown);
+  EXPECT_NE(out.result.reason.find("floating-point"), std::string::npos) << out.result.reason;
+  EXPECT_NE(out.result.reason.find("test.c:"), std::string::npos) << out.result.reason;
+}
+
+TEST(Unsupported, BugBeforeUnsupportedConstructIsStillFound) {
+  std::string code = std::string(kPrelude) +
+                     "int main(){ int x = __VERIFIER_nondet_int(); if (x == 3) reach_error(); double d = x; "
+                     "if (d > 2.0) return 1; return 0; }";
+  auto out = verifySource(code, Algorithm::Bmc, SolverKind::Z3);
+  ASSERT_FALSE(out.inputError) << out.error;
+  EXPECT_EQ(out.result.verdict, Verdict::False);
+}
+
+TEST(Entry, FunctionWithNondetParametersAndGlobals) {
+  std::string code = std::string(kPrelude) +
+                     "int g; int f(int a){ if (a > 10 && g == 3) reach_error(); return 0; } int main(){ return f(1); }";
+  auto fromMain = verifySource(code, Algorithm::Bmc, SolverKind::Z3, DataModel::LP64, "main");
+  EXPECT_EQ(fromMain.result.verdict, Verdict::True);
+  auto fromF = verifySource(code, Algorithm::Bmc, SolverKind::Z3, DataModel::LP64, "f");
+  EXPECT_EQ(fromF.result.verdict, Verdict::False);
+  ASSERT_TRUE(fromF.result.counterexample.has_value());
+  EXPECT_EQ(fromF.result.counterexample->entry, "f");
+}
+
+TEST(Input, ParseErrorIsInputError) {
+  auto out = verifySource("int main( { return 0; }", Algorithm::Bmc, SolverKind::Z3);
+  EXPECT_TRUE(out.inputError);
+  EXPECT_NE(out.error.find("error"), std::string::npos);
+}
+
+TEST(Counterexample, StepsHaveLinesAndNondetValues) {
+  std::string code = std::string(kPrelude) +
+                     "int main(){\n"
+                     "  int x = __VERIFIER_nondet_int();\n"
+                     "  if (x == 1234)\n"
+                     "    reach_error();\n"
+                     "  return 0;\n"
+                     "}\n";
+  auto out = verifySource(code, Algorithm::Bmc, SolverKind::Z3);
+  ASSERT_EQ(out.result.verdict, Verdict::False);
+  const auto& steps = out.result.counterexample->steps;
+  bool sawValue = false, sawErrorLine = false;
+  int prelude = 14;  // lines in kPrelude
+  for (const auto& s : steps) {
+    for (const auto& [k, v] : s.values)
+      if (k == "x" && v == "1234") sawValue = true;
+    if (s.line == static_cast<uint32_t>(prelude + 4)) sawErrorLine = true;
+  }
+  EXPECT_TRUE(sawValue);
+  EXPECT_TRUE(sawErrorLine);
+}
+
+}  // namespace
