@@ -124,7 +124,14 @@ ExprPtr Lowerer::directCall(const CallExpr* ce, const FunctionDecl* callee) {
           !at->getPointeeType()->isFunctionType())
         writes = true;
     }
-    if (writes && !isOpaqueReadOnly(name) && !startsWith(name, "__VERIFIER_") && !startsWith(name, "nondet")) {
+    bool callsBack = false;
+    for (unsigned i = 0; i < ce->getNumArgs(); ++i)
+      if (ce->getArg(i)->IgnoreParenImpCasts()->getType()->isFunctionPointerType() ||
+          ce->getArg(i)->IgnoreParenImpCasts()->getType()->isFunctionType())
+        callsBack = true;
+    if (callsBack) {
+      unsupported("call to external function '" + name + "' that may call its function-pointer argument", ce);
+    } else if (writes && !isOpaqueReadOnly(name) && !startsWith(name, "__VERIFIER_") && !startsWith(name, "nondet")) {
       unsupported("call to external function '" + name + "' that may write through a pointer argument", ce);
     }
     if (isFloating(rt)) {

@@ -233,6 +233,13 @@ ExprPtr Lowerer::rvalue(const clang::Expr* e) {
     unsupported("floating-point expression", e);
     return Expr::mkConst(0, 32);
   }
+  if (const auto* xt = t.getCanonicalType()->getAs<BitIntType>()) {
+    if (xt->getNumBits() != widthOf(t)) {
+      // values live in whole bytes here; N-bit wraparound is not modelled
+      unsupported("_ExtInt(" + std::to_string(xt->getNumBits()) + ") arithmetic", e);
+      return Expr::mkConst(0, widthOf(t));
+    }
+  }
 
   switch (e->getStmtClass()) {
     case Stmt::IntegerLiteralClass:

@@ -102,19 +102,26 @@ void Lowerer::prepass(TranslationUnitDecl* tu) {
 
 // ---------------------------------------------------------------- types
 
-bool Lowerer::isScalar(QualType t) const {
+// _Atomic T behaves as T for sequential programs.
+static QualType stripAtomic(QualType t) {
   t = t.getCanonicalType();
+  if (const auto* at = t->getAs<AtomicType>()) return at->getValueType().getCanonicalType();
+  return t;
+}
+
+bool Lowerer::isScalar(QualType t) const {
+  t = stripAtomic(t);
   return t->isIntegerType() || t->isPointerType() || t->isNullPtrType() ||
          (t->isEnumeralType());
 }
 
 bool Lowerer::isFloating(QualType t) const {
-  t = t.getCanonicalType();
+  t = stripAtomic(t);
   return t->isRealFloatingType() || t->isAnyComplexType();
 }
 
 uint32_t Lowerer::widthOf(QualType t) const {
-  t = t.getCanonicalType();
+  t = stripAtomic(t);
   if (t->isVoidType()) return 32;
   if (t->isEnumeralType()) {
     const EnumDecl* ed = t->castAs<EnumType>()->getDecl();
@@ -130,7 +137,7 @@ uint64_t Lowerer::sizeOf(QualType t) const {
 }
 
 bool Lowerer::isSignedT(QualType t) const {
-  return t.getCanonicalType()->isSignedIntegerOrEnumerationType();
+  return stripAtomic(t)->isSignedIntegerOrEnumerationType();
 }
 
 // ---------------------------------------------------------------- CFA building
