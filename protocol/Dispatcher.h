@@ -19,8 +19,8 @@
 //   synchronously there and must not block for long: long work captures the
 //   Reply and finishes on another thread.
 // - Reply, notify() and call() are thread-safe. Outgoing messages go through
-//   the Sender under one mutex; the Sender must be thread-safe itself or
-//   tolerate that serialisation (Transport::send is).
+//   the Sender under one mutex (so it needs no locking of its own); the
+//   Sender must not call back into this Dispatcher (it would deadlock).
 // - close() (also run by onClose() and the destructor) detaches the Sender:
 //   once it returns, no thread is inside the Sender and none will enter it,
 //   so the transport may then be destroyed even if Replies are still alive;
