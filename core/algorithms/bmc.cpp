@@ -111,7 +111,7 @@ private:
     smt::SolverOptions so;
     so.models = true;
     solver_ = smt::makeSolver(opts_.solver, *tm_, so);
-    unw_ = std::make_unique<Unwinding>(prog_, entry_, *tm_);
+    unw_ = std::make_unique<Unwinding>(prog_, entry_, *tm_, opts_.incremental);
     unw_->setDeadline(deadline_.at());
   }
 

@@ -113,15 +113,19 @@ bool Unwinding::Key::operator<(const Key& o) const {
   return counts < o.counts;
 }
 
-Unwinding::Unwinding(const cfa::Program& prog, cfa::FuncId entry, smt::TermManager& tm)
-    : prog_(prog), entry_(entry), tm_(tm), enc_(tm, prog.ptrWidth) {
+Unwinding::Unwinding(const cfa::Program& prog, cfa::FuncId entry, smt::TermManager& tm, bool incremental)
+    : prog_(prog), entry_(entry), tm_(tm), enc_(tm, prog.ptrWidth), incremental_(incremental) {
   loops_.resize(prog.functions.size());
   globalAssigned_.assign(prog.vars.size(), false);
+  for (cfa::VarId v = 0; v < prog.vars.size(); ++v)
+    if (prog.vars[v].func == cfa::kNoFunc) globalVars_.push_back(v);
   for (const cfa::Function& f : prog.functions) {
     bool isInit = f.id == prog.initFunc || f.id == prog.initNondetFunc;
+    if (isInit) continue;
     for (const Edge& e : f.edges) {
-      if (e.kind == EdgeKind::Store || (e.kind == EdgeKind::Alloc && e.zeroInit)) memWritten_ = true;
-      if (!isInit && e.lhs && prog.vars[*e.lhs].func == cfa::kNoFunc) globalAssigned_[*e.lhs] = true;
+      if (e.kind == EdgeKind::Store || e.kind == EdgeKind::Alloc) memChanges_ = true;
+      if (e.kind == EdgeKind::Alloc) brkChanges_ = true;
+      if (e.lhs && prog.vars[*e.lhs].func == cfa::kNoFunc) globalAssigned_[*e.lhs] = true;
     }
   }
 }
@@ -163,6 +167,7 @@ void Unwinding::addIn(uint32_t target, InEdge in) {
 
 void Unwinding::unwindTo(uint32_t k, const std::function<void(Term)>& sink) {
   if (k <= bound_ && !nodes_.empty()) return;
+  if (!incremental_ && !nodes_.empty()) throw std::logic_error("Unwinding: a non-incremental unwinding is built once");
   bound_ = k;
   std::deque<uint32_t> work;
   if (nodes_.empty()) {
@@ -480,8 +485,10 @@ void Unwinding::encodePending(const std::function<void(Term)>& sink) {
         sink(tm_.mkImplies(taken, tm_.mkEq(node.state.locals.at(v), lookup(st, v))));
       for (cfa::VarId v : node.mergedGlobals)
         sink(tm_.mkImplies(taken, tm_.mkEq(node.state.globals->at(v), lookup(st, v))));
-      sink(tm_.mkImplies(taken, tm_.mkEq(node.state.mem, st.mem)));
-      sink(tm_.mkImplies(taken, tm_.mkEq(node.state.brk, st.brk)));
+      if (node.mergeMem) sink(tm_.mkImplies(taken, tm_.mkEq(node.state.mem, st.mem)));
+      else if (st.mem != node.state.mem) throw std::logic_error("Unwinding: memory differs at an unmerged node");
+      if (node.mergeBrk) sink(tm_.mkImplies(taken, tm_.mkEq(node.state.brk, st.brk)));
+      else if (st.brk != node.state.brk) throw std::logic_error("Unwinding: brk differs at an unmerged node");
     }
     Term newProxy = tm_.freshVar("proxy", tm_.boolSort());
     disj.push_back(newProxy);
@@ -507,68 +514,14 @@ void Unwinding::encodeNode(uint32_t n, const std::function<void(Term)>& sink) {
       posts.push_back(transfer(in, n));
       in.taken = posts.back().first;
     }
-    node.isMerge = posts.size() >= 2 || li.mayMerge[node.key.loc];
-    if (!node.isMerge) {
+    node.isMerge = incremental_ && (posts.size() >= 2 || li.mayMerge[node.key.loc]);
+    if (node.isMerge) {
+      mergeWithProxies(node, n, posts, li, sink);
+    } else if (posts.size() == 1) {
       node.act = posts[0].first;
       node.state = std::move(posts[0].second);
     } else {
-      std::string tag = "@" + std::to_string(n);
-      node.act = tm_.freshVar("act" + tag, tm_.boolSort());
-      node.proxy = tm_.freshVar("proxy" + tag, tm_.boolSort());
-      std::vector<Term> disj{node.proxy};
-      for (auto& p : posts) disj.push_back(p.first);
-      sink(tm_.mkEq(node.act, tm_.mkOr(disj)));
-      // variables that can differ: locals written in this function, globals written
-      // outside the initialisation, memory and brk
-      State& s0 = posts[0].second;
-      node.state.locals = s0.locals;
-      auto globals = std::make_shared<std::unordered_map<cfa::VarId, Term>>(*s0.globals);
-      auto mergeVar = [&](cfa::VarId v, bool global) {
-        Term x = tm_.freshVar(prog_.vars[v].name + tag, tm_.bvSort(prog_.vars[v].width));
-        for (auto& [taken, st] : posts) {
-          bool present = global ? st.globals->count(v) : st.locals.count(v);
-          if (present) sink(tm_.mkImplies(taken, tm_.mkEq(x, lookup(st, v))));
-        }
-        if (global) {
-          (*globals)[v] = x;
-          node.mergedGlobals.push_back(v);
-        } else {
-          node.state.locals[v] = x;
-          node.mergedLocals.push_back(v);
-        }
-      };
-      for (cfa::VarId v : li.assignedLocals) mergeVar(v, false);
-      // locals present in some predecessor with differing values but not assigned here
-      for (auto& [v, t] : s0.locals) {
-        if (std::find(node.mergedLocals.begin(), node.mergedLocals.end(), v) != node.mergedLocals.end()) continue;
-        for (size_t i = 1; i < posts.size(); ++i) {
-          auto it = posts[i].second.locals.find(v);
-          if (it == posts[i].second.locals.end() || it->second != t) {
-            mergeVar(v, false);
-            break;
-          }
-        }
-      }
-      for (cfa::VarId v = 0; v < prog_.vars.size(); ++v) {
-        if (prog_.vars[v].func != cfa::kNoFunc) continue;
-        bool differs = globalAssigned_[v];
-        if (!differs) {
-          auto it0 = s0.globals->find(v);
-          for (size_t i = 1; i < posts.size() && !differs; ++i) {
-            auto it = posts[i].second.globals->find(v);
-            bool p0 = it0 != s0.globals->end(), pi = it != posts[i].second.globals->end();
-            differs = p0 != pi || (p0 && it0->second != it->second);
-          }
-        }
-        if (differs) mergeVar(v, true);
-      }
-      node.state.globals = globals;
-      node.state.mem = tm_.freshVar("mem" + tag, enc_.memSort());
-      node.state.brk = tm_.freshVar("brk" + tag, tm_.bvSort(prog_.ptrWidth));
-      for (auto& [taken, st] : posts) {
-        sink(tm_.mkImplies(taken, tm_.mkEq(node.state.mem, st.mem)));
-        sink(tm_.mkImplies(taken, tm_.mkEq(node.state.brk, st.brk)));
-      }
+      mergeWithIte(node, posts);
     }
   }
   node.encoded = true;
@@ -598,6 +551,113 @@ void Unwinding::encodeNode(uint32_t n, const std::function<void(Term)>& sink) {
         c.taken = transfer(probe, n).first;
       }
     }
+}
+
+// Classic BMC merge: the node is reached iff some in-edge is taken, and each variable is
+// an ite over the in-edges (exactly one is taken on any execution).
+void Unwinding::mergeWithIte(Node& node, std::vector<std::pair<Term, State>>& posts) {
+  std::vector<Term> takens;
+  for (auto& p : posts) takens.push_back(p.first);
+  node.act = tm_.mkOr(takens);
+  auto pick = [&](auto value) -> Term {  // value(State&) -> Term
+    Term r = value(posts.back().second);
+    for (size_t i = posts.size() - 1; i-- > 0;) r = tm_.mkIte(posts[i].first, value(posts[i].second), r);
+    return r;
+  };
+  State& s0 = posts[0].second;
+  node.state.locals = s0.locals;
+  for (size_t i = 1; i < posts.size(); ++i)
+    for (auto& [v, t] : posts[i].second.locals) node.state.locals.emplace(v, t);
+  for (auto& [v, t] : node.state.locals) {
+    bool same = true;
+    for (auto& p : posts) {
+      auto it = p.second.locals.find(v);
+      if (it == p.second.locals.end() || it->second != t) same = false;
+    }
+    if (!same) t = pick([&](State& st) { return lookup(st, v); });
+  }
+  auto globals = std::make_shared<std::unordered_map<cfa::VarId, Term>>(*s0.globals);
+  for (size_t i = 1; i < posts.size(); ++i)
+    for (auto& [v, t] : *posts[i].second.globals) globals->emplace(v, t);
+  for (auto& [v, t] : *globals) {
+    bool same = true;
+    for (auto& p : posts) {
+      auto it = p.second.globals->find(v);
+      if (it == p.second.globals->end() || it->second != t) same = false;
+    }
+    if (!same) t = pick([&](State& st) { return lookup(st, v); });
+  }
+  node.state.globals = globals;
+  node.state.mem = pick([](State& st) { return st.mem; });
+  node.state.brk = pick([](State& st) { return st.brk; });
+}
+
+// Incremental merge: fresh activation and SSA variables constrained by implications, and
+// a dangling proxy through which later in-edges are added (incremental-bmc paper §2.3).
+void Unwinding::mergeWithProxies(Node& node, uint32_t n, std::vector<std::pair<Term, State>>& posts,
+                                 const LoopInfo& li, const std::function<void(Term)>& sink) {
+  std::string tag = "@" + std::to_string(n);
+  node.act = tm_.freshVar("act" + tag, tm_.boolSort());
+  node.proxy = tm_.freshVar("proxy" + tag, tm_.boolSort());
+  std::vector<Term> disj{node.proxy};
+  for (auto& p : posts) disj.push_back(p.first);
+  sink(tm_.mkEq(node.act, tm_.mkOr(disj)));
+  // variables that can differ: locals written in this function, globals written outside
+  // the initialisation, and any that already differ between the in-edges
+  State& s0 = posts[0].second;
+  node.state.locals = s0.locals;
+  auto globals = std::make_shared<std::unordered_map<cfa::VarId, Term>>(*s0.globals);
+  auto mergeVar = [&](cfa::VarId v, bool global) {
+    Term x = tm_.freshVar(prog_.vars[v].name + tag, tm_.bvSort(prog_.vars[v].width));
+    for (auto& [taken, st] : posts) {
+      bool present = global ? st.globals->count(v) : st.locals.count(v);
+      if (present) sink(tm_.mkImplies(taken, tm_.mkEq(x, lookup(st, v))));
+    }
+    if (global) {
+      (*globals)[v] = x;
+      node.mergedGlobals.push_back(v);
+    } else {
+      node.state.locals[v] = x;
+      node.mergedLocals.push_back(v);
+    }
+  };
+  for (cfa::VarId v : li.assignedLocals) mergeVar(v, false);
+  for (auto& [v, t] : s0.locals) {
+    if (std::find(node.mergedLocals.begin(), node.mergedLocals.end(), v) != node.mergedLocals.end()) continue;
+    for (size_t i = 1; i < posts.size(); ++i) {
+      auto it = posts[i].second.locals.find(v);
+      if (it == posts[i].second.locals.end() || it->second != t) {
+        mergeVar(v, false);
+        break;
+      }
+    }
+  }
+  for (cfa::VarId v : globalVars_) {
+    bool differs = globalAssigned_[v];
+    if (!differs) {
+      auto it0 = s0.globals->find(v);
+      for (size_t i = 1; i < posts.size() && !differs; ++i) {
+        auto it = posts[i].second.globals->find(v);
+        bool p0 = it0 != s0.globals->end(), pi = it != posts[i].second.globals->end();
+        differs = p0 != pi || (p0 && it0->second != it->second);
+      }
+    }
+    if (differs) mergeVar(v, true);
+  }
+  node.state.globals = globals;
+  bool memDiffers = memChanges_, brkDiffers = brkChanges_;
+  for (auto& p : posts) {
+    memDiffers = memDiffers || p.second.mem != s0.mem;
+    brkDiffers = brkDiffers || p.second.brk != s0.brk;
+  }
+  node.mergeMem = memDiffers;
+  node.mergeBrk = brkDiffers;
+  node.state.mem = memDiffers ? tm_.freshVar("mem" + tag, enc_.memSort()) : s0.mem;
+  node.state.brk = brkDiffers ? tm_.freshVar("brk" + tag, tm_.bvSort(prog_.ptrWidth)) : s0.brk;
+  for (auto& [taken, st] : posts) {
+    if (memDiffers) sink(tm_.mkImplies(taken, tm_.mkEq(node.state.mem, st.mem)));
+    if (brkDiffers) sink(tm_.mkImplies(taken, tm_.mkEq(node.state.brk, st.brk)));
+  }
 }
 
 std::vector<Unwinding::Marked> Unwinding::currentCuts() const {

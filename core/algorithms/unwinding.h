@@ -45,7 +45,9 @@ class Unwinding {
 public:
   // entry: the function verified; when it is "main" the program starts with
   // __argus_init, otherwise with __argus_init_nondet and nondeterministic parameters.
-  Unwinding(const cfa::Program& prog, cfa::FuncId entry, smt::TermManager& tm);
+  // incremental: merge nodes get proxies so the bound can be raised later (ibmc);
+  // otherwise merges are plain ite terms and the unwinding is built once (bmc).
+  Unwinding(const cfa::Program& prog, cfa::FuncId entry, smt::TermManager& tm, bool incremental);
   ~Unwinding();
 
   // Explores everything reachable within bound k (first call) or raises the bound to
@@ -130,6 +132,7 @@ private:
     smt::Term proxy = nullptr;        // dangling proxy (merge nodes)
     State state;
     std::vector<cfa::VarId> mergedLocals, mergedGlobals;  // variables with SSA proxies
+    bool mergeMem = false, mergeBrk = false;              // memory / brk have SSA proxies
   };
   struct Cut {
     uint32_t node;
@@ -154,7 +157,10 @@ private:
   uint32_t bound_ = 0;
   smt::Term mem0_ = nullptr;
   std::vector<bool> globalAssigned_;
-  bool memWritten_ = false;
+  std::vector<cfa::VarId> globalVars_;
+  bool incremental_;
+  bool memChanges_ = false;   // some function other than the initialisation writes memory
+  bool brkChanges_ = false;   // ... or allocates
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   size_t maxNodes_ = 2'000'000;
 
@@ -165,6 +171,9 @@ private:
   void exploreEdge(uint32_t node, uint32_t edgeIndex);
   void encodePending(const std::function<void(smt::Term)>& sink);
   void encodeNode(uint32_t n, const std::function<void(smt::Term)>& sink);
+  void mergeWithProxies(Node& node, uint32_t n, std::vector<std::pair<smt::Term, State>>& posts,
+                        const LoopInfo& li, const std::function<void(smt::Term)>& sink);
+  void mergeWithIte(Node& node, std::vector<std::pair<smt::Term, State>>& posts);
   // Post-state and guard of an in-edge, from its source's encoding.
   std::pair<smt::Term, State> transfer(const InEdge& in, uint32_t target);
   smt::Term lookup(const State& s, cfa::VarId v);

@@ -16,7 +16,29 @@ Algorithm parseAlgorithm(const std::string& s) {
 
 const char* algorithmName(Algorithm a) { return a == Algorithm::Bmc ? "bmc" : "ibmc"; }
 
+static VerifyOutcome verifyUnguarded(const VerifyRequest& req);
+
+// Any internal failure becomes `unknown` with the reason; nothing escapes to the caller
+// (the daemon must keep serving other requests).
 VerifyOutcome verify(const VerifyRequest& req) {
+  try {
+    return verifyUnguarded(req);
+  } catch (const std::bad_alloc&) {
+    VerifyOutcome out;
+    out.result.reason = "out of memory";
+    out.result.condition.kind = "memory";
+    out.result.condition.summary = "nothing verified";
+    return out;
+  } catch (const std::exception& e) {
+    VerifyOutcome out;
+    out.result.reason = std::string("internal error: ") + e.what();
+    out.result.condition.kind = "error";
+    out.result.condition.summary = "nothing verified";
+    return out;
+  }
+}
+
+static VerifyOutcome verifyUnguarded(const VerifyRequest& req) {
   VerifyOutcome out;
   auto wall0 = std::chrono::steady_clock::now();
   double cpu0 = support::processCpuSeconds();

@@ -133,6 +133,7 @@ public:
   // globals (lower_stmt.cpp)
   void prepass(clang::TranslationUnitDecl* tu);
   void buildInit(bool nondet);
+  void markLiterals(const clang::Stmt* s);  // give referenced string literals an address variable
 };
 
 }  // namespace argus::frontend

@@ -58,6 +58,10 @@ void Lowerer::assignTo(const LValue& lv, const clang::Expr* rhs) {
     copyBytes(lv.addr, src, sizeOf(lv.type), rhs);
     return;
   }
+  if (widthOf(lv.type) > 64) {
+    unsupported("integer type wider than 64 bits", rhs);
+    return;
+  }
   ExprPtr v = rvalue(rhs);
   v = convertScalar(v, rhs->getType(), lv.type);
   store(lv, v);
@@ -221,6 +225,10 @@ ExprPtr Lowerer::rvalue(const clang::Expr* e) {
   e = e->IgnoreParens();
   QualType t = e->getType();
 
+  if (isScalar(t) && widthOf(t) > 64) {
+    unsupported("integer type wider than 64 bits", e);
+    return Expr::mkConst(0, 64);
+  }
   // Integer constant expressions (sizeof, enum constants, literals, ...) fold here.
   if (t->isIntegerType() && !t->isDependentType() && isPure(e)) {
     clang::Expr::EvalResult r;

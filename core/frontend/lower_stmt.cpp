@@ -262,7 +262,8 @@ Lowerer::VarRef& Lowerer::varFor(const VarDecl* vd) {
   VarRef ref;
   QualType t = vd->getType();
   bool global = vd->hasGlobalStorage();
-  ref.inMemory = !isScalar(t) || addressTaken.count(vd) || isFloating(t);
+  // Values wider than 64 bits (__int128) are never registers; any use is unsupported.
+  ref.inMemory = !isScalar(t) || addressTaken.count(vd) || isFloating(t) || widthOf(t) > 64;
   cfa::Variable v;
   std::string cname = vd->getNameAsString();
   const DeclContext* dc = vd->getDeclContext();
@@ -353,6 +354,10 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
     if (isFloating(t)) {
       unsupported("floating-point parameter", fd->getBody());
       aggregate = false;
+    }
+    if (!aggregate && !isFloating(t) && widthOf(t) > 64) {
+      unsupported("parameter wider than 64 bits", fd->getBody());
+      aggregate = true;
     }
     in.width = aggregate || isFloating(t) ? ptrWidth : widthOf(t);
     in.isSigned = !aggregate && isSignedT(t);
@@ -790,6 +795,21 @@ void Lowerer::branch(const clang::Expr* c, cfa::LocId onTrue, cfa::LocId onFalse
 
 // ---------------------------------------------------------------- globals
 
+void Lowerer::markLiterals(const Stmt* s) {
+  if (!s) return;
+  if (auto* sl = dyn_cast<StringLiteral>(s)) {
+    auto it = literalAddr.find(sl);
+    if (it != literalAddr.end() && it->second == 0) {
+      cfa::Variable v;
+      v.name = "$str" + std::to_string(prog.vars.size());
+      v.width = ptrWidth;
+      v.kind = cfa::VarKind::Address;
+      it->second = prog.addVar(std::move(v));
+    }
+  }
+  for (const Stmt* c : s->children()) markLiterals(c);
+}
+
 void Lowerer::buildInit(bool nondet) {
   cfa::Function f;
   f.id = static_cast<cfa::FuncId>(prog.functions.size());
@@ -825,19 +845,18 @@ void Lowerer::buildInit(bool nondet) {
     a.text = "global " + vd->getNameAsString();
     emit(std::move(a));
   }
-  // 2. string literals (constant contents in both modes)
+  // 2. string literals that some lowered code or a global initialiser refers to
+  //    (constant contents in both modes). Literals only passed to error functions, such
+  //    as the message arguments of glibc's assert, are never materialised.
+  for (const VarDecl* vd : globals) {
+    const VarDecl* withInit = nullptr;
+    for (const VarDecl* r : vd->redecls())
+      if (r->getInit()) withInit = r;
+    if (withInit) markLiterals(withInit->getInit());
+  }
   for (const StringLiteral* sl : literals) {
-    cfa::Variable v;
-    v.name = "$str" + std::to_string(literalAddr.size() + prog.vars.size());
-    v.width = ptrWidth;
-    v.kind = cfa::VarKind::Address;
-    cfa::VarId id;
-    if (literalAddr[sl] == 0) {
-      id = prog.addVar(std::move(v));
-      literalAddr[sl] = id;
-    } else {
-      id = literalAddr[sl];
-    }
+    if (literalAddr[sl] == 0) continue;
+    cfa::VarId id = literalAddr[sl];
     uint64_t n = sl->getByteLength() + sl->getCharByteWidth();
     Edge a;
     a.kind = EdgeKind::Alloc;
