@@ -95,6 +95,7 @@ public:
   cfa::ExprPtr addrOfFunction(const clang::FunctionDecl* fd);
 
   // statements (lower_stmt.cpp)
+  void declareSignature(const clang::FunctionDecl* fd);
   void lowerFunction(const clang::FunctionDecl* fd);
   void lowerStmt(const clang::Stmt* s);
   void lowerDecl(const clang::VarDecl* vd);

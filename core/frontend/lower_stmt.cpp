@@ -90,6 +90,7 @@ void Lowerer::run() {
   }
   // Every defined function has an address, so indirect calls can dispatch to any of them.
   for (const FunctionDecl* fd : defs) addrOfFunction(fd);
+  for (const FunctionDecl* fd : defs) declareSignature(fd);
   for (const FunctionDecl* fd : defs) lowerFunction(fd);
   buildInit(false);
   buildInit(true);
@@ -313,6 +314,39 @@ ExprPtr Lowerer::addrOfFunction(const FunctionDecl* fd) {
 
 // ---------------------------------------------------------------- functions
 
+// Return variable and incoming parameter registers, created for every function before
+// any body is lowered, so calls can be lowered in any order.
+void Lowerer::declareSignature(const FunctionDecl* fd) {
+  fn = &prog.functions[funcIds.at(fd->getCanonicalDecl())];
+  QualType rt = fd->getReturnType();
+  if (!rt->isVoidType()) {
+    cfa::Variable v;
+    v.name = fn->name + "::$ret";
+    v.kind = cfa::VarKind::Return;
+    v.func = fn->id;
+    if (isScalar(rt) && widthOf(rt) <= 64) {
+      v.width = widthOf(rt);
+      v.isSigned = isSignedT(rt);
+    } else {
+      v.width = ptrWidth;  // aggregates are returned by address
+    }
+    fn->retVar = prog.addVar(std::move(v));
+  }
+  for (const ParmVarDecl* pd : fd->parameters()) {
+    QualType t = pd->getType();
+    cfa::Variable in;
+    in.cName = pd->getNameAsString();
+    in.name = fn->name + "::" + (in.cName.empty() ? "$p" + std::to_string(fn->params.size()) : in.cName) + "$in";
+    in.kind = cfa::VarKind::Param;
+    in.func = fn->id;
+    bool aggregate = !isScalar(t) || widthOf(t) > 64 || isFloating(t);
+    in.width = aggregate ? ptrWidth : widthOf(t);
+    in.isSigned = !aggregate && isSignedT(t);
+    fn->params.push_back(prog.addVar(std::move(in)));
+  }
+  fn = nullptr;
+}
+
 void Lowerer::lowerFunction(const FunctionDecl* fd) {
   cfa::FuncId id = funcIds.at(fd->getCanonicalDecl());
   fn = &prog.functions[id];
@@ -327,47 +361,19 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
   cur = fn->entry;
   curStmt = fd->getBody();
 
-  QualType rt = fd->getReturnType();
-  if (!rt->isVoidType()) {
-    cfa::Variable v;
-    v.name = fn->name + "::$ret";
-    v.kind = cfa::VarKind::Return;
-    v.func = fn->id;
-    if (isScalar(rt)) {
-      v.width = widthOf(rt);
-      v.isSigned = isSignedT(rt);
-    } else {
-      v.width = ptrWidth;  // aggregates are returned by address
-    }
-    fn->retVar = prog.addVar(std::move(v));
-  }
   if (fd->isVariadic()) unsupported("definition of a variadic function", fd->getBody());
-
-  for (const ParmVarDecl* pd : fd->parameters()) {
+  for (size_t i = 0; i < fd->getNumParams(); ++i) {
+    const ParmVarDecl* pd = fd->getParamDecl(i);
     QualType t = pd->getType();
-    cfa::Variable in;
-    in.cName = pd->getNameAsString();
-    in.name = fn->name + "::" + (in.cName.empty() ? "$p" + std::to_string(fn->params.size()) : in.cName) + "$in";
-    in.kind = cfa::VarKind::Param;
-    in.func = fn->id;
-    bool aggregate = !isScalar(t);
-    if (isFloating(t)) {
-      unsupported("floating-point parameter", fd->getBody());
-      aggregate = false;
-    }
-    if (!aggregate && !isFloating(t) && widthOf(t) > 64) {
-      unsupported("parameter wider than 64 bits", fd->getBody());
-      aggregate = true;
-    }
-    in.width = aggregate || isFloating(t) ? ptrWidth : widthOf(t);
-    in.isSigned = !aggregate && isSignedT(t);
-    cfa::VarId inId = prog.addVar(std::move(in));
-    fn->params.push_back(inId);
+    cfa::VarId inId = fn->params[i];
+    bool aggregate = !isScalar(t) || widthOf(t) > 64;
+    if (isFloating(t)) unsupported("floating-point parameter", fd->getBody());
+    else if (isScalar(t) && widthOf(t) > 64) unsupported("parameter wider than 64 bits", fd->getBody());
     if (pd->getName().empty()) continue;
     VarRef& ref = varFor(pd);
     curStmt = fd->getBody();
     if (!ref.inMemory) {
-      // The parameter itself: rename the incoming register to be the variable.
+      // The parameter itself: copy the incoming register into the variable.
       Edge e = edge(EdgeKind::Assign);
       e.lhs = ref.reg;
       e.rhs = Expr::mkVar(inId, prog.vars[inId].width);
@@ -382,13 +388,13 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
       emit(std::move(a));
       ExprPtr dst = Expr::mkVar(ref.reg, ptrWidth);
       if (aggregate) {
-        copyBytes(dst, Expr::mkVar(inId, ptrWidth), sz, fd->getBody());
+        if (!isFloating(t)) copyBytes(dst, Expr::mkVar(inId, ptrWidth), sz, fd->getBody());
       } else if (!isFloating(t)) {
-        Edge s = edge(EdgeKind::Store);
-        s.addr = dst;
-        s.value = Expr::mkVar(inId, widthOf(t));
-        s.bytes = static_cast<uint32_t>(sz);
-        emit(std::move(s));
+        Edge st = edge(EdgeKind::Store);
+        st.addr = dst;
+        st.value = Expr::mkVar(inId, widthOf(t));
+        st.bytes = static_cast<uint32_t>(sz);
+        emit(std::move(st));
       }
     }
   }

@@ -10,7 +10,7 @@
 namespace argus {
 namespace {
 
-constexpr std::size_t kStackBytes = std::size_t(2) << 30;  // 2 GiB reserved, committed lazily
+constexpr std::size_t kStackBytes = std::size_t(1) << 30;  // 1 GiB reserved, committed lazily
 
 struct ThreadStack {
   void* base = nullptr;        // start of the mapping (guard page first)

@@ -60,6 +60,8 @@ const Case kCases[] = {
     {"unbounded_loop_bug", "int main(){ unsigned n = __VERIFIER_nondet_uint(); unsigned i = 0; while (i < n) { i++; if (i == 6) reach_error(); } return 0; }", Verdict::False},
     // --- functions
     {"call_return", "int sq(int x){ return x * x; } int main(){ if (sq(7) != 49) reach_error(); return 0; }", Verdict::True},
+    {"call_before_definition", "int later(int a, int b); int main(){ if (later(2, 3) != 5) reach_error(); return 0; } int later(int a, int b){ return a + b; }", Verdict::True},
+    {"call_before_definition_bug", "int later(int a); int main(){ int x = __VERIFIER_nondet_int(); if (later(x) == 7) reach_error(); return 0; } int later(int a){ return a * 2 + 1; }", Verdict::False},
     {"call_bug", "int inc(int x){ return x + 1; } int main(){ int a = __VERIFIER_nondet_int(); if (inc(inc(a)) == 10) reach_error(); return 0; }", Verdict::False},
     {"recursion_safe", "int fact(int n){ return n <= 1 ? 1 : n * fact(n - 1); } int main(){ if (fact(5) != 120) reach_error(); return 0; }", Verdict::True},
     {"globals_zero_init", "int g; int arr[4]; int main(){ if (g != 0 || arr[3] != 0) reach_error(); return 0; }", Verdict::True},
