@@ -53,6 +53,10 @@ ExprPtr Lowerer::call(const CallExpr* ce) {
   if (!callee) {
     // Indirect call: dispatch over the defined functions whose address is known.
     ExprPtr fp = rvalue(ce->getCallee());
+    // Through an unprototyped pointer (`void (*)()`) any defined function may be called.
+    bool noProto = false;
+    if (const auto* pt = ce->getCallee()->getType()->getAs<PointerType>())
+      noProto = pt->getPointeeType()->getAs<FunctionNoProtoType>() != nullptr;
     cfa::VarId tmp = newTemp(rw, isScalar(rt) && isSignedT(rt));
     cfa::LocId after = newLoc();
     ExprPtr anyMatch;
@@ -60,7 +64,7 @@ ExprPtr Lowerer::call(const CallExpr* ce) {
       auto it = funcIds.find(decl);
       if (it == funcIds.end()) continue;
       const FunctionDecl* def = decl->getDefinition();
-      if (!def || def->getNumParams() != ce->getNumArgs()) continue;
+      if (!def || (def->getNumParams() != ce->getNumArgs() && !noProto)) continue;
       ExprPtr match = Expr::mkBinary(BinOp::Eq, fp, constPtr(addr), 32);
       anyMatch = anyMatch ? Expr::mkBinary(BinOp::LOr, anyMatch, match, 32) : match;
       cfa::LocId here = cur;
@@ -191,8 +195,13 @@ ExprPtr Lowerer::directCall(const CallExpr* ce, const FunctionDecl* callee) {
       ExprPtr a = args[i];
       passed.push_back(a->width == pw ? a : Expr::convert(a, pw, prog.vars[target.params[i]].isSigned));
     } else {
-      unsupported("call to '" + name + "' with too few arguments", ce);
-      passed.push_back(Expr::mkConst(0, pw));
+      // a missing argument (unprototyped call): its value is indeterminate
+      cfa::VarId t = newTemp(pw, prog.vars[target.params[i]].isSigned);
+      Edge h = edge(EdgeKind::Havoc);
+      h.lhs = t;
+      h.text = "missing argument " + std::to_string(i + 1) + " of " + name;
+      emit(h);
+      passed.push_back(Expr::mkVar(t, pw));
     }
   }
   Edge c = edge(EdgeKind::Call);
@@ -280,6 +289,55 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
   if (ce->getDirectCallee()->getDefinition()) {
     handled = false;  // the program defines it: call the body
     return nullptr;
+  }
+  if ((name == "rand" || name == "random") && ce->getNumArgs() == 0 && isScalar(rt)) {
+    // glibc: a value in [0, RAND_MAX] with RAND_MAX = 2^31 - 1
+    cfa::VarId t = newTemp(rw, isSignedT(rt));
+    Edge h = edge(EdgeKind::Havoc);
+    h.lhs = t;
+    h.isNondetCall = true;
+    emit(h);
+    ExprPtr v = Expr::mkVar(t, rw);
+    Edge inRange = edge(EdgeKind::Assume);
+    inRange.cond = Expr::mkBinary(BinOp::ULe, v, Expr::mkConst(0x7fffffff, rw), 32);
+    emit(inRange);
+    return v;
+  }
+  if (name == "strlen" && ce->getNumArgs() == 1 && isScalar(rt)) {
+    // n = 0; while (s[n] != 0) n++;   — an ordinary loop, unwound like any other
+    cfa::VarId p = newTemp(ptrWidth, false);
+    Edge keep = edge(EdgeKind::Assign);
+    keep.lhs = p;
+    keep.rhs = argv(0);
+    emit(keep);
+    cfa::VarId n = newTemp(rw, false);
+    Edge zero = edge(EdgeKind::Assign);
+    zero.lhs = n;
+    zero.rhs = Expr::mkConst(0, rw);
+    emit(zero);
+    cfa::LocId head = newLoc(), body = newLoc(), after = newLoc();
+    emitTo(edge(EdgeKind::Blank), head);
+    cur = head;
+    ExprPtr addr = Expr::mkBinary(BinOp::Add, Expr::mkVar(p, ptrWidth), Expr::convert(Expr::mkVar(n, rw), ptrWidth, false));
+    ExprPtr c = Expr::mkLoad(addr, 1);
+    Edge more = edge(EdgeKind::Assume);
+    more.cond = c;
+    more.positive = true;
+    more.text = "strlen: s[n] != 0";
+    Edge end = more;
+    end.positive = false;
+    end.text = "strlen: s[n] == 0";
+    emitTo(more, body);
+    emitTo(end, after);
+    cur = body;
+    Edge inc = edge(EdgeKind::Assign);
+    inc.lhs = n;
+    inc.rhs = Expr::mkBinary(BinOp::Add, Expr::mkVar(n, rw), Expr::mkConst(1, rw));
+    inc.text = "strlen: n++";
+    emit(inc);
+    emitTo(edge(EdgeKind::Blank), head);
+    cur = after;
+    return Expr::mkVar(n, rw);
   }
   if (name == "malloc" || name == "alloca" || name == "__builtin_alloca" || name == "calloc" ||
       name == "valloc") {

@@ -80,6 +80,10 @@ const Case kCases[] = {
     {"string_literal", "int main(){ const char *s = \"abc\"; if (s[1] != 'b' || s[3] != 0) reach_error(); return 0; }", Verdict::True},
     {"struct_return", "struct P { int x, y; }; struct P mk(int a){ struct P p = {a, a + 1}; return p; } int main(){ struct P q = mk(4); if (q.y != 5) reach_error(); return 0; }", Verdict::True},
     {"function_pointer", "int two(void){ return 2; } int three(void){ return 3; } int main(){ int (*f)(void) = __VERIFIER_nondet_int() ? two : three; if (f() == 3) reach_error(); return 0; }", Verdict::False},
+    {"strlen_safe", "unsigned long strlen(const char *); int main(){ char b[8] = \"abc\"; if (strlen(b) != 3) reach_error(); b[1] = 0; if (strlen(b) != 1) reach_error(); return 0; }", Verdict::True},
+    {"strlen_bug", "unsigned long strlen(const char *); int main(){ char b[4]; b[0] = __VERIFIER_nondet_char(); b[1] = 0; if (strlen(b) == 0) reach_error(); return 0; }", Verdict::False},
+    {"rand_range_safe", "int rand(void); int main(){ int r = rand(); if (r < 0) reach_error(); return 0; }", Verdict::True},
+    {"unprototyped_fp_call", "void g(int x, int y){ if (x == 5) reach_error(); } void t(void (*f)()){ f(5); } int main(){ t(g); return 0; }", Verdict::False},
     {"statement_expression", "int main(){ int x = ({ int t = 4; t * 2; }); if (x != 8) reach_error(); return 0; }", Verdict::True},
 };
 
