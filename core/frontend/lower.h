@@ -70,6 +70,7 @@ public:
   };
   std::vector<SwitchCtx*> switches;
   unsigned tempCounter = 0;
+  bool addressOnly_ = false;  // lowering the operand of & (one-past-the-end is allowed)
 
   // types
   bool isScalar(clang::QualType t) const;

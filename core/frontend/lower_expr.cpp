@@ -291,7 +291,10 @@ ExprPtr Lowerer::rvalue(const clang::Expr* e) {
               result = addrOfFunction(fd);
               break;
             }
+          bool saved = addressOnly_;
+          addressOnly_ = true;
           LValue lv = lvalue(sub);
+          addressOnly_ = saved;
           if (lv.isReg) {
             unsupported("address of a register variable", e);
             result = constPtr(0);
@@ -436,7 +439,34 @@ Lowerer::LValue Lowerer::lvalue(const clang::Expr* e) {
         lv.addr = b;
         return lv;
       }
-      lv.addr = ptrOffset(b, rvalue(idx), idx->getType(), es, false);
+      ExprPtr iv = rvalue(idx);
+      // Indexing an array of known size out of bounds is undefined behaviour: such a
+      // path is cut (Unsupported), so no verdict ever depends on it. `&a[N]` is allowed.
+      const clang::Expr* arr = base->IgnoreParenImpCasts();
+      if (const ConstantArrayType* cat = ctx.getAsConstantArrayType(arr->getType())) {
+        uint64_t n = cat->getSize().getZExtValue();
+        bool flexibleMember = n <= 1 && isa<MemberExpr>(arr);
+        if (!flexibleMember) {
+          uint64_t limit = addressOnly_ ? n + 1 : n;
+          ExprPtr wide = Expr::convert(iv, ptrWidth, isSignedT(idx->getType()));
+          ExprPtr ok = Expr::mkBinary(BinOp::ULt, wide, constPtr(limit), 32);
+          if (!(ok->kind == cfa::ExprKind::Const && ok->value == 1)) {
+            cfa::LocId inside = newLoc(), outside = newLoc();
+            Edge yes = edge(EdgeKind::Assume);
+            yes.cond = ok;
+            yes.text = "index in bounds: " + textOf(e);
+            Edge no = yes;
+            no.positive = false;
+            no.text = "index out of bounds: " + textOf(e);
+            emitTo(yes, inside);
+            emitTo(no, outside);
+            cur = outside;
+            unsupported("array index out of bounds (undefined behaviour)", e);
+            cur = inside;
+          }
+        }
+      }
+      lv.addr = ptrOffset(b, iv, idx->getType(), es, false);
       return lv;
     }
     case Stmt::MemberExprClass: {

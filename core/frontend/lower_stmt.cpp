@@ -362,6 +362,8 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
   curStmt = fd->getBody();
 
   if (fd->isVariadic()) unsupported("definition of a variadic function", fd->getBody());
+  if (fd->isMain() && fd->getNumParams() >= 2 && fd->getParamDecl(1)->isReferenced())
+    unsupported("command-line arguments (argv) are not modelled", fd->getBody());
   for (size_t i = 0; i < fd->getNumParams(); ++i) {
     const ParmVarDecl* pd = fd->getParamDecl(i);
     QualType t = pd->getType();
@@ -399,6 +401,17 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
     }
   }
 
+  if (fd->isMain() && fd->getNumParams() >= 1 && isScalar(fd->getParamDecl(0)->getType())) {
+    // C11 5.1.2.2.1: argc is nonnegative
+    VarRef& argc = varFor(fd->getParamDecl(0));
+    if (!argc.inMemory) {
+      Edge e = edge(EdgeKind::Assume);
+      uint32_t w = prog.vars[argc.reg].width;
+      e.cond = Expr::mkBinary(cfa::BinOp::SLe, Expr::mkConst(0, w), Expr::mkVar(argc.reg, w), 32);
+      e.text = "argc >= 0";
+      emit(std::move(e));
+    }
+  }
   lowerStmt(fd->getBody());
   // Falling off the end: main returns 0, other functions an unspecified value.
   curStmt = fd->getBody();

@@ -84,6 +84,8 @@ const Case kCases[] = {
     {"strlen_bug", "unsigned long strlen(const char *); int main(){ char b[4]; b[0] = __VERIFIER_nondet_char(); b[1] = 0; if (strlen(b) == 0) reach_error(); return 0; }", Verdict::False},
     {"rand_range_safe", "int rand(void); int main(){ int r = rand(); if (r < 0) reach_error(); return 0; }", Verdict::True},
     {"unprototyped_fp_call", "void g(int x, int y){ if (x == 5) reach_error(); } void t(void (*f)()){ f(5); } int main(){ t(g); return 0; }", Verdict::False},
+    {"array_in_bounds_loop", "int main(){ int a[4]; for (int i = 0; i < 4; i++) a[i] = i; int *end = &a[4]; if (end - a != 4) reach_error(); return 0; }", Verdict::True},
+    {"argc_nonnegative", "int main(int argc, char **argv){ if (argc < 0) reach_error(); return 0; }", Verdict::True},
     {"statement_expression", "int main(){ int x = ({ int t = 4; t * 2; }); if (x != 8) reach_error(); return 0; }", Verdict::True},
 };
 
