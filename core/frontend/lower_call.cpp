@@ -100,6 +100,95 @@ ExprPtr Lowerer::call(const CallExpr* ce) {
   return directCall(ce, callee);
 }
 
+// scanf family with a literal format of numeric/char conversions: each conversion either
+// stores a nondeterministic value of its target's size or (input failure) leaves the
+// target unchanged; the result is nondeterministic. %s and %[ write unbounded strings and
+// stay unsupported.
+ExprPtr Lowerer::scanfCall(const CallExpr* ce, unsigned fmtIndex, bool& handled) {
+  handled = false;
+  if (ce->getNumArgs() <= fmtIndex) return nullptr;
+  const auto* fmt = dyn_cast<StringLiteral>(ce->getArg(fmtIndex)->IgnoreParenImpCasts());
+  if (!fmt || fmt->getCharByteWidth() != 1) return nullptr;
+  std::string f = fmt->getString().str();
+  std::vector<uint64_t> sizes;  // bytes written per assigned conversion
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (f[i] != '%') continue;
+    if (++i >= f.size()) return nullptr;
+    if (f[i] == '%') continue;
+    bool suppress = false;
+    if (f[i] == '*') {
+      suppress = true;
+      ++i;
+    }
+    uint64_t width = 0;
+    while (i < f.size() && isdigit(static_cast<unsigned char>(f[i]))) width = width * 10 + (f[i++] - '0');
+    while (i < f.size() && std::string("hljztL").find(f[i]) != std::string::npos) ++i;
+    if (i >= f.size()) return nullptr;
+    char c = f[i];
+    if (c == 's' || c == '[') return nullptr;
+    if (std::string("diouxXnaAeEfFgGpc").find(c) == std::string::npos) return nullptr;
+    if (suppress) continue;
+    sizes.push_back(c == 'c' ? (width ? width : 1) : 0);  // 0: the pointee's size
+  }
+  if (ce->getNumArgs() != fmtIndex + 1 + sizes.size()) return nullptr;
+  handled = true;
+  for (unsigned i = 0; i < fmtIndex; ++i) rvalue(ce->getArg(i));  // the stream / source string
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    const clang::Expr* a = ce->getArg(fmtIndex + 1 + k);
+    QualType pt = a->IgnoreParenImpCasts()->getType();
+    if (!pt->isPointerType()) {
+      unsupported("scanf argument that is not a pointer", a);
+      return Expr::mkConst(0, 32);
+    }
+    uint64_t bytes = sizes[k] ? sizes[k] * std::max<uint64_t>(1, sizeOf(pt->getPointeeType()))
+                              : sizeOf(pt->getPointeeType());
+    ExprPtr p = rvalue(a);
+    cfa::VarId pv = newTemp(ptrWidth, false);
+    Edge keep = edge(EdgeKind::Assign);
+    keep.lhs = pv;
+    keep.rhs = p;
+    emit(keep);
+    // assigned or not: a nondeterministic choice
+    cfa::VarId flag = newTemp(8, false);
+    Edge hf = edge(EdgeKind::Havoc);
+    hf.lhs = flag;
+    hf.text = "scanf: conversion " + std::to_string(k + 1) + " succeeds?";
+    emit(hf);
+    cfa::LocId yes = newLoc(), after = newLoc();
+    Edge ay = edge(EdgeKind::Assume);
+    ay.cond = Expr::mkVar(flag, 8);
+    Edge an = ay;
+    an.positive = false;
+    emitTo(ay, yes);
+    emitTo(an, after);
+    cur = yes;
+    for (uint64_t off = 0; off < bytes;) {
+      uint32_t chunk = bytes - off >= 8 ? 8 : bytes - off >= 4 ? 4 : bytes - off >= 2 ? 2 : 1;
+      cfa::VarId v = newTemp(chunk * 8, false);
+      Edge h = edge(EdgeKind::Havoc);
+      h.lhs = v;
+      h.isNondetCall = true;
+      h.text = "scanf input";
+      emit(h);
+      Edge st = edge(EdgeKind::Store);
+      st.addr = addOffset(Expr::mkVar(pv, ptrWidth), off);
+      st.value = Expr::mkVar(v, chunk * 8);
+      st.bytes = chunk;
+      emit(st);
+      off += chunk;
+    }
+    emitTo(edge(EdgeKind::Blank), after);
+    cur = after;
+  }
+  QualType rt = ce->getType();
+  cfa::VarId r = newTemp(widthOf(rt), true);
+  Edge hr = edge(EdgeKind::Havoc);
+  hr.lhs = r;
+  hr.isNondetCall = true;
+  emit(hr);
+  return Expr::mkVar(r, widthOf(rt));
+}
+
 std::vector<ExprPtr> Lowerer::lowerArgs(const CallExpr* ce, const FunctionDecl* callee) {
   std::vector<ExprPtr> args;
   for (unsigned i = 0; i < ce->getNumArgs(); ++i) {
@@ -338,6 +427,14 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     emitTo(edge(EdgeKind::Blank), head);
     cur = after;
     return Expr::mkVar(n, rw);
+  }
+  if ((name == "scanf" || name == "fscanf" || name == "sscanf" || name == "__isoc99_scanf" ||
+       name == "__isoc99_fscanf" || name == "__isoc99_sscanf") && isScalar(rt)) {
+    bool handledScanf = false;
+    ExprPtr r = scanfCall(ce, name.find("scanf") != std::string::npos && name.find("fscanf") == std::string::npos &&
+                                      name.find("sscanf") == std::string::npos ? 0u : 1u,
+                          handledScanf);
+    if (handledScanf) return r;
   }
   if (name == "malloc" || name == "alloca" || name == "__builtin_alloca" || name == "calloc" ||
       name == "valloc") {
