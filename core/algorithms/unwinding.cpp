@@ -19,7 +19,11 @@ struct LoopInfo {
   std::vector<cfa::VarId> assignedLocals;        // locals written in the function
 };
 
-static std::unique_ptr<LoopInfo> computeLoops(const cfa::Program& prog, const cfa::Function& f) {
+// callsRecursive: f calls a function on a call-graph cycle. Such a call can be cut by the
+// bound and explored later, and its continuation may then join existing nodes anywhere
+// after it, so every join of f keeps proxies in the incremental mode.
+static std::unique_ptr<LoopInfo> computeLoops(const cfa::Program& prog, const cfa::Function& f,
+                                              bool callsRecursive) {
   auto li = std::make_unique<LoopInfo>();
   size_t nl = f.locs.size();
   li->backEdge.assign(f.edges.size(), false);
@@ -83,9 +87,13 @@ static std::unique_ptr<LoopInfo> computeLoops(const cfa::Program& prog, const cf
     for (size_t l = 0; l < nl; ++l)
       if (bodies[i][l]) li->loopsOf[l].push_back(heads[i]);
   for (auto& v : li->loopsOf) std::sort(v.begin(), v.end());
+  // A node can gain in-edges when the bound grows only through a loop-exit edge (from a
+  // location inside a loop that does not contain the target): a new source node has a
+  // loop count above the old bound, and an edge that stays inside that loop leads to a
+  // new node as well. So only loop-exit targets need proxies in the incremental mode.
   for (size_t l = 0; l < nl; ++l) {
     const auto& in = f.locs[l].in;
-    if (in.size() >= 2 || l == f.exit) {
+    if (callsRecursive && (in.size() >= 2 || l == f.exit)) {
       li->mayMerge[l] = true;
       continue;
     }
@@ -119,6 +127,24 @@ Unwinding::Unwinding(const cfa::Program& prog, cfa::FuncId entry, smt::TermManag
   globalAssigned_.assign(prog.vars.size(), false);
   for (cfa::VarId v = 0; v < prog.vars.size(); ++v)
     if (prog.vars[v].func == cfa::kNoFunc) globalVars_.push_back(v);
+  // functions on a cycle of the call graph
+  recursive_.assign(prog.functions.size(), false);
+  for (const cfa::Function& f : prog.functions) {
+    std::vector<bool> seen(prog.functions.size(), false);
+    std::vector<cfa::FuncId> work{f.id};
+    while (!work.empty() && !recursive_[f.id]) {
+      cfa::FuncId g = work.back();
+      work.pop_back();
+      for (const Edge& e : prog.functions[g].edges) {
+        if (e.kind != EdgeKind::Call) continue;
+        if (e.callee == f.id) recursive_[f.id] = true;
+        if (!seen[e.callee]) {
+          seen[e.callee] = true;
+          work.push_back(e.callee);
+        }
+      }
+    }
+  }
   for (const cfa::Function& f : prog.functions) {
     bool isInit = f.id == prog.initFunc || f.id == prog.initNondetFunc;
     if (isInit) continue;
@@ -133,7 +159,12 @@ Unwinding::Unwinding(const cfa::Program& prog, cfa::FuncId entry, smt::TermManag
 Unwinding::~Unwinding() = default;
 
 const LoopInfo& Unwinding::loopInfo(cfa::FuncId f) {
-  if (!loops_[f]) loops_[f] = computeLoops(prog_, prog_.functions[f]);
+  if (!loops_[f]) {
+    bool callsRecursive = false;
+    for (const Edge& e : prog_.functions[f].edges)
+      if (e.kind == EdgeKind::Call && recursive_[e.callee]) callsRecursive = true;
+    loops_[f] = computeLoops(prog_, prog_.functions[f], callsRecursive);
+  }
   return *loops_[f];
 }
 
@@ -421,13 +452,10 @@ std::pair<Term, Unwinding::State> Unwinding::transfer(const InEdge& inConst, uin
       assign(s, *e.lhs, base);
       s.brk = next;
       if (e.zeroInit && size->isConst()) {
-        uint64_t n = size->value, off = 0;
-        while (off < n) {
-          uint32_t chunk = n - off >= 8 ? 8 : n - off >= 4 ? 4 : n - off >= 2 ? 2 : 1;
+        cfa::forEachChunk(size->value, [&](uint64_t off, uint32_t chunk) {
           Term a = off ? tm_.bvAdd(base, tm_.bvVal(off, prog_.ptrWidth)) : base;
           s.mem = enc_.store(s.mem, a, tm_.bvVal(0, chunk * 8), chunk);
-          off += chunk;
-        }
+        });
       }
       break;
     }
@@ -514,7 +542,7 @@ void Unwinding::encodeNode(uint32_t n, const std::function<void(Term)>& sink) {
       posts.push_back(transfer(in, n));
       in.taken = posts.back().first;
     }
-    node.isMerge = incremental_ && (posts.size() >= 2 || li.mayMerge[node.key.loc]);
+    node.isMerge = incremental_ && li.mayMerge[node.key.loc];
     if (node.isMerge) {
       mergeWithProxies(node, n, posts, li, sink);
     } else if (posts.size() == 1) {

@@ -11,8 +11,9 @@
 //
 // Encoding (Günther & Weissenbacher, "Incremental bounded software model checking"):
 // every node v has an activation term a_v (a feasible path reaches v). A node with one
-// predecessor edge gets a_v = a_u ∧ γ and the predecessor's post-state directly. A merge
-// node (or one that may gain predecessors when the bound grows) gets a fresh variable
+// predecessor edge gets a_v = a_u ∧ γ and the predecessor's post-state directly; a node
+// whose predecessors are all known gets a_v = ⋁ taken_i and ite-merged values. A node
+// that may gain predecessors when the bound grows (a loop-exit target) gets a fresh variable
 // a_v with a_v ⇔ (p_v ∨ ⋁ taken_i), fresh SSA variables x_v with taken_i ⇒ x_v = x_i
 // for the variables that can differ, and a proxy p_v that is assumed false ("dangling")
 // in every check. extend() raises the bound by exploring the cuts: new edges into an
@@ -158,6 +159,7 @@ private:
   smt::Term mem0_ = nullptr;
   std::vector<bool> globalAssigned_;
   std::vector<cfa::VarId> globalVars_;
+  std::vector<bool> recursive_;  // per function: on a call-graph cycle
   bool incremental_;
   bool memChanges_ = false;   // some function other than the initialisation writes memory
   bool brkChanges_ = false;   // ... or allocates
