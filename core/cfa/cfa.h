@@ -138,6 +138,18 @@ struct Program {
 // "assume", "assign", ... (for dumps and traces).
 const char* edgeKindName(EdgeKind k);
 
+// Splits `bytes` into accesses of 8, 4, 2 and 1 bytes: fn(offset, size) in order. The
+// frontend and the encoding use it for block copies, zeroing and scanf targets.
+template <class Fn>
+void forEachChunk(uint64_t bytes, Fn fn) {
+  for (uint64_t off = 0; off < bytes;) {
+    uint64_t left = bytes - off;
+    uint32_t chunk = left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1;
+    fn(off, chunk);
+    off += chunk;
+  }
+}
+
 // Human-readable dump of all CFAs (for tests and `argus verify --dump-cfa`).
 std::string dump(const Program& p);
 

@@ -130,6 +130,7 @@ public:
   cfa::ExprPtr call(const clang::CallExpr* ce);
   cfa::ExprPtr builtinCall(const clang::CallExpr* ce, const std::string& name, bool& handled);
   cfa::ExprPtr directCall(const clang::CallExpr* ce, const clang::FunctionDecl* callee);
+  cfa::ExprPtr nondetResult(const clang::CallExpr* ce, const std::string& what);
   cfa::ExprPtr scanfCall(const clang::CallExpr* ce, unsigned fmtIndex, bool& handled);
   std::vector<cfa::ExprPtr> lowerArgs(const clang::CallExpr* ce, const clang::FunctionDecl* callee);
 

@@ -162,8 +162,7 @@ ExprPtr Lowerer::scanfCall(const CallExpr* ce, unsigned fmtIndex, bool& handled)
     emitTo(ay, yes);
     emitTo(an, after);
     cur = yes;
-    for (uint64_t off = 0; off < bytes;) {
-      uint32_t chunk = bytes - off >= 8 ? 8 : bytes - off >= 4 ? 4 : bytes - off >= 2 ? 2 : 1;
+    cfa::forEachChunk(bytes, [&](uint64_t off, uint32_t chunk) {
       cfa::VarId v = newTemp(chunk * 8, false);
       Edge h = edge(EdgeKind::Havoc);
       h.lhs = v;
@@ -175,8 +174,7 @@ ExprPtr Lowerer::scanfCall(const CallExpr* ce, unsigned fmtIndex, bool& handled)
       st.value = Expr::mkVar(v, chunk * 8);
       st.bytes = chunk;
       emit(st);
-      off += chunk;
-    }
+    });
     emitTo(edge(EdgeKind::Blank), after);
     cur = after;
   }
@@ -187,6 +185,30 @@ ExprPtr Lowerer::scanfCall(const CallExpr* ce, unsigned fmtIndex, bool& handled)
   hr.isNondetCall = true;
   emit(hr);
   return Expr::mkVar(r, widthOf(rt));
+}
+
+// A nondeterministic value of the call's result type (a _Bool result is 0 or 1).
+ExprPtr Lowerer::nondetResult(const CallExpr* ce, const std::string& what) {
+  QualType rt = ce->getType();
+  if (rt->isVoidType()) return Expr::mkConst(0, 32);
+  if (isFloating(rt) || !isScalar(rt) || widthOf(rt) > 64) {
+    unsupported(std::string(isFloating(rt) ? "floating-point " : "aggregate or wide ") + what, ce);
+    return isScalar(rt) || isFloating(rt) ? Expr::mkConst(0, 32) : constPtr(0);
+  }
+  uint32_t rw = widthOf(rt);
+  cfa::VarId t = newTemp(rw, isSignedT(rt));
+  Edge h = edge(EdgeKind::Havoc);
+  h.lhs = t;
+  h.isNondetCall = true;
+  emit(h);
+  ExprPtr v = Expr::mkVar(t, rw);
+  if (rt->isBooleanType()) {
+    Edge a = edge(EdgeKind::Assign);
+    a.lhs = t;
+    a.rhs = Expr::mkCast(cfa::CastKind::ToBool, v, rw);
+    emit(a);
+  }
+  return v;
 }
 
 std::vector<ExprPtr> Lowerer::lowerArgs(const CallExpr* ce, const FunctionDecl* callee) {
@@ -246,28 +268,7 @@ ExprPtr Lowerer::directCall(const CallExpr* ce, const FunctionDecl* callee) {
     } else if (writes && !isOpaqueReadOnly(name) && !startsWith(name, "__VERIFIER_") && !startsWith(name, "nondet")) {
       unsupported("call to external function '" + name + "' that may write through a pointer argument", ce);
     }
-    if (isFloating(rt)) {
-      unsupported("floating-point result of '" + name + "'", ce);
-      return Expr::mkConst(0, 32);
-    }
-    if (rt->isVoidType()) return Expr::mkConst(0, 32);
-    if (!isScalar(rt)) {
-      unsupported("aggregate result of external function '" + name + "'", ce);
-      return constPtr(0);
-    }
-    cfa::VarId t = newTemp(rw, isSignedT(rt));
-    Edge h = edge(EdgeKind::Havoc);
-    h.lhs = t;
-    h.isNondetCall = true;
-    emit(h);
-    ExprPtr v = Expr::mkVar(t, rw);
-    if (rt->isBooleanType()) {
-      Edge a = edge(EdgeKind::Assign);
-      a.lhs = t;
-      a.rhs = Expr::mkCast(cfa::CastKind::ToBool, v, rw);
-      emit(a);
-    }
-    return v;
+    return nondetResult(ce, "result of external function '" + name + "'");
   }
   const cfa::Function& target = prog.functions[it->second];
   if (def->isVariadic()) {
@@ -352,28 +353,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
   if (startsWith(name, "__VERIFIER_nondet_") || ((startsWith(name, "nondet_") || startsWith(name, "__nondet")) &&
                                                  !ce->getDirectCallee()->getDefinition())) {
     for (unsigned i = 0; i < ce->getNumArgs(); ++i) rvalue(ce->getArg(i));
-    if (isFloating(rt)) {
-      unsupported("nondeterministic floating-point value", ce);
-      return Expr::mkConst(0, 32);
-    }
-    if (rt->isVoidType()) return Expr::mkConst(0, 32);
-    if (!isScalar(rt)) {
-      unsupported("nondeterministic aggregate value", ce);
-      return constPtr(0);
-    }
-    cfa::VarId t = newTemp(rw, isSignedT(rt));
-    Edge h = edge(EdgeKind::Havoc);
-    h.lhs = t;
-    h.isNondetCall = true;
-    emit(h);
-    ExprPtr v = Expr::mkVar(t, rw);
-    if (rt->isBooleanType()) {
-      Edge a = edge(EdgeKind::Assign);
-      a.lhs = t;
-      a.rhs = Expr::mkCast(cfa::CastKind::ToBool, v, rw);
-      emit(a);
-    }
-    return v;
+    return nondetResult(ce, "nondeterministic value");
   }
   if (ce->getDirectCallee()->getDefinition()) {
     handled = false;  // the program defines it: call the body

@@ -83,16 +83,13 @@ void Lowerer::copyBytes(ExprPtr dst, ExprPtr src, uint64_t bytes, const Stmt* at
     unsupported("copy of an object of " + std::to_string(bytes) + " bytes", at);
     return;
   }
-  uint64_t off = 0;
-  while (off < bytes) {
-    uint32_t chunk = bytes - off >= 8 ? 8 : bytes - off >= 4 ? 4 : bytes - off >= 2 ? 2 : 1;
+  cfa::forEachChunk(bytes, [&](uint64_t off, uint32_t chunk) {
     Edge e = edge(EdgeKind::Store);
     e.addr = addOffset(dst, off);
     e.value = Expr::mkLoad(addOffset(src, off), chunk);
     e.bytes = chunk;
     emit(std::move(e));
-    off += chunk;
-  }
+  });
 }
 
 void Lowerer::zeroBytes(ExprPtr dst, uint64_t bytes, const Stmt* at) {
@@ -100,16 +97,13 @@ void Lowerer::zeroBytes(ExprPtr dst, uint64_t bytes, const Stmt* at) {
     unsupported("zeroing an object of " + std::to_string(bytes) + " bytes", at);
     return;
   }
-  uint64_t off = 0;
-  while (off < bytes) {
-    uint32_t chunk = bytes - off >= 8 ? 8 : bytes - off >= 4 ? 4 : bytes - off >= 2 ? 2 : 1;
+  cfa::forEachChunk(bytes, [&](uint64_t off, uint32_t chunk) {
     Edge e = edge(EdgeKind::Store);
     e.addr = addOffset(dst, off);
     e.value = Expr::mkConst(0, chunk * 8);
     e.bytes = chunk;
     emit(std::move(e));
-    off += chunk;
-  }
+  });
 }
 
 static bool isZeroInit(const clang::Expr* e, ASTContext& ctx) {
