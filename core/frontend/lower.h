@@ -14,6 +14,7 @@
 #include <clang/AST/Stmt.h>
 #include <clang/Frontend/ASTUnit.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -130,6 +131,8 @@ public:
   cfa::ExprPtr call(const clang::CallExpr* ce);
   cfa::ExprPtr builtinCall(const clang::CallExpr* ce, const std::string& name, bool& handled);
   cfa::ExprPtr directCall(const clang::CallExpr* ce, const clang::FunctionDecl* callee);
+  void byteLoop(cfa::ExprPtr dst, cfa::ExprPtr n, const std::function<cfa::ExprPtr(cfa::ExprPtr)>& byteAt,
+                const std::string& what);
   cfa::ExprPtr nondetResult(const clang::CallExpr* ce, const std::string& what);
   cfa::ExprPtr scanfCall(const clang::CallExpr* ce, unsigned fmtIndex, bool& handled);
   std::vector<cfa::ExprPtr> lowerArgs(const clang::CallExpr* ce, const clang::FunctionDecl* callee);

@@ -36,7 +36,7 @@ bool isLibraryFunction(const std::string& n, const clang::FunctionDecl* fd, cons
       "atoll", "strtol", "strtoul", "strtoll", "strtoull", "qsort", "bsearch", "toupper", "tolower",
       "isdigit", "isalpha", "isalnum", "isspace", "isupper", "islower", "isprint", "rand", "random",
       "time", "clock", "getchar", "getc", "fgetc", "fgets", "gets", "scanf", "sscanf", "fscanf",
-      "fopen", "fclose", "fread", "fwrite", "sprintf", "snprintf", "realloc", "getenv", "sqrt",
+      "fopen", "fclose", "fread", "fwrite", "sprintf", "snprintf", "getenv", "sqrt",
       "pow", "labs", "div", "ldiv", "sleep", "usleep"};
   for (const char* x : names)
     if (n == x) return true;
@@ -191,6 +191,27 @@ ExprPtr Lowerer::scanfCall(const CallExpr* ce, unsigned fmtIndex, bool& handled)
 ExprPtr Lowerer::nondetResult(const CallExpr* ce, const std::string& what) {
   QualType rt = ce->getType();
   if (rt->isVoidType()) return Expr::mkConst(0, 32);
+  if (!isScalar(rt) && !isFloating(rt) && sizeOf(rt) > 0 && sizeOf(rt) <= 4096) {
+    // a struct or union: a fresh object with nondeterministic bytes; its address is the value
+    cfa::VarId obj = newTemp(ptrWidth, false);
+    Edge a = edge(EdgeKind::Alloc);
+    a.lhs = obj;
+    a.size = constPtr(sizeOf(rt));
+    emit(a);
+    cfa::forEachChunk(sizeOf(rt), [&](uint64_t off, uint32_t chunk) {
+      cfa::VarId v = newTemp(chunk * 8, false);
+      Edge h = edge(EdgeKind::Havoc);
+      h.lhs = v;
+      h.isNondetCall = true;
+      emit(h);
+      Edge st = edge(EdgeKind::Store);
+      st.addr = addOffset(Expr::mkVar(obj, ptrWidth), off);
+      st.value = Expr::mkVar(v, chunk * 8);
+      st.bytes = chunk;
+      emit(st);
+    });
+    return Expr::mkVar(obj, ptrWidth);
+  }
   if (isFloating(rt) || !isScalar(rt) || widthOf(rt) > 64) {
     unsupported(std::string(isFloating(rt) ? "floating-point " : "aggregate or wide ") + what, ce);
     return isScalar(rt) || isFloating(rt) ? Expr::mkConst(0, 32) : constPtr(0);
@@ -209,6 +230,40 @@ ExprPtr Lowerer::nondetResult(const CallExpr* ce, const std::string& what) {
     emit(a);
   }
   return v;
+}
+
+// for (i = 0; i < n; i++) dst[i] = byteAt(i);  — a CFA loop, unwound like any other
+void Lowerer::byteLoop(ExprPtr dst, ExprPtr n, const std::function<ExprPtr(ExprPtr)>& byteAt,
+                       const std::string& what) {
+  cfa::VarId i = newTemp(ptrWidth, false);
+  Edge z = edge(EdgeKind::Assign);
+  z.lhs = i;
+  z.rhs = constPtr(0);
+  emit(z);
+  cfa::LocId head = newLoc(), body = newLoc(), after = newLoc();
+  emitTo(edge(EdgeKind::Blank), head);
+  cur = head;
+  ExprPtr iv = Expr::mkVar(i, ptrWidth);
+  Edge more = edge(EdgeKind::Assume);
+  more.cond = Expr::mkBinary(BinOp::ULt, iv, n, 32);
+  more.text = what + ": i < n";
+  Edge done = more;
+  done.positive = false;
+  done.text = what + ": done";
+  emitTo(more, body);
+  emitTo(done, after);
+  cur = body;
+  Edge st = edge(EdgeKind::Store);
+  st.addr = Expr::mkBinary(BinOp::Add, dst, iv);
+  st.value = byteAt(iv);
+  st.bytes = 1;
+  emit(st);
+  Edge inc = edge(EdgeKind::Assign);
+  inc.lhs = i;
+  inc.rhs = Expr::mkBinary(BinOp::Add, iv, constPtr(1));
+  emit(inc);
+  emitTo(edge(EdgeKind::Blank), head);
+  cur = after;
 }
 
 std::vector<ExprPtr> Lowerer::lowerArgs(const CallExpr* ce, const FunctionDecl* callee) {
@@ -437,6 +492,37 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     emit(a);
     return Expr::mkVar(t, ptrWidth);
   }
+  if (name == "realloc" && ce->getNumArgs() == 2) {
+    // a new block; the old contents are copied (bytes past the old object's end are
+    // indeterminate in the new block anyway, so copying `size` bytes is faithful)
+    cfa::VarId old = newTemp(ptrWidth, false), sz = newTemp(ptrWidth, false), fresh = newTemp(ptrWidth, false);
+    Edge ko = edge(EdgeKind::Assign);
+    ko.lhs = old;
+    ko.rhs = argv(0);
+    emit(ko);
+    Edge ks = edge(EdgeKind::Assign);
+    ks.lhs = sz;
+    ks.rhs = convertScalar(argv(1), ce->getArg(1)->getType(), ctx.getSizeType());
+    emit(ks);
+    Edge a = edge(EdgeKind::Alloc);
+    a.lhs = fresh;
+    a.size = Expr::mkVar(sz, ptrWidth);
+    emit(a);
+    cfa::LocId copy = newLoc(), after = newLoc();
+    Edge nonNull = edge(EdgeKind::Assume);
+    nonNull.cond = Expr::mkVar(old, ptrWidth);
+    Edge isNull = nonNull;
+    isNull.positive = false;
+    emitTo(nonNull, copy);
+    emitTo(isNull, after);
+    cur = copy;
+    ExprPtr from = Expr::mkVar(old, ptrWidth);
+    byteLoop(Expr::mkVar(fresh, ptrWidth), Expr::mkVar(sz, ptrWidth),
+             [&](ExprPtr i) { return Expr::mkLoad(Expr::mkBinary(BinOp::Add, from, i), 1); }, name);
+    emitTo(edge(EdgeKind::Blank), after);
+    cur = after;
+    return Expr::mkVar(fresh, ptrWidth);
+  }
   if (name == "free" && ce->getNumArgs() == 1) {
     Edge f = edge(EdgeKind::Free);
     f.addr = argv(0);
@@ -459,9 +545,40 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     ExprPtr src = argv(1);
     clang::Expr::EvalResult n;
     if (!ce->getArg(2)->EvaluateAsInt(n, ctx)) {
-      argv(2);
-      unsupported(name + " with a non-constant size", ce);
-      return dst;
+      ExprPtr size = convertScalar(argv(2), ce->getArg(2)->getType(), ctx.getSizeType());
+      cfa::VarId d = newTemp(ptrWidth, false), sz = newTemp(ptrWidth, false);
+      Edge kd = edge(EdgeKind::Assign);
+      kd.lhs = d;
+      kd.rhs = dst;
+      emit(kd);
+      Edge ks = edge(EdgeKind::Assign);
+      ks.lhs = sz;
+      ks.rhs = size;
+      emit(ks);
+      ExprPtr dv = Expr::mkVar(d, ptrWidth), sv = Expr::mkVar(sz, ptrWidth);
+      if (name.find("memset") != std::string::npos) {
+        ExprPtr byte = Expr::convert(src, 8, false);
+        byteLoop(dv, sv, [&](ExprPtr) { return byte; }, name);
+      } else {
+        cfa::VarId s0 = newTemp(ptrWidth, false);
+        Edge k0 = edge(EdgeKind::Assign);
+        k0.lhs = s0;
+        k0.rhs = src;
+        emit(k0);
+        ExprPtr from = Expr::mkVar(s0, ptrWidth);
+        if (name == "memmove") {  // through a buffer, so overlapping ranges behave
+          cfa::VarId buf = newTemp(ptrWidth, false);
+          Edge a = edge(EdgeKind::Alloc);
+          a.lhs = buf;
+          a.size = sv;
+          emit(a);
+          ExprPtr bv = Expr::mkVar(buf, ptrWidth);
+          byteLoop(bv, sv, [&](ExprPtr i) { return Expr::mkLoad(Expr::mkBinary(BinOp::Add, from, i), 1); }, name);
+          from = bv;
+        }
+        byteLoop(dv, sv, [&](ExprPtr i) { return Expr::mkLoad(Expr::mkBinary(BinOp::Add, from, i), 1); }, name);
+      }
+      return dv;
     }
     uint64_t bytes = n.Val.getInt().getZExtValue();
     // Keep dst in a temporary: it is the call's value.

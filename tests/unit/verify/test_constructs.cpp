@@ -88,6 +88,10 @@ const Case kCases[] = {
     {"argc_nonnegative", "int main(int argc, char **argv){ if (argc < 0) reach_error(); return 0; }", Verdict::True},
     {"scanf_bug", "int scanf(const char *, ...); int main(){ int x = 0; scanf(\"%d\", &x); if (x == 77) reach_error(); return 0; }", Verdict::False},
     {"scanf_keeps_value_on_failure", "int scanf(const char *, ...); int main(){ short s = 5; unsigned char c = 1; scanf(\"%hd %c\", &s, &c); if (c == 2 && s == 5) reach_error(); return 0; }", Verdict::False},
+    {"memset_symbolic_size", "void *memset(void *, int, unsigned long); int main(){ char b[6]; unsigned n = __VERIFIER_nondet_uint(); __VERIFIER_assume(n >= 2 && n <= 6); memset(b, 7, n); if (b[1] != 7) reach_error(); if (n == 6 && b[5] == 7) reach_error(); return 0; }", Verdict::False},
+    {"memcpy_symbolic_size_safe", "void *memcpy(void *, const void *, unsigned long); int main(){ char a[4] = {1, 2, 3, 4}, b[4] = {0}; unsigned n = __VERIFIER_nondet_uint(); __VERIFIER_assume(n <= 4); memcpy(b, a, n); if (n >= 3 && b[2] != 3) reach_error(); return 0; }", Verdict::True},
+    {"realloc_keeps_contents", "void *realloc(void *, unsigned long); int main(){ int *p = malloc(2 * sizeof(int)); p[0] = 5; p[1] = 6; p = realloc(p, 4 * sizeof(int)); p[3] = 1; if (p[0] != 5 || p[1] != 6) reach_error(); return 0; }", Verdict::True},
+    {"nondet_struct", "struct S { int a; char c; }; struct S nondet_struct(void); int main(){ struct S s = nondet_struct(); if (s.a == 3 && s.c == 4) reach_error(); return 0; }", Verdict::False},
     {"statement_expression", "int main(){ int x = ({ int t = 4; t * 2; }); if (x != 8) reach_error(); return 0; }", Verdict::True},
 };
 
