@@ -98,6 +98,7 @@ public:
 
   // statements (lower_stmt.cpp)
   void declareSignature(const clang::FunctionDecl* fd);
+  void lowerMainArgv(const clang::FunctionDecl* fd);
   void lowerFunction(const clang::FunctionDecl* fd);
   void lowerStmt(const clang::Stmt* s);
   void lowerDecl(const clang::VarDecl* vd);

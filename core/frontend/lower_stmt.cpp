@@ -314,6 +314,98 @@ ExprPtr Lowerer::addrOfFunction(const FunctionDecl* fd) {
 
 // ---------------------------------------------------------------- functions
 
+// C11 5.1.2.2.1: argv[0..argc-1] point to strings (any length, any contents) and
+// argv[argc] is a null pointer. Built by a loop over argc, so a large argc is simply
+// beyond the unwinding bound.
+void Lowerer::lowerMainArgv(const FunctionDecl* fd) {
+  const ParmVarDecl* argcD = fd->getParamDecl(0);
+  const ParmVarDecl* argvD = fd->getParamDecl(1);
+  if (!isScalar(argcD->getType()) || !argvD->getType()->isPointerType() || argvD->getName().empty()) return;
+  curStmt = fd->getBody();
+  VarRef& argcRef = varFor(argcD);
+  LValue argcLv;
+  argcLv.isReg = !argcRef.inMemory;
+  argcLv.reg = argcRef.reg;
+  argcLv.addr = argcRef.inMemory ? Expr::mkVar(argcRef.reg, ptrWidth) : nullptr;
+  argcLv.type = argcD->getType();
+  ExprPtr n = Expr::convert(load(argcLv), ptrWidth, false);
+  cfa::VarId count = newTemp(ptrWidth, false), table = newTemp(ptrWidth, false), i = newTemp(ptrWidth, false);
+  auto assignTemp = [&](cfa::VarId v, ExprPtr e, const char* text) {
+    Edge a = edge(EdgeKind::Assign);
+    a.lhs = v;
+    a.rhs = e;
+    a.text = text;
+    emit(a);
+  };
+  assignTemp(count, n, "argc");
+  ExprPtr nv = Expr::mkVar(count, ptrWidth);
+  ExprPtr ps = constPtr(ptrWidth / 8);
+  Edge at = edge(EdgeKind::Alloc);
+  at.lhs = table;
+  at.size = Expr::mkBinary(cfa::BinOp::Mul, Expr::mkBinary(cfa::BinOp::Add, nv, constPtr(1)), ps);
+  at.text = "argv";
+  emit(at);
+  ExprPtr tv = Expr::mkVar(table, ptrWidth);
+  assignTemp(i, constPtr(0), "argv: i = 0");
+  ExprPtr iv = Expr::mkVar(i, ptrWidth);
+  cfa::LocId head = newLoc(), body = newLoc(), after = newLoc();
+  emitTo(edge(EdgeKind::Blank), head);
+  cur = head;
+  Edge more = edge(EdgeKind::Assume);
+  more.cond = Expr::mkBinary(cfa::BinOp::ULt, iv, nv, 32);
+  more.text = "argv: i < argc";
+  Edge done = more;
+  done.positive = false;
+  done.text = "argv: i == argc";
+  emitTo(more, body);
+  emitTo(done, after);
+  cur = body;
+  cfa::VarId len = newTemp(ptrWidth, false), str = newTemp(ptrWidth, false);
+  Edge hl = edge(EdgeKind::Havoc);
+  hl.lhs = len;
+  hl.isNondetCall = true;
+  hl.text = "argv[i]: length + 1";
+  emit(hl);
+  ExprPtr lv = Expr::mkVar(len, ptrWidth);
+  Edge pos = edge(EdgeKind::Assume);
+  pos.cond = Expr::mkBinary(cfa::BinOp::ULe, constPtr(1), lv, 32);
+  emit(pos);
+  Edge as = edge(EdgeKind::Alloc);
+  as.lhs = str;
+  as.size = lv;
+  as.text = "argv[i]";
+  emit(as);
+  ExprPtr sv = Expr::mkVar(str, ptrWidth);
+  Edge nul = edge(EdgeKind::Store);
+  nul.addr = Expr::mkBinary(cfa::BinOp::Sub, Expr::mkBinary(cfa::BinOp::Add, sv, lv), constPtr(1));
+  nul.value = Expr::mkConst(0, 8);
+  nul.bytes = 1;
+  nul.text = "argv[i]: terminating NUL";
+  emit(nul);
+  Edge slot = edge(EdgeKind::Store);
+  slot.addr = Expr::mkBinary(cfa::BinOp::Add, tv, Expr::mkBinary(cfa::BinOp::Mul, iv, ps));
+  slot.value = sv;
+  slot.bytes = ptrWidth / 8;
+  slot.text = "argv[i] = string";
+  emit(slot);
+  assignTemp(i, Expr::mkBinary(cfa::BinOp::Add, iv, constPtr(1)), "argv: i++");
+  emitTo(edge(EdgeKind::Blank), head);
+  cur = after;
+  Edge last = edge(EdgeKind::Store);
+  last.addr = Expr::mkBinary(cfa::BinOp::Add, tv, Expr::mkBinary(cfa::BinOp::Mul, nv, ps));
+  last.value = constPtr(0);
+  last.bytes = ptrWidth / 8;
+  last.text = "argv[argc] = NULL";
+  emit(last);
+  VarRef& argvRef = varFor(argvD);
+  LValue argvLv;
+  argvLv.isReg = !argvRef.inMemory;
+  argvLv.reg = argvRef.reg;
+  argvLv.addr = argvRef.inMemory ? Expr::mkVar(argvRef.reg, ptrWidth) : nullptr;
+  argvLv.type = argvD->getType();
+  store(argvLv, tv);
+}
+
 // Return variable and incoming parameter registers, created for every function before
 // any body is lowered, so calls can be lowered in any order.
 void Lowerer::declareSignature(const FunctionDecl* fd) {
@@ -362,8 +454,6 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
   curStmt = fd->getBody();
 
   if (fd->isVariadic()) unsupported("definition of a variadic function", fd->getBody());
-  if (fd->isMain() && fd->getNumParams() >= 2 && fd->getParamDecl(1)->isReferenced())
-    unsupported("command-line arguments (argv) are not modelled", fd->getBody());
   for (size_t i = 0; i < fd->getNumParams(); ++i) {
     const ParmVarDecl* pd = fd->getParamDecl(i);
     QualType t = pd->getType();
@@ -412,6 +502,8 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
       emit(std::move(e));
     }
   }
+  // Only when argv is used: its model loops over argc, which no bound covers completely.
+  if (fd->isMain() && fd->getNumParams() >= 2 && fd->getParamDecl(1)->isReferenced()) lowerMainArgv(fd);
   lowerStmt(fd->getBody());
   // Falling off the end: main returns 0, other functions an unspecified value.
   curStmt = fd->getBody();

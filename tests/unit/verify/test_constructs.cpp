@@ -85,6 +85,7 @@ const Case kCases[] = {
     {"rand_range_safe", "int rand(void); int main(){ int r = rand(); if (r < 0) reach_error(); return 0; }", Verdict::True},
     {"unprototyped_fp_call", "void g(int x, int y){ if (x == 5) reach_error(); } void t(void (*f)()){ f(5); } int main(){ t(g); return 0; }", Verdict::False},
     {"array_in_bounds_loop", "int main(){ int a[4]; for (int i = 0; i < 4; i++) a[i] = i; int *end = &a[4]; if (end - a != 4) reach_error(); return 0; }", Verdict::True},
+    {"argv_contents_bug", "int main(int argc, char **argv){ if (argc > 1 && argv[1][0] == 'x' && argv[1][1] == 0) reach_error(); return 0; }", Verdict::False},
     {"argc_nonnegative", "int main(int argc, char **argv){ if (argc < 0) reach_error(); return 0; }", Verdict::True},
     {"scanf_bug", "int scanf(const char *, ...); int main(){ int x = 0; scanf(\"%d\", &x); if (x == 77) reach_error(); return 0; }", Verdict::False},
     {"scanf_keeps_value_on_failure", "int scanf(const char *, ...); int main(){ short s = 5; unsigned char c = 1; scanf(\"%hd %c\", &s, &c); if (c == 2 && s == 5) reach_error(); return 0; }", Verdict::False},
