@@ -5,6 +5,7 @@
 
 #include "core/algorithms/bmc.h"
 #include "core/support/deadline.h"
+#include "core/support/large_stack.h"
 
 namespace argus::engine {
 
@@ -22,7 +23,11 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req);
 // (the daemon must keep serving other requests).
 VerifyOutcome verify(const VerifyRequest& req) {
   try {
-    return verifyUnguarded(req);
+    // One switch to the large stack for the whole run: the solver backends' own
+    // runOnLargeStack calls then run in place instead of switching per call.
+    VerifyOutcome out;
+    runOnLargeStack([&] { out = verifyUnguarded(req); });
+    return out;
   } catch (const std::bad_alloc&) {
     VerifyOutcome out;
     out.result.reason = "out of memory";

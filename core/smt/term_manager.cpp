@@ -36,20 +36,40 @@ const char* kindName(Kind k) {
   return names[static_cast<int>(k)];
 }
 
+// Iterative (terms can be nested 100k+ deep); shared subterms are printed each time.
 std::string TermNode::str() const {
   std::ostringstream o;
-  switch (kind) {
-    case Kind::BoolConst: return value ? "true" : "false";
-    case Kind::BVConst: o << "#x" << std::hex << value << std::dec << "[" << sort->width << "]"; return o.str();
-    case Kind::IntConst: return std::to_string(ivalue);
-    case Kind::Var: return name;
-    default: break;
+  auto leaf = [&](const TermNode* t) -> bool {
+    switch (t->kind) {
+      case Kind::BoolConst: o << (t->value ? "true" : "false"); return true;
+      case Kind::BVConst: o << "#x" << std::hex << t->value << std::dec << "[" << t->sort->width << "]"; return true;
+      case Kind::IntConst: o << t->ivalue; return true;
+      case Kind::Var: o << t->name; return true;
+      default: return false;
+    }
+  };
+  // (node, index of the next child to print); index == children.size() closes the node
+  std::vector<std::pair<const TermNode*, size_t>> stack{{this, 0}};
+  while (!stack.empty()) {
+    auto& [t, i] = stack.back();
+    if (i == 0) {
+      if (leaf(t)) {
+        stack.pop_back();
+        continue;
+      }
+      o << "(" << (t->kind == Kind::Apply ? t->name.c_str() : kindName(t->kind));
+      if (t->kind == Kind::Extract) o << " " << t->p0 << " " << t->p1;
+      if (t->kind == Kind::ZeroExt || t->kind == Kind::SignExt) o << " " << t->p0;
+    }
+    if (i < t->children.size()) {
+      const TermNode* c = t->children[i++];
+      o << " ";
+      stack.push_back({c, 0});
+      continue;
+    }
+    o << ")";
+    stack.pop_back();
   }
-  o << "(" << (kind == Kind::Apply ? name.c_str() : kindName(kind));
-  if (kind == Kind::Extract) o << " " << p0 << " " << p1;
-  if (kind == Kind::ZeroExt || kind == Kind::SignExt) o << " " << p0;
-  for (Term c : children) o << " " << c->str();
-  o << ")";
   return o.str();
 }
 

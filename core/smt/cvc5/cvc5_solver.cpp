@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/smt/solver_base.h"
+#include "core/support/large_stack.h"
 #include "core/smt/translate.h"
 
 namespace argus::smt {
@@ -15,12 +16,21 @@ namespace {
 // the next check gives up at once; a running check ends at its own limit.
 class Cvc5Solver final : public SolverBase {
 public:
-  Cvc5Solver(TermManager& tm, const SolverOptions& opts) : tm_(tm) {
+  Cvc5Solver(TermManager& tm, const SolverOptions& opts) : tm_(tm), owned_(std::make_unique<cvc5::Solver>()), s_(*owned_) {
     s_.setOption("incremental", "true");
     s_.setOption("produce-models", opts.models ? "true" : "false");
     if (opts.unsatCores) s_.setOption("produce-unsat-assumptions", "true");
     s_.setLogic("ALL");
     if (opts.timeoutMs) setTimeoutMs(opts.timeoutMs);
+  }
+  // cvc5 recurses over term structure (assertions, checks, destruction): deep formulas
+  // from long unrollings run on a large stack (core/support/large_stack.h).
+  ~Cvc5Solver() override {
+    runOnLargeStack([&] {
+      cache_.clear();
+      functions_.clear();
+      owned_.reset();
+    });
   }
   SolverKind kind() const override { return SolverKind::CVC5; }
   std::string reasonUnknown() const override { return reason_; }
@@ -33,8 +43,15 @@ public:
 protected:
   void pushImpl() override { s_.push(); }
   void popImpl(unsigned n) override { s_.pop(n); }
-  void addImpl(Term f) override { s_.assertFormula(toCvc5(f)); }
+  void addImpl(Term f) override {
+    runOnLargeStack([&] { s_.assertFormula(toCvc5(f)); });
+  }
   CheckResult checkImpl(std::span<const Term> assumptions) override {
+    CheckResult r = CheckResult::Unknown;
+    runOnLargeStack([&] { r = checkOnStack(assumptions); });
+    return r;
+  }
+  CheckResult checkOnStack(std::span<const Term> assumptions) {
     if (interrupted_) {
       reason_ = "interrupted";
       return CheckResult::Unknown;
@@ -53,7 +70,8 @@ protected:
     }
   }
   Term modelValueImpl(Term t) override {
-    cvc5::Term v = s_.getValue(toCvc5(t));
+    cvc5::Term v;
+    runOnLargeStack([&] { v = s_.getValue(toCvc5(t)); });
     if (t->sort->isBool()) return tm_.boolVal(v.getBooleanValue());
     if (t->sort->isBV()) return tm_.bvVal(std::stoull(v.getBitVectorValue(10)), t->width());
     if (t->sort->isInt()) return tm_.intVal(v.getInt64Value());
@@ -72,7 +90,8 @@ protected:
 
 private:
   TermManager& tm_;
-  cvc5::Solver s_;
+  std::unique_ptr<cvc5::Solver> owned_;
+  cvc5::Solver& s_;
   std::unordered_map<Term, cvc5::Term> cache_;
   std::map<std::string, cvc5::Term> functions_;
   std::string reason_;

@@ -3,6 +3,7 @@
 #include <z3++.h>
 
 #include "core/smt/solver_base.h"
+#include "core/support/large_stack.h"
 #include "core/smt/translate.h"
 
 namespace argus::smt {
@@ -30,8 +31,16 @@ public:
 protected:
   void pushImpl() override { solver_.push(); }
   void popImpl(unsigned n) override { solver_.pop(n); }
-  void addImpl(Term f) override { solver_.add(toZ3(f)); }
+  // Z3 recurses over term structure in places; deep formulas run on a large stack.
+  void addImpl(Term f) override {
+    runOnLargeStack([&] { solver_.add(toZ3(f)); });
+  }
   CheckResult checkImpl(std::span<const Term> assumptions) override {
+    CheckResult r = CheckResult::Unknown;
+    runOnLargeStack([&] { r = checkOnStack(assumptions); });
+    return r;
+  }
+  CheckResult checkOnStack(std::span<const Term> assumptions) {
     try {
       z3::expr_vector as(ctx_);
       for (Term a : assumptions) as.push_back(toZ3(a));
@@ -50,7 +59,8 @@ protected:
     }
   }
   Term modelValueImpl(Term t) override {
-    z3::expr v = model_->eval(toZ3(t), true);
+    z3::expr v(ctx_);
+    runOnLargeStack([&] { v = model_->eval(toZ3(t), true); });
     if (t->sort->isBool()) return tm_.boolVal(v.is_true());
     if (t->sort->isBV()) {
       uint64_t x = 0;
