@@ -134,6 +134,7 @@ public:
   cfa::ExprPtr directCall(const clang::CallExpr* ce, const clang::FunctionDecl* callee);
   void byteLoop(cfa::ExprPtr dst, cfa::ExprPtr n, const std::function<cfa::ExprPtr(cfa::ExprPtr)>& byteAt,
                 const std::string& what);
+  void havocBytes(cfa::ExprPtr addr, uint64_t bytes, const std::string& text);
   cfa::ExprPtr nondetResult(const clang::CallExpr* ce, const std::string& what);
   cfa::ExprPtr scanfCall(const clang::CallExpr* ce, unsigned fmtIndex, bool& handled);
   std::vector<cfa::ExprPtr> lowerArgs(const clang::CallExpr* ce, const clang::FunctionDecl* callee);

@@ -162,19 +162,7 @@ ExprPtr Lowerer::scanfCall(const CallExpr* ce, unsigned fmtIndex, bool& handled)
     emitTo(ay, yes);
     emitTo(an, after);
     cur = yes;
-    cfa::forEachChunk(bytes, [&](uint64_t off, uint32_t chunk) {
-      cfa::VarId v = newTemp(chunk * 8, false);
-      Edge h = edge(EdgeKind::Havoc);
-      h.lhs = v;
-      h.isNondetCall = true;
-      h.text = "scanf input";
-      emit(h);
-      Edge st = edge(EdgeKind::Store);
-      st.addr = addOffset(Expr::mkVar(pv, ptrWidth), off);
-      st.value = Expr::mkVar(v, chunk * 8);
-      st.bytes = chunk;
-      emit(st);
-    });
+    havocBytes(Expr::mkVar(pv, ptrWidth), bytes, "scanf input");
     emitTo(edge(EdgeKind::Blank), after);
     cur = after;
   }
@@ -185,6 +173,23 @@ ExprPtr Lowerer::scanfCall(const CallExpr* ce, unsigned fmtIndex, bool& handled)
   hr.isNondetCall = true;
   emit(hr);
   return Expr::mkVar(r, widthOf(rt));
+}
+
+// Fills `bytes` bytes at `addr` with nondeterministic values (8/4/2/1-byte chunks).
+void Lowerer::havocBytes(ExprPtr addr, uint64_t bytes, const std::string& text) {
+  cfa::forEachChunk(bytes, [&](uint64_t off, uint32_t chunk) {
+    cfa::VarId v = newTemp(chunk * 8, false);
+    Edge h = edge(EdgeKind::Havoc);
+    h.lhs = v;
+    h.isNondetCall = true;
+    h.text = text;
+    emit(h);
+    Edge st = edge(EdgeKind::Store);
+    st.addr = addOffset(addr, off);
+    st.value = Expr::mkVar(v, chunk * 8);
+    st.bytes = chunk;
+    emit(st);
+  });
 }
 
 // A nondeterministic value of the call's result type (a _Bool result is 0 or 1).
@@ -198,18 +203,7 @@ ExprPtr Lowerer::nondetResult(const CallExpr* ce, const std::string& what) {
     a.lhs = obj;
     a.size = constPtr(sizeOf(rt));
     emit(a);
-    cfa::forEachChunk(sizeOf(rt), [&](uint64_t off, uint32_t chunk) {
-      cfa::VarId v = newTemp(chunk * 8, false);
-      Edge h = edge(EdgeKind::Havoc);
-      h.lhs = v;
-      h.isNondetCall = true;
-      emit(h);
-      Edge st = edge(EdgeKind::Store);
-      st.addr = addOffset(Expr::mkVar(obj, ptrWidth), off);
-      st.value = Expr::mkVar(v, chunk * 8);
-      st.bytes = chunk;
-      emit(st);
-    });
+    havocBytes(Expr::mkVar(obj, ptrWidth), sizeOf(rt), "nondeterministic value");
     return Expr::mkVar(obj, ptrWidth);
   }
   if (isFloating(rt) || !isScalar(rt) || widthOf(rt) > 64) {
