@@ -410,12 +410,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
   }
   if ((name == "rand" || name == "random") && ce->getNumArgs() == 0 && isScalar(rt)) {
     // glibc: a value in [0, RAND_MAX] with RAND_MAX = 2^31 - 1
-    cfa::VarId t = newTemp(rw, isSignedT(rt));
-    Edge h = edge(EdgeKind::Havoc);
-    h.lhs = t;
-    h.isNondetCall = true;
-    emit(h);
-    ExprPtr v = Expr::mkVar(t, rw);
+    ExprPtr v = nondetResult(ce, "result of '" + name + "'");
     Edge inRange = edge(EdgeKind::Assume);
     inRange.cond = Expr::mkBinary(BinOp::ULe, v, Expr::mkConst(0x7fffffff, rw), 32);
     emit(inRange);
