@@ -1,5 +1,7 @@
 #include "core/algorithms/bmc.h"
 
+#include <algorithm>
+#include <iomanip>
 #include <memory>
 #include <sstream>
 
@@ -44,19 +46,27 @@ public:
         r.stats.bound = k;
         r.stats.unrollNodes = unw_->nodeCount();
         // 1. any error within the bound?
+        double t0 = solverSeconds();
         CheckResult cr = checkAny(unw_->errors());
+        double tErr = solverSeconds() - t0;
         if (cr == CheckResult::Sat) return counterexample(std::move(r));
         if (cr == CheckResult::Unknown) return unknown(std::move(r), "solver: " + solver_->reasonUnknown(), verifiedBound, anyBound);
         verifiedBound = k;
         anyBound = true;
         // 2. forward condition: does any path go beyond the bound?
         auto cuts = unw_->currentCuts();
-        CheckResult fc = cuts.empty() ? CheckResult::Unsat : checkAny(cuts);
+        t0 = solverSeconds();
+        // a cut taken on every execution needs no query (its model is not used)
+        bool cutAlways = std::any_of(cuts.begin(), cuts.end(), [](const auto& c) { return c.taken->isTrue(); });
+        CheckResult fc = cuts.empty() ? CheckResult::Unsat : cutAlways ? CheckResult::Sat : checkAny(cuts);
+        double tFc = solverSeconds() - t0;
         if (fc == CheckResult::Unknown) return unknown(std::move(r), "solver: " + solver_->reasonUnknown(), verifiedBound, anyBound);
         if (opts_.progress) {
           std::ostringstream o;
           o << "bound " << k << ": no error; " << unw_->nodeCount() << " nodes; "
-            << (fc == CheckResult::Sat ? "longer paths exist" : "no longer paths");
+            << (fc == CheckResult::Sat ? "longer paths exist" : "no longer paths")
+            << " (solver " << std::fixed << std::setprecision(2) << tErr << " s error query, " << tFc
+            << " s forward condition)";
           opts_.progress(o.str());
         }
         if (fc == CheckResult::Unsat) {
@@ -99,6 +109,8 @@ private:
   std::unique_ptr<Unwinding> unw_;
   uint64_t queries_ = 0;
   double solverTime_ = 0;
+
+  double solverSeconds() const { return solver_ ? solver_->stats().checkTimeS : 0; }
 
   void fresh() {
     if (solver_) {

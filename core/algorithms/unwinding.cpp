@@ -474,6 +474,13 @@ void Unwinding::encodePending(const std::function<void(Term)>& sink) {
   // in-edges are encoded.
   std::vector<uint32_t> pending;
   pending.swap(pending_);
+  // Deferred nodes are reconsidered: new bounds may have given them live in-edges.
+  pending.insert(pending.end(), deferred_.begin(), deferred_.end());
+  deferred_.clear();
+  // Cuts recorded at each pending node (their `taken` is set when the node is encoded).
+  cutsAt_.clear();
+  for (size_t i = 0; i < cuts_.size(); ++i)
+    if (!cuts_[i].taken) cutsAt_[cuts_[i].node].push_back(i);
   std::unordered_map<uint32_t, uint32_t> waiting;
   for (uint32_t n : pending) waiting[n] = 0;
   for (uint32_t n : pending)
@@ -487,7 +494,7 @@ void Unwinding::encodePending(const std::function<void(Term)>& sink) {
     checkDeadline();
     uint32_t n = ready.front();
     ready.pop_front();
-    encodeNode(n, sink);
+    encodeNode(n, sink);  // encodes it, or defers it (then its targets see a deferred source)
     ++done;
     for (auto& [t, idx] : nodes_[n].out) {
       auto it = waiting.find(t);
@@ -501,9 +508,15 @@ void Unwinding::encodePending(const std::function<void(Term)>& sink) {
     if (!node.encoded) continue;
     std::vector<size_t> fresh;
     for (size_t i = 0; i < node.in.size(); ++i)
-      if (!node.in[i].taken) fresh.push_back(i);
+      if (!node.in[i].taken && nodes_[node.in[i].from].encoded) fresh.push_back(i);
     if (fresh.empty()) continue;
     if (!node.isMerge) throw std::logic_error("Unwinding: new predecessor of a non-merge node");
+    if (!node.proxy) {
+      // closed: an in-edge taken on every execution reaches this node, so no other
+      // in-edge can be taken on any execution (each execution visits a node at most once)
+      for (size_t i : fresh) node.in[i].taken = tm_.falseTerm();
+      continue;
+    }
     std::vector<Term> disj;
     for (size_t i : fresh) {
       auto [taken, st] = transfer(node.in[i], n);
@@ -525,7 +538,7 @@ void Unwinding::encodePending(const std::function<void(Term)>& sink) {
   }
 }
 
-void Unwinding::encodeNode(uint32_t n, const std::function<void(Term)>& sink) {
+bool Unwinding::encodeNode(uint32_t n, const std::function<void(Term)>& sink) {
   Node& node = nodes_[n];
   const Instance& inst = instances_[node.key.inst];
   const LoopInfo& li = loopInfo(inst.func);
@@ -538,13 +551,36 @@ void Unwinding::encodeNode(uint32_t n, const std::function<void(Term)>& sink) {
   } else {
     std::vector<std::pair<Term, State>> posts;
     posts.reserve(node.in.size());
+    bool fromDeferred = false, live = false;
     for (InEdge& in : node.in) {
+      if (!nodes_[in.from].encoded) {
+        fromDeferred = true;  // added later, when its source is encoded
+        continue;
+      }
       posts.push_back(transfer(in, n));
       in.taken = posts.back().first;
+      live = live || !posts.back().first->isFalse();
     }
-    node.isMerge = incremental_ && li.mayMerge[node.key.loc];
-    if (node.isMerge) {
+    if (incremental_ && !live && (fromDeferred || li.mayMerge[node.key.loc])) {
+      // Unreachable within the current bound, but a larger bound may add a live in-edge.
+      // Encoding it now would need proxies that hide every constant downstream (e.g. a
+      // deterministic loop not yet fully unrolled); encode it once it becomes reachable.
+      for (InEdge& in : node.in) in.taken = nullptr;
+      deferred_.push_back(n);
+      return false;
+    }
+    node.isMerge = incremental_ && (li.mayMerge[node.key.loc] || fromDeferred);
+    auto always = std::find_if(posts.begin(), posts.end(), [](auto& p) { return p.first->isTrue(); });
+    if (node.isMerge && always != posts.end()) {
+      // An in-edge taken on every execution: the node's state is that edge's post-state
+      // and no other in-edge, present or future, can be taken (closed merge, no proxy).
+      node.act = tm_.trueTerm();
+      node.state = std::move(always->second);
+      for (InEdge& in : node.in)
+        if (!in.taken) in.taken = tm_.falseTerm();
+    } else if (node.isMerge) {
       mergeWithProxies(node, n, posts, li, sink);
+      proxyNodes_.push_back(n);
     } else if (posts.size() == 1) {
       node.act = posts[0].first;
       node.state = std::move(posts[0].second);
@@ -567,8 +603,11 @@ void Unwinding::encodeNode(uint32_t n, const std::function<void(Term)>& sink) {
       }
     }
   }
-  for (Cut& c : cuts_)
-    if (c.node == n && !c.taken) {
+  auto cutsHere = cutsAt_.find(n);
+  if (cutsHere != cutsAt_.end())
+    for (size_t ci : cutsHere->second) {
+      Cut& c = cuts_[ci];
+      if (c.taken) continue;
       if (c.edge->kind == EdgeKind::Call) {
         c.taken = node.act;
       } else {
@@ -579,6 +618,7 @@ void Unwinding::encodeNode(uint32_t n, const std::function<void(Term)>& sink) {
         c.taken = transfer(probe, n).first;
       }
     }
+  return true;
 }
 
 // Classic BMC merge: the node is reached iff some in-edge is taken, and each variable is
@@ -691,6 +731,7 @@ void Unwinding::mergeWithProxies(Node& node, uint32_t n, std::vector<std::pair<T
 std::vector<Unwinding::Marked> Unwinding::currentCuts() const {
   std::vector<Marked> out;
   for (const Cut& c : cuts_) {
+    if (!c.taken) continue;  // at a deferred node: not reachable within the bound
     const cfa::FuncId f = instances_[nodes_[c.node].key.inst].func;
     out.push_back({c.taken, c.node, c.edge, f});
   }
@@ -699,8 +740,8 @@ std::vector<Unwinding::Marked> Unwinding::currentCuts() const {
 
 std::vector<Term> Unwinding::danglingAssumptions() const {
   std::vector<Term> out;
-  for (const Node& n : nodes_)
-    if (n.proxy) out.push_back(tm_.mkNot(n.proxy));
+  out.reserve(proxyNodes_.size());
+  for (uint32_t n : proxyNodes_) out.push_back(tm_.mkNot(nodes_[n].proxy));
   return out;
 }
 

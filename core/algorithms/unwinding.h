@@ -155,6 +155,9 @@ private:
   std::vector<Cut> cuts_;
   std::vector<Marked> errors_, unsupported_;
   std::vector<uint32_t> pending_;     // nodes created but not yet encoded
+  std::vector<uint32_t> deferred_;    // nodes with no live in-edge yet (incremental mode)
+  std::vector<uint32_t> proxyNodes_;  // nodes with a dangling proxy
+  std::unordered_map<uint32_t, std::vector<size_t>> cutsAt_;  // pending node -> cuts_ indices
   uint32_t bound_ = 0;
   smt::Term mem0_ = nullptr;
   std::vector<bool> globalAssigned_;
@@ -172,7 +175,8 @@ private:
   void exploreFrom(uint32_t node);
   void exploreEdge(uint32_t node, uint32_t edgeIndex);
   void encodePending(const std::function<void(smt::Term)>& sink);
-  void encodeNode(uint32_t n, const std::function<void(smt::Term)>& sink);
+  // Encodes node n; false when it is deferred (incremental mode: no live in-edge yet).
+  bool encodeNode(uint32_t n, const std::function<void(smt::Term)>& sink);
   void mergeWithProxies(Node& node, uint32_t n, std::vector<std::pair<smt::Term, State>>& posts,
                         const LoopInfo& li, const std::function<void(smt::Term)>& sink);
   void mergeWithIte(Node& node, std::vector<std::pair<smt::Term, State>>& posts);
