@@ -139,6 +139,18 @@ public:
   cfa::ExprPtr scanfCall(const clang::CallExpr* ce, unsigned fmtIndex, bool& handled);
   std::vector<cfa::ExprPtr> lowerArgs(const clang::CallExpr* ce, const clang::FunctionDecl* callee);
 
+  // atexit (lower_call.cpp): handlers live in a table of kAtexitSlots function pointers
+  // allocated by the initialisation; exit() and main's return call the runner, which calls
+  // them in reverse order of registration (C11 7.22.4.4).
+  static constexpr uint32_t kAtexitSlots = 64;
+  cfa::FuncId atexitRunner = cfa::kNoFunc;
+  cfa::VarId atexitTable = 0, atexitCount = 0;
+  std::set<const clang::FunctionDecl*> atexitCandidates;  // canonical decls whose address is taken
+  void declareAtexit(clang::TranslationUnitDecl* tu);
+  void lowerAtexitRunner();
+  void emitRunAtexit();    // Call edge to the runner (when the program uses atexit)
+  void emitReturn();       // Return edge to fn->exit; main runs the atexit handlers first
+
   // globals (lower_stmt.cpp)
   void prepass(clang::TranslationUnitDecl* tu);
   void buildInit(bool nondet);

@@ -1,5 +1,6 @@
 // Lowering: function calls, SV-COMP builtins and the C library functions we model.
 #include <clang/AST/ASTContext.h>
+#include <clang/AST/RecursiveASTVisitor.h>
 
 #include "core/frontend/lower.h"
 
@@ -392,9 +393,39 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     cur = ok;
     return Expr::mkConst(0, rw);
   }
+  if (name == "atexit" && atexitRunner != cfa::kNoFunc && ce->getNumArgs() == 1 && isScalar(rt)) {
+    // table[count++] = handler; a full table is unsupported (glibc has no limit)
+    ExprPtr h = rvalue(ce->getArg(0));
+    ExprPtr n = Expr::mkVar(atexitCount, 32);
+    ExprPtr full = Expr::mkBinary(BinOp::ULe, Expr::mkConst(kAtexitSlots, 32), n, 32);
+    cfa::LocId ok = newLoc();
+    Edge room = edge(EdgeKind::Assume);
+    room.cond = full;
+    room.positive = false;
+    emitTo(room, ok);
+    Edge over = edge(EdgeKind::Assume);
+    over.cond = full;
+    emit(over);
+    unsupported("more than " + std::to_string(kAtexitSlots) + " handlers registered with atexit", ce);
+    cur = ok;
+    Edge st = edge(EdgeKind::Store);
+    st.addr = Expr::mkBinary(BinOp::Add, Expr::mkVar(atexitTable, ptrWidth),
+                             Expr::mkBinary(BinOp::Mul, Expr::convert(n, ptrWidth, false),
+                                            constPtr(ptrWidth / 8), ptrWidth),
+                             ptrWidth);
+    st.value = h->width == ptrWidth ? h : Expr::convert(h, ptrWidth, false);
+    st.bytes = ptrWidth / 8;
+    emit(st);
+    Edge inc = edge(EdgeKind::Assign);
+    inc.lhs = atexitCount;
+    inc.rhs = Expr::mkBinary(BinOp::Add, n, Expr::mkConst(1, 32), 32);
+    emit(inc);
+    return Expr::mkConst(0, rw);
+  }
   if (name == "abort" || name == "exit" || name == "_Exit" || name == "__builtin_unreachable" ||
       name == "__builtin_trap") {
     for (unsigned i = 0; i < ce->getNumArgs(); ++i) rvalue(ce->getArg(i));
+    if (name == "exit") emitRunAtexit();  // exit runs the handlers; abort and _Exit do not
     emitTo(edge(EdgeKind::Abort), fn->sink);
     cur = newLoc();
     return Expr::mkConst(0, rw);
@@ -608,6 +639,142 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
   }
   handled = false;
   return nullptr;
+}
+
+// ---------------------------------------------------------------- atexit
+
+namespace {
+// Functions whose address is taken: referenced other than as the callee of a call.
+class AddressTaken : public RecursiveASTVisitor<AddressTaken> {
+public:
+  std::set<const DeclRefExpr*> callees;  // visited before their DeclRefExpr (pre-order)
+  std::set<const FunctionDecl*> all;
+  bool VisitCallExpr(CallExpr* ce) {
+    if (auto* dre = dyn_cast<DeclRefExpr>(ce->getCallee()->IgnoreParenImpCasts())) callees.insert(dre);
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr* dre) {
+    if (auto* fd = dyn_cast<FunctionDecl>(dre->getDecl()))
+      if (!callees.count(dre)) all.insert(fd->getCanonicalDecl());
+    return true;
+  }
+};
+}  // namespace
+
+void Lowerer::declareAtexit(TranslationUnitDecl* tu) {
+  bool used = false;
+  for (Decl* d : tu->decls())
+    if (auto* fd = dyn_cast<FunctionDecl>(d))
+      if (fd->getNameAsString() == "atexit" && !fd->getDefinition() && fd->isReferenced()) used = true;
+  if (!used) return;
+  AddressTaken at;
+  at.TraverseDecl(tu);
+  atexitCandidates = std::move(at.all);
+  cfa::Function f;
+  f.id = static_cast<cfa::FuncId>(prog.functions.size());
+  f.name = "__argus_atexit_run";
+  atexitRunner = f.id;
+  prog.funcByName[f.name] = f.id;
+  prog.functions.push_back(std::move(f));
+  cfa::Variable t;
+  t.name = t.cName = "__argus_atexit_table";
+  t.width = ptrWidth;
+  t.kind = cfa::VarKind::Address;
+  atexitTable = prog.addVar(std::move(t));
+  cfa::Variable n;
+  n.name = n.cName = "__argus_atexit_count";
+  n.width = 32;
+  n.kind = cfa::VarKind::Global;
+  atexitCount = prog.addVar(std::move(n));
+}
+
+void Lowerer::emitRunAtexit() {
+  if (atexitRunner == cfa::kNoFunc) return;
+  Edge c = edge(EdgeKind::Call);
+  c.callee = atexitRunner;
+  c.text = "run the atexit handlers";
+  emit(std::move(c));
+}
+
+void Lowerer::emitReturn() {
+  if (fnDecl && fnDecl->isMain()) emitRunAtexit();  // returning from main is exit(result)
+  emitTo(edge(EdgeKind::Return), fn->exit);
+}
+
+// while (count > 0) { count--; call table[count]; }  — dispatching over the defined
+// functions without parameters, as an indirect call does.
+void Lowerer::lowerAtexitRunner() {
+  if (atexitRunner == cfa::kNoFunc) return;
+  fn = &prog.functions[atexitRunner];
+  fnDecl = nullptr;
+  curStmt = nullptr;
+  fn->entry = newLoc();
+  fn->exit = newLoc();
+  fn->error = newLoc();
+  fn->sink = newLoc();
+  cfa::LocId head = fn->entry;
+  ExprPtr n = Expr::mkVar(atexitCount, 32);
+  ExprPtr more = Expr::mkBinary(BinOp::Ne, n, Expr::mkConst(0, 32), 32);
+  cfa::LocId finished = newLoc();
+  cur = finished;
+  emitTo(edge(EdgeKind::Return), fn->exit);
+  cur = head;
+  Edge done = edge(EdgeKind::Assume);
+  done.cond = more;
+  done.positive = false;
+  done.text = "no atexit handler left";
+  emitTo(done, finished);
+  Edge next = edge(EdgeKind::Assume);
+  next.cond = more;
+  next.text = "next atexit handler";
+  emit(next);
+  Edge dec = edge(EdgeKind::Assign);
+  dec.lhs = atexitCount;
+  dec.rhs = Expr::mkBinary(BinOp::Sub, n, Expr::mkConst(1, 32), 32);
+  emit(dec);
+  cfa::VarId fp = newTemp(ptrWidth, false);
+  Edge ld = edge(EdgeKind::Assign);
+  ld.lhs = fp;
+  ld.rhs = Expr::mkLoad(Expr::mkBinary(BinOp::Add, Expr::mkVar(atexitTable, ptrWidth),
+                                       Expr::mkBinary(BinOp::Mul, Expr::convert(n, ptrWidth, false),
+                                                      constPtr(ptrWidth / 8), ptrWidth),
+                                       ptrWidth),
+                        ptrWidth / 8);
+  ld.text = "handler = atexit table[count]";
+  emit(ld);
+  ExprPtr anyMatch;
+  cfa::LocId dispatch = cur;
+  for (auto& [decl, addr] : funcAddrs) {
+    auto it = funcIds.find(decl);
+    const FunctionDecl* def = decl->getDefinition();
+    if (it == funcIds.end() || !def || def->getNumParams() != 0 || !atexitCandidates.count(decl)) continue;
+    ExprPtr match = Expr::mkBinary(BinOp::Eq, Expr::mkVar(fp, ptrWidth), constPtr(addr), 32);
+    anyMatch = anyMatch ? Expr::mkBinary(BinOp::LOr, anyMatch, match, 32) : match;
+    cur = dispatch;
+    Edge yes = edge(EdgeKind::Assume);
+    yes.cond = match;
+    yes.text = "atexit handler " + def->getNameAsString();
+    emit(yes);
+    Edge c = edge(EdgeKind::Call);
+    c.callee = it->second;
+    c.text = def->getNameAsString() + "() [atexit handler]";
+    if (prog.functions[it->second].retVar) {
+      c.lhs = newTemp(prog.vars[*prog.functions[it->second].retVar].width, false);
+    }
+    emit(c);
+    emitTo(edge(EdgeKind::Blank), head);  // the back edge (a Call edge's target is its return point)
+  }
+  cur = dispatch;
+  if (anyMatch) {
+    Edge no = edge(EdgeKind::Assume);
+    no.cond = anyMatch;
+    no.positive = false;
+    emit(no);
+  }
+  Edge u = edge(EdgeKind::Unsupported);
+  u.text = "atexit handler that is not a function of this program";
+  emitTo(u, fn->sink);
+  fn = nullptr;
 }
 
 }  // namespace argus::frontend

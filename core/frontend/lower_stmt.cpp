@@ -50,8 +50,6 @@ public:
   Lowerer& L;
 };
 
-bool isNoReturnCall(const std::string& n) { return n == "abort" || n == "exit" || n == "_Exit"; }
-
 }  // namespace
 
 Lowerer::Lowerer(ASTContext& c, cfa::Program& p) : ctx(c), prog(p) {
@@ -91,7 +89,9 @@ void Lowerer::run() {
   // Every defined function has an address, so indirect calls can dispatch to any of them.
   for (const FunctionDecl* fd : defs) addrOfFunction(fd);
   for (const FunctionDecl* fd : defs) declareSignature(fd);
+  declareAtexit(tu);
   for (const FunctionDecl* fd : defs) lowerFunction(fd);
+  lowerAtexitRunner();
   buildInit(false);
   buildInit(true);
 }
@@ -521,9 +521,7 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
       emit(std::move(e));
     }
   }
-  Edge r = edge(EdgeKind::Return);
-  r.text = "end of function";
-  emitTo(std::move(r), fn->exit);
+  emitReturn();
   fn = nullptr;
 }
 
@@ -652,7 +650,7 @@ void Lowerer::lowerStmt(const Stmt* s) {
         e.lhs = fn->retVar;
         emit(std::move(e));
       }
-      emitTo(edge(EdgeKind::Return), fn->exit);
+      emitReturn();
       cur = newLoc();
       break;
     }
@@ -955,6 +953,22 @@ void Lowerer::buildInit(bool nondet) {
     a.range = rangeOfDecl(vd);
     a.text = "global " + vd->getNameAsString();
     emit(std::move(a));
+  }
+  // the atexit table: empty, also for a harness entry (no handlers registered before it)
+  if (atexitRunner != cfa::kNoFunc) {
+    Edge a;
+    a.kind = EdgeKind::Alloc;
+    a.lhs = atexitTable;
+    a.size = constPtr(uint64_t(kAtexitSlots) * (ptrWidth / 8));
+    a.zeroInit = true;
+    a.text = "atexit handler table";
+    emit(std::move(a));
+    Edge n;
+    n.kind = EdgeKind::Assign;
+    n.lhs = atexitCount;
+    n.rhs = Expr::mkConst(0, 32);
+    n.text = "no atexit handlers";
+    emit(std::move(n));
   }
   // 2. string literals that some lowered code or a global initialiser refers to
   //    (constant contents in both modes). Literals only passed to error functions, such

@@ -94,6 +94,13 @@ const Case kCases[] = {
     {"realloc_keeps_contents", "void *realloc(void *, unsigned long); int main(){ int *p = malloc(2 * sizeof(int)); p[0] = 5; p[1] = 6; p = realloc(p, 4 * sizeof(int)); p[3] = 1; if (p[0] != 5 || p[1] != 6) reach_error(); return 0; }", Verdict::True},
     {"nondet_struct", "struct S { int a; char c; }; struct S nondet_struct(void); int main(){ struct S s = nondet_struct(); if (s.a == 3 && s.c == 4) reach_error(); return 0; }", Verdict::False},
     {"statement_expression", "int main(){ int x = ({ int t = 4; t * 2; }); if (x != 8) reach_error(); return 0; }", Verdict::True},
+    // --- atexit: handlers run in reverse order on exit() and on return from main, not on abort()
+    {"atexit_reverse_order", "int atexit(void (*)(void)); int n; void f0(void){ if (n != 0) reach_error(); } void f1(void){ n++; } int main(){ atexit(f0); atexit(f1); return 0; }", Verdict::False},
+    {"atexit_order_safe", "int atexit(void (*)(void)); int n; void f0(void){ if (n != 1) reach_error(); } void f1(void){ n++; } int main(){ atexit(f0); atexit(f1); return 0; }", Verdict::True},
+    {"atexit_on_exit", "int atexit(void (*)(void)); void exit(int); void h(void){ reach_error(); } int main(){ atexit(h); if (__VERIFIER_nondet_int()) exit(1); abort(); }", Verdict::False},
+    {"atexit_not_on_abort", "int atexit(void (*)(void)); void h(void){ reach_error(); } int main(){ atexit(h); abort(); }", Verdict::True},
+    {"atexit_through_pointer", "int atexit(void (*)(void)); int g; void h(void){ if (g == 3) reach_error(); } int main(){ void (*p)(void) = h; atexit(p); g = __VERIFIER_nondet_int(); return 0; }", Verdict::False},
+    {"atexit_table_full", "int atexit(void (*)(void)); void h(void){} int main(){ for (int i = 0; i < 65; i++) atexit(h); return 0; }", Verdict::Unknown},
 };
 
 using Param = std::tuple<Case, Algorithm, SolverKind>;
