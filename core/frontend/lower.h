@@ -44,7 +44,12 @@ public:
     cfa::VarId reg = 0;
     cfa::ExprPtr addr;       // memory: address of the first byte
     clang::QualType type;
+    // Bit-field (bitWidth > 0): bits [bitOffset, bitOffset + bitWidth) of the
+    // little-endian value of the spanBytes bytes at addr.
+    uint32_t bitOffset = 0, bitWidth = 0, spanBytes = 0;
   };
+  // The bit-field `fd` of the record at `base`.
+  LValue bitFieldLValue(cfa::ExprPtr base, const clang::FieldDecl* fd, const clang::Stmt* at);
 
   clang::ASTContext& ctx;
   cfa::Program& prog;

@@ -28,6 +28,13 @@ bool Lowerer::isPure(const clang::Expr* e) const {
 
 ExprPtr Lowerer::load(const LValue& lv) {
   if (lv.isReg) return Expr::mkVar(lv.reg, prog.vars[lv.reg].width);
+  if (lv.bitWidth) {
+    uint32_t sw = lv.spanBytes * 8;
+    ExprPtr raw = Expr::mkLoad(lv.addr, lv.spanBytes);
+    if (lv.bitOffset) raw = Expr::mkBinary(BinOp::LShr, raw, Expr::mkConst(lv.bitOffset, sw));
+    ExprPtr field = Expr::convert(raw, lv.bitWidth, false);
+    return Expr::convert(field, widthOf(lv.type), isSignedT(lv.type));
+  }
   if (!isScalar(lv.type)) return lv.addr;  // aggregates are handled by address
   return Expr::mkLoad(lv.addr, static_cast<uint32_t>(sizeOf(lv.type)));
 }
@@ -40,11 +47,47 @@ void Lowerer::store(const LValue& lv, ExprPtr v) {
     emit(std::move(e));
     return;
   }
+  if (lv.bitWidth) {
+    // read-modify-write of the bytes that hold the field
+    uint32_t sw = lv.spanBytes * 8;
+    uint64_t ones = lv.bitWidth >= 64 ? ~uint64_t(0) : (uint64_t(1) << lv.bitWidth) - 1;
+    uint64_t mask = ones << lv.bitOffset;
+    if (sw < 64) mask &= (uint64_t(1) << sw) - 1;
+    ExprPtr field = Expr::convert(Expr::convert(v, lv.bitWidth, false), sw, false);
+    if (lv.bitOffset) field = Expr::mkBinary(BinOp::Shl, field, Expr::mkConst(lv.bitOffset, sw));
+    ExprPtr old = Expr::mkLoad(lv.addr, lv.spanBytes);
+    ExprPtr kept = Expr::mkBinary(BinOp::And, old, Expr::mkConst(~mask & (sw < 64 ? (uint64_t(1) << sw) - 1 : ~uint64_t(0)), sw));
+    Edge e = edge(EdgeKind::Store);
+    e.addr = lv.addr;
+    e.value = Expr::mkBinary(BinOp::Or, kept, field);
+    e.bytes = lv.spanBytes;
+    emit(std::move(e));
+    return;
+  }
   Edge e = edge(EdgeKind::Store);
   e.addr = lv.addr;
   e.value = v;
   e.bytes = v->width / 8;
   emit(std::move(e));
+}
+
+Lowerer::LValue Lowerer::bitFieldLValue(ExprPtr base, const FieldDecl* fd, const Stmt* at) {
+  LValue lv;
+  lv.type = fd->getType();
+  uint64_t bitOff = ctx.getASTRecordLayout(fd->getParent()).getFieldOffset(fd->getFieldIndex());
+  uint32_t w = fd->getBitWidthValue(ctx);
+  uint32_t shift = static_cast<uint32_t>(bitOff % 8);
+  uint32_t span = (shift + w + 7) / 8;
+  if (w == 0 || span > 8 || widthOf(lv.type) > 64 || !isScalar(lv.type)) {
+    unsupported("bit-field of this width or type", at);
+    lv.addr = constPtr(0);
+    return lv;
+  }
+  lv.addr = addOffset(base, bitOff / 8);
+  lv.bitOffset = shift;
+  lv.bitWidth = w;
+  lv.spanBytes = span;
+  return lv;
 }
 
 void Lowerer::assignTo(const LValue& lv, const clang::Expr* rhs) {
@@ -156,15 +199,26 @@ void Lowerer::initObject(ExprPtr addr, QualType t, const clang::Expr* init, bool
       }
       if (rd->isUnion()) {
         const FieldDecl* fd = il->getInitializedFieldInUnion();
-        if (fd && il->getNumInits() > 0) initObject(addr, fd->getType(), il->getInit(0), true);
+        if (fd && il->getNumInits() > 0) {
+          if (fd->isBitField()) {
+            LValue lv = bitFieldLValue(addr, fd, il->getInit(0));
+            if (lv.bitWidth) assignTo(lv, il->getInit(0));
+          } else {
+            initObject(addr, fd->getType(), il->getInit(0), true);
+          }
+        }
         return;
       }
       unsigned idx = 0;
       for (const FieldDecl* fd : rd->fields()) {
+        if (fd->isUnnamedBitfield()) continue;  // not initialised (C11 6.7.9p9)
         if (idx >= il->getNumInits()) break;
         const clang::Expr* fi = il->getInit(idx);
         if (fd->isBitField()) {
-          if (!isZeroInit(fi, ctx)) unsupported("bit-field initialiser", fi);
+          if (!isZeroInit(fi, ctx)) {
+            LValue lv = bitFieldLValue(addr, fd, fi);
+            if (lv.bitWidth) assignTo(lv, fi);
+          }
         } else {
           uint64_t off = layout.getFieldOffset(fd->getFieldIndex()) / 8;
           initObject(addOffset(addr, off), fd->getType(), fi, true);
@@ -467,17 +521,13 @@ Lowerer::LValue Lowerer::lvalue(const clang::Expr* e) {
       auto* me = cast<MemberExpr>(e);
       auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
       if (!fd) break;
-      if (fd->isBitField()) {
-        unsupported("bit-field access", e);
-        lv.addr = constPtr(0);
-        return lv;
-      }
       ExprPtr base = me->isArrow() ? rvalue(me->getBase()) : lvalue(me->getBase()).addr;
       if (!base) {
         unsupported("member of a non-memory object", e);
         lv.addr = constPtr(0);
         return lv;
       }
+      if (fd->isBitField()) return bitFieldLValue(base, fd, e);
       const RecordDecl* rd = fd->getParent();
       uint64_t off = ctx.getASTRecordLayout(rd).getFieldOffset(fd->getFieldIndex()) / 8;
       lv.addr = addOffset(base, off);
