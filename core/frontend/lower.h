@@ -133,6 +133,13 @@ public:
   cfa::ExprPtr addOffset(cfa::ExprPtr addr, uint64_t off);
   cfa::ExprPtr constPtr(uint64_t v) { return cfa::Expr::mkConst(v, ptrWidth); }
 
+  // Variable-length array types: the element count of each, evaluated once where the
+  // declaration is reached (C11 6.7.6.2p5), in a temporary of size_t width.
+  std::map<const clang::VariableArrayType*, cfa::VarId> vlaCounts;
+  void evalVlaSizes(clang::QualType t);
+  // sizeof(t) at run time (pointer width); null when t's size is unknown here.
+  cfa::ExprPtr runtimeSize(clang::QualType t);
+
   // calls (lower_call.cpp)
   cfa::ExprPtr call(const clang::CallExpr* ce);
   cfa::ExprPtr builtinCall(const clang::CallExpr* ce, const std::string& name, bool& handled);

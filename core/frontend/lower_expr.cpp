@@ -402,13 +402,10 @@ ExprPtr Lowerer::rvalue(const clang::Expr* e) {
       auto* ut = cast<UnaryExprOrTypeTraitExpr>(e);
       if (ut->getKind() == UETT_SizeOf) {
         QualType at = ut->getTypeOfArgument();
-        if (const VariableArrayType* vla = ctx.getAsVariableArrayType(at)) {
-          uint64_t es = sizeOf(vla->getElementType());
-          if (es) {
-            ExprPtr n = rvalue(vla->getSizeExpr());
-            n = convertScalar(n, vla->getSizeExpr()->getType(), t);
-            return Expr::mkBinary(BinOp::Mul, n, Expr::mkConst(es, widthOf(t)));
-          }
+        if (at->isVariablyModifiedType()) {
+          // a declared VLA's sizes were evaluated at its declaration; a type name's now
+          if (ut->isArgumentType()) evalVlaSizes(at);
+          if (ExprPtr sz = runtimeSize(at)) return Expr::convert(sz, widthOf(t), false);
         }
       }
       unsupported("sizeof/alignof of this type", e);
@@ -475,16 +472,15 @@ Lowerer::LValue Lowerer::lvalue(const clang::Expr* e) {
       uint64_t es = sizeOf(e->getType());
       ExprPtr b = rvalue(base);
       if (es == 0) {
-        if (const VariableArrayType* vla = ctx.getAsVariableArrayType(e->getType())) {
-          uint64_t inner = sizeOf(vla->getElementType());
-          if (inner) {
-            unsupported("indexing a multi-dimensional variable-length array", e);
-            lv.addr = b;
-            return lv;
-          }
+        // an element of variable size (a row of a multi-dimensional VLA)
+        ExprPtr esz = e->getType()->isVariablyModifiedType() ? runtimeSize(e->getType()) : nullptr;
+        if (!esz) {
+          unsupported("indexing into an element type of unknown size", e);
+          lv.addr = b;
+          return lv;
         }
-        unsupported("indexing into an incomplete type", e);
-        lv.addr = b;
+        ExprPtr iv = Expr::convert(rvalue(idx), ptrWidth, isSignedT(idx->getType()));
+        lv.addr = Expr::mkBinary(BinOp::Add, b, Expr::mkBinary(BinOp::Mul, iv, esz));
         return lv;
       }
       ExprPtr iv = rvalue(idx);

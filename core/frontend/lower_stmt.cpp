@@ -502,6 +502,12 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
       emit(std::move(e));
     }
   }
+  // Parameters of variably modified type (int a[][n] is int (*a)[n]): sizes at entry.
+  for (const ParmVarDecl* pd : fd->parameters())
+    if (pd->getType()->isVariablyModifiedType()) {
+      curStmt = fd->getBody();
+      evalVlaSizes(pd->getType());
+    }
   // Only when argv is used: its model loops over argc, which no bound covers completely.
   if (fd->isMain() && fd->getNumParams() >= 2 && fd->getParamDecl(1)->isReferenced()) lowerMainArgv(fd);
   lowerStmt(fd->getBody());
@@ -820,17 +826,14 @@ void Lowerer::lowerDecl(const VarDecl* vd) {
   }
   ExprPtr size;
   uint64_t constSize = sizeOf(t);
-  if (const VariableArrayType* vla = ctx.getAsVariableArrayType(t)) {
-    // size = n * sizeof(element), evaluated now (C evaluates the size expression once).
-    QualType elem = vla->getElementType();
-    uint64_t es = sizeOf(elem);
-    if (es == 0) {
-      unsupported("multi-dimensional variable-length array", vd->getInit() ? (const Stmt*)vd->getInit() : curStmt);
+  if (t->isVariablyModifiedType()) {
+    // the sizes of all its dimensions, evaluated now (C evaluates them once)
+    evalVlaSizes(t);
+    size = runtimeSize(t);
+    if (!size) {
+      unsupported("variable-length array of this type", vd->getInit() ? (const Stmt*)vd->getInit() : curStmt);
       return;
     }
-    ExprPtr n = rvalue(vla->getSizeExpr());
-    n = convertScalar(n, vla->getSizeExpr()->getType(), ctx.getSizeType());
-    size = Expr::mkBinary(cfa::BinOp::Mul, n, constPtr(es));
   } else {
     size = constPtr(constSize);
   }
@@ -1046,6 +1049,55 @@ void Lowerer::buildInit(bool nondet) {
   r.kind = EdgeKind::Return;
   emitTo(std::move(r), fn->exit);
   fn = nullptr;
+}
+
+void Lowerer::evalVlaSizes(QualType t) {
+  t = t.getCanonicalType();
+  while (true) {
+    if (const auto* pt = t->getAs<PointerType>()) {
+      t = pt->getPointeeType().getCanonicalType();
+      continue;
+    }
+    if (const VariableArrayType* vla = ctx.getAsVariableArrayType(t)) {
+      if (!vlaCounts.count(vla) && vla->getSizeExpr()) {
+        const clang::Expr* se = vla->getSizeExpr();
+        ExprPtr n = convertScalar(rvalue(se), se->getType(), ctx.getSizeType());
+        cfa::VarId c = newTemp(ptrWidth, false);
+        Edge e = edge(EdgeKind::Assign);
+        e.lhs = c;
+        e.rhs = n;
+        e.text = "array size " + textOf(se);
+        emit(std::move(e));
+        vlaCounts[vla] = c;
+      }
+      t = vla->getElementType().getCanonicalType();
+      continue;
+    }
+    if (const ArrayType* at = ctx.getAsArrayType(t)) {
+      t = at->getElementType().getCanonicalType();
+      continue;
+    }
+    return;
+  }
+}
+
+ExprPtr Lowerer::runtimeSize(QualType t) {
+  if (!t->isVariablyModifiedType()) {
+    uint64_t s = sizeOf(t);
+    return s ? constPtr(s) : nullptr;
+  }
+  if (const VariableArrayType* vla = ctx.getAsVariableArrayType(t)) {
+    auto it = vlaCounts.find(vla);
+    ExprPtr inner = runtimeSize(vla->getElementType());
+    if (it == vlaCounts.end() || !inner) return nullptr;
+    return Expr::mkBinary(cfa::BinOp::Mul, Expr::mkVar(it->second, ptrWidth), inner);
+  }
+  if (const ConstantArrayType* cat = ctx.getAsConstantArrayType(t)) {
+    ExprPtr inner = runtimeSize(cat->getElementType());
+    if (!inner) return nullptr;
+    return Expr::mkBinary(cfa::BinOp::Mul, constPtr(cat->getSize().getZExtValue()), inner);
+  }
+  return nullptr;
 }
 
 }  // namespace argus::frontend
