@@ -2,6 +2,7 @@
 
 #include <cvc5/cvc5.h>
 
+#include <atomic>
 #include <map>
 
 #include "core/smt/solver_base.h"
@@ -95,7 +96,7 @@ private:
   std::unordered_map<Term, cvc5::Term> cache_;
   std::map<std::string, cvc5::Term> functions_;
   std::string reason_;
-  bool interrupted_ = false;
+  std::atomic<bool> interrupted_{false};  // set from any thread
 
   cvc5::Sort sortOf(Sort s) {
     switch (s->kind) {

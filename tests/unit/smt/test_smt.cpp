@@ -1,0 +1,289 @@
+// The solver-neutral SMT layer against both backends: constant folding agrees with the
+// solvers' bit-vector semantics, incremental use (push/pop, assumptions, unsat cores),
+// models, arrays, integers, uninterpreted functions, timeouts and interruption.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <random>
+#include <thread>
+
+#include "core/smt/solver.h"
+#include "core/smt/term.h"
+
+using namespace argus::smt;
+
+namespace {
+
+class Smt : public ::testing::TestWithParam<SolverKind> {
+protected:
+  TermManager tm;
+  std::unique_ptr<Solver> make(bool cores = false, unsigned timeoutMs = 0) {
+    SolverOptions o;
+    o.unsatCores = cores;
+    o.timeoutMs = timeoutMs;
+    return makeSolver(GetParam(), tm, o);
+  }
+};
+
+using BinFn = std::function<Term(TermManager&, Term, Term)>;
+
+struct BinOpCase {
+  const char* name;
+  BinFn fn;
+};
+
+const BinOpCase kBinOps[] = {
+    {"add", [](TermManager& m, Term a, Term b) { return m.bvAdd(a, b); }},
+    {"sub", [](TermManager& m, Term a, Term b) { return m.bvSub(a, b); }},
+    {"mul", [](TermManager& m, Term a, Term b) { return m.bvMul(a, b); }},
+    {"udiv", [](TermManager& m, Term a, Term b) { return m.bvUDiv(a, b); }},
+    {"sdiv", [](TermManager& m, Term a, Term b) { return m.bvSDiv(a, b); }},
+    {"urem", [](TermManager& m, Term a, Term b) { return m.bvURem(a, b); }},
+    {"srem", [](TermManager& m, Term a, Term b) { return m.bvSRem(a, b); }},
+    {"and", [](TermManager& m, Term a, Term b) { return m.bvAnd(a, b); }},
+    {"or", [](TermManager& m, Term a, Term b) { return m.bvOr(a, b); }},
+    {"xor", [](TermManager& m, Term a, Term b) { return m.bvXor(a, b); }},
+    {"shl", [](TermManager& m, Term a, Term b) { return m.bvShl(a, b); }},
+    {"lshr", [](TermManager& m, Term a, Term b) { return m.bvLShr(a, b); }},
+    {"ashr", [](TermManager& m, Term a, Term b) { return m.bvAShr(a, b); }},
+    {"ult", [](TermManager& m, Term a, Term b) { return m.mkIte(m.bvUlt(a, b), m.bvVal(1, 1), m.bvVal(0, 1)); }},
+    {"ule", [](TermManager& m, Term a, Term b) { return m.mkIte(m.bvUle(a, b), m.bvVal(1, 1), m.bvVal(0, 1)); }},
+    {"slt", [](TermManager& m, Term a, Term b) { return m.mkIte(m.bvSlt(a, b), m.bvVal(1, 1), m.bvVal(0, 1)); }},
+    {"sle", [](TermManager& m, Term a, Term b) { return m.mkIte(m.bvSle(a, b), m.bvVal(1, 1), m.bvVal(0, 1)); }},
+    {"eq", [](TermManager& m, Term a, Term b) { return m.mkIte(m.mkEq(a, b), m.bvVal(1, 1), m.bvVal(0, 1)); }},
+    {"concat", [](TermManager& m, Term a, Term b) { return a->width() + b->width() <= 64 ? m.concat(a, b) : m.bvAdd(a, b); }},
+};
+
+// Interesting operands of a width: 0, 1, -1, the signed extremes, a shift amount beyond
+// the width, and a few pseudo-random values.
+std::vector<uint64_t> operands(uint32_t w, std::mt19937_64& rng) {
+  uint64_t m = maskOf(w);
+  std::vector<uint64_t> v = {0, 1 & m, m, (uint64_t(1) << (w - 1)) & m, ((uint64_t(1) << (w - 1)) - 1) & m,
+                             uint64_t(w) & m, uint64_t(w + 3) & m};
+  for (int i = 0; i < 3; ++i) v.push_back(rng() & m);
+  return v;
+}
+
+// The folded constant op(c1, c2) equals the model value of op(x, y) under x = c1, y = c2.
+TEST_P(Smt, ConstantFoldingAgreesWithTheSolver) {
+  std::mt19937_64 rng(7);
+  auto s = make();
+  int checked = 0;
+  for (uint32_t w : {1u, 3u, 8u, 13u, 32u, 64u}) {
+    Term x = tm.var("x" + std::to_string(w), tm.bvSort(w));
+    Term y = tm.var("y" + std::to_string(w), tm.bvSort(w));
+    auto vals = operands(w, rng);
+    for (const BinOpCase& op : kBinOps) {
+      Term sym = op.fn(tm, x, y);
+      ASSERT_FALSE(sym->isConst()) << op.name;
+      for (uint64_t a : vals)
+        for (uint64_t b : {vals[0], vals[1], vals[2], vals[3], vals[5], vals[8]}) {
+          Term folded = op.fn(tm, tm.bvVal(a, w), tm.bvVal(b, w));
+          ASSERT_TRUE(folded->isConst()) << op.name << " did not fold at width " << w;
+          s->push();
+          s->add(tm.mkEq(x, tm.bvVal(a, w)));
+          s->add(tm.mkEq(y, tm.bvVal(b, w)));
+          ASSERT_EQ(s->check(), CheckResult::Sat);
+          Term model = s->modelValue(sym);
+          EXPECT_EQ(model->value, folded->value)
+              << op.name << " width " << w << " a=" << a << " b=" << b << " folded " << folded->value;
+          s->pop();
+          ++checked;
+        }
+    }
+  }
+  EXPECT_GT(checked, 1000);
+}
+
+TEST_P(Smt, UnaryAndWidthChangingOperationsAgreeWithTheSolver) {
+  auto s = make();
+  using UnFn = std::function<Term(Term)>;
+  std::vector<std::pair<const char*, UnFn>> ops = {
+      {"neg", [&](Term a) { return tm.bvNeg(a); }},
+      {"not", [&](Term a) { return tm.bvNot(a); }},
+      {"extract", [&](Term a) { return tm.extract(a, 11, 3); }},
+      {"zext", [&](Term a) { return tm.zeroExt(a, 20); }},
+      {"sext", [&](Term a) { return tm.signExt(a, 20); }},
+  };
+  Term x = tm.var("x", tm.bvSort(16));
+  for (uint64_t a : {0ull, 1ull, 0x8000ull, 0xffffull, 0x7fffull, 0x1234ull}) {
+    for (auto& [name, fn] : ops) {
+      Term folded = fn(tm.bvVal(a, 16));
+      ASSERT_TRUE(folded->isConst()) << name;
+      s->push();
+      s->add(tm.mkEq(x, tm.bvVal(a, 16)));
+      ASSERT_EQ(s->check(), CheckResult::Sat);
+      EXPECT_EQ(s->modelValue(fn(x))->value, folded->value) << name << " of " << a;
+      s->pop();
+    }
+  }
+}
+
+TEST_P(Smt, PushPopRetractsAssertions) {
+  auto s = make();
+  Term x = tm.var("x", tm.bvSort(32));
+  s->add(tm.bvUgt(x, tm.bvVal(5, 32)));
+  s->push();
+  s->add(tm.bvUlt(x, tm.bvVal(3, 32)));
+  EXPECT_EQ(s->check(), CheckResult::Unsat);
+  s->pop();
+  EXPECT_EQ(s->depth(), 0u);
+  ASSERT_EQ(s->check(), CheckResult::Sat);
+  EXPECT_GT(s->modelValue(x)->value, 5u);
+}
+
+TEST_P(Smt, AssumptionsAreRetractedAndUnsatCoreIsASubset) {
+  auto s = make(/*cores=*/true);
+  Term x = tm.var("x", tm.bvSort(8));
+  Term y = tm.var("y", tm.bvSort(8));
+  Term a = tm.var("a", tm.boolSort()), b = tm.var("b", tm.boolSort()), c = tm.var("c", tm.boolSort());
+  s->add(tm.mkImplies(a, tm.bvUgt(x, tm.bvVal(5, 8))));
+  s->add(tm.mkImplies(b, tm.bvUlt(x, tm.bvVal(3, 8))));
+  s->add(tm.mkImplies(c, tm.mkEq(y, tm.bvVal(1, 8))));
+  std::vector<Term> all = {a, b, c};
+  ASSERT_EQ(s->check(all), CheckResult::Unsat);
+  std::vector<Term> core = s->unsatCore();
+  auto has = [&](Term t) { return std::find(core.begin(), core.end(), t) != core.end(); };
+  // every unsatisfiable subset needs a and b; backends need not minimise (cvc5 does not)
+  EXPECT_TRUE(has(a));
+  EXPECT_TRUE(has(b));
+  for (Term t : core) EXPECT_TRUE(t == a || t == b || t == c);
+  EXPECT_EQ(s->check(core), CheckResult::Unsat);
+  // the assumptions are gone after the call
+  std::vector<Term> two = {a, c};
+  ASSERT_EQ(s->check(two), CheckResult::Sat);
+  EXPECT_EQ(s->modelValue(y)->value, 1u);
+  EXPECT_EQ(s->check(), CheckResult::Sat);
+}
+
+TEST_P(Smt, ModelAndCoreOutsideTheirCheckThrow) {
+  auto s = make(true);
+  Term x = tm.var("x", tm.bvSort(8));
+  s->add(tm.mkEq(x, tm.bvVal(3, 8)));
+  ASSERT_EQ(s->check(), CheckResult::Sat);
+  EXPECT_THROW(s->unsatCore(), SolverError);
+  s->add(tm.mkEq(x, tm.bvVal(4, 8)));
+  EXPECT_THROW(s->modelValue(x), SolverError);  // the stack changed
+}
+
+TEST_P(Smt, ArraysStoreSelectAndConstantArrays) {
+  auto s = make();
+  Sort mem = tm.arraySort(tm.bvSort(32), tm.bvSort(8));
+  Term m0 = tm.var("m0", mem);
+  Term i = tm.var("i", tm.bvSort(32)), j = tm.var("j", tm.bvSort(32));
+  Term m1 = tm.store(m0, i, tm.bvVal(7, 8));
+  s->push();
+  s->add(tm.mkNot(tm.mkEq(tm.select(m1, i), tm.bvVal(7, 8))));
+  EXPECT_EQ(s->check(), CheckResult::Unsat);
+  s->pop();
+  s->push();
+  s->add(tm.mkNot(tm.mkEq(i, j)));
+  s->add(tm.mkNot(tm.mkEq(tm.select(m1, j), tm.select(m0, j))));
+  EXPECT_EQ(s->check(), CheckResult::Unsat);
+  s->pop();
+  Term zero = tm.constArray(mem, tm.bvVal(0, 8));
+  s->add(tm.mkEq(tm.select(tm.store(zero, tm.bvVal(4, 32), tm.bvVal(9, 8)), j), tm.bvVal(9, 8)));
+  ASSERT_EQ(s->check(), CheckResult::Sat);
+  EXPECT_EQ(s->modelValue(j)->value, 4u);
+}
+
+TEST_P(Smt, IntegersAndUninterpretedFunctions) {
+  auto s = make();
+  Term x = tm.var("ix", tm.intSort()), y = tm.var("iy", tm.intSort());
+  s->add(tm.mkEq(tm.intAdd(x, y), tm.intVal(10)));
+  s->add(tm.mkEq(tm.intSub(x, y), tm.intVal(-2)));
+  ASSERT_EQ(s->check(), CheckResult::Sat);
+  EXPECT_EQ(s->modelValue(x)->ivalue, 4);
+  EXPECT_EQ(s->modelValue(y)->ivalue, 6);
+  Term a = tm.var("ua", tm.bvSort(8)), b = tm.var("ub", tm.bvSort(8));
+  std::vector<Term> fa = {a}, fb = {b};
+  s->add(tm.mkEq(tm.apply("f", tm.bvSort(8), fa), tm.bvVal(1, 8)));
+  s->add(tm.mkEq(tm.apply("f", tm.bvSort(8), fb), tm.bvVal(2, 8)));
+  EXPECT_EQ(s->check(), CheckResult::Sat);
+  s->add(tm.mkEq(a, b));
+  EXPECT_EQ(s->check(), CheckResult::Unsat);
+}
+
+// x * y == p*q for the two largest 32-bit primes, x and y below 2^32 (so no wraparound):
+// factoring by bit-blasting takes far longer than the limits below.
+Term hardFactoring(TermManager& tm) {
+  Term x = tm.var("fx", tm.bvSort(64)), y = tm.var("fy", tm.bvSort(64));
+  Term one = tm.bvVal(1, 64);
+  Term lim = tm.bvVal(0xffffffffull, 64);
+  return tm.mkAnd(std::vector<Term>{tm.mkEq(tm.bvMul(x, y), tm.bvVal(4294967291ull * 4294967279ull, 64)),
+                                    tm.bvUgt(x, one), tm.bvUgt(y, one), tm.bvUle(x, lim), tm.bvUle(y, lim)});
+}
+
+TEST_P(Smt, PerQueryTimeoutGivesUnknown) {
+  auto s = make(false, 300);
+  s->add(hardFactoring(tm));
+  auto t0 = std::chrono::steady_clock::now();
+  CheckResult r = s->check();
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(r, CheckResult::Unknown);
+  EXPECT_EQ(s->reasonUnknown(), "timeout");
+  EXPECT_LT(secs, 20.0);
+  // the solver stays usable
+  s->setTimeoutMs(0);
+  s->push();
+  s->add(tm.falseTerm());
+  EXPECT_EQ(s->check(), CheckResult::Unsat);
+  s->pop();
+}
+
+TEST_P(Smt, InterruptFromAnotherThread) {
+  auto s = make();
+  s->add(hardFactoring(tm));
+  if (GetParam() == SolverKind::CVC5) {
+    // cvc5 1.0 cannot stop a running check; an interrupt makes every later check give up.
+    s->interrupt();
+    EXPECT_EQ(s->check(), CheckResult::Unknown);
+    EXPECT_EQ(s->reasonUnknown(), "interrupted");
+    return;
+  }
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    s->interrupt();
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  CheckResult r = s->check();
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stopper.join();
+  EXPECT_EQ(r, CheckResult::Unknown);
+  EXPECT_LT(secs, 20.0);
+}
+
+TEST_P(Smt, StatisticsCountChecks) {
+  auto s = make();
+  Term x = tm.var("x", tm.bvSort(4));
+  s->add(tm.bvUlt(x, tm.bvVal(3, 4)));
+  s->check();
+  s->add(tm.bvUlt(tm.bvVal(5, 4), x));
+  s->check();
+  EXPECT_EQ(s->stats().checks, 2u);
+  EXPECT_EQ(s->stats().sat, 1u);
+  EXPECT_EQ(s->stats().unsat, 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Smt, ::testing::Values(SolverKind::Z3, SolverKind::CVC5),
+                         [](const auto& info) { return std::string(solverName(info.param)); });
+
+// Hash-consing and local simplification (no solver involved).
+TEST(Terms, HashConsingAndSimplification) {
+  TermManager tm;
+  Term x = tm.var("x", tm.bvSort(8));
+  EXPECT_EQ(tm.bvAdd(x, tm.bvVal(1, 8)), tm.bvAdd(x, tm.bvVal(1, 8)));
+  EXPECT_EQ(tm.bvAdd(x, tm.bvVal(0, 8)), x);
+  EXPECT_EQ(tm.mkAnd(tm.trueTerm(), tm.var("p", tm.boolSort())), tm.var("p", tm.boolSort()));
+  EXPECT_TRUE(tm.mkAnd(tm.falseTerm(), tm.var("p", tm.boolSort()))->isFalse());
+  EXPECT_EQ(tm.mkIte(tm.trueTerm(), x, tm.bvVal(3, 8)), x);
+  EXPECT_NE(tm.freshVar("v", tm.bvSort(8)), tm.freshVar("v", tm.bvSort(8)));
+  EXPECT_THROW(tm.var("x", tm.bvSort(16)), std::exception);
+  std::unordered_map<Term, Term> sub = {{x, tm.bvVal(4, 8)}};
+  Term t = tm.substitute(tm.bvMul(x, tm.bvVal(3, 8)), sub);
+  ASSERT_TRUE(t->isConst());
+  EXPECT_EQ(t->value, 12u);
+}
+
+}  // namespace
