@@ -46,6 +46,10 @@ int runVerify(const std::vector<std::string>& args) {
         if (i + 1 >= args.size()) throw std::invalid_argument("option " + a + " needs a value");
         return args[++i];
       };
+      if (a == "--help" || a == "-h") {
+        std::cout << kUsage;
+        return 0;
+      }
       if (a == "--algorithm") req.algorithm = argus::engine::parseAlgorithm(value());
       else if (a == "--solver") req.solver = argus::smt::parseSolverKind(value());
       else if (a == "--timeout") {
