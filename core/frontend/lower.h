@@ -144,6 +144,9 @@ public:
   cfa::ExprPtr call(const clang::CallExpr* ce);
   cfa::ExprPtr builtinCall(const clang::CallExpr* ce, const std::string& name, bool& handled);
   cfa::ExprPtr directCall(const clang::CallExpr* ce, const clang::FunctionDecl* callee);
+  void dispatchOverFunctions(cfa::ExprPtr fp, const std::function<bool(const clang::FunctionDecl*)>& accept,
+                             const std::function<void(const clang::FunctionDecl*, cfa::FuncId)>& callOne,
+                             const std::string& textPrefix);
   void byteLoop(cfa::ExprPtr dst, cfa::ExprPtr n, const std::function<cfa::ExprPtr(cfa::ExprPtr)>& byteAt,
                 const std::string& what);
   void havocBytes(cfa::ExprPtr addr, uint64_t bytes, const std::string& text);

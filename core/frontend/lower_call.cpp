@@ -60,35 +60,19 @@ ExprPtr Lowerer::call(const CallExpr* ce) {
       noProto = pt->getPointeeType()->getAs<FunctionNoProtoType>() != nullptr;
     cfa::VarId tmp = newTemp(rw, isScalar(rt) && isSignedT(rt));
     cfa::LocId after = newLoc();
-    ExprPtr anyMatch;
-    for (auto& [decl, addr] : funcAddrs) {
-      auto it = funcIds.find(decl);
-      if (it == funcIds.end()) continue;
-      const FunctionDecl* def = decl->getDefinition();
-      if (!def || (def->getNumParams() != ce->getNumArgs() && !noProto)) continue;
-      ExprPtr match = Expr::mkBinary(BinOp::Eq, fp, constPtr(addr), 32);
-      anyMatch = anyMatch ? Expr::mkBinary(BinOp::LOr, anyMatch, match, 32) : match;
-      cfa::LocId here = cur;
-      Edge yes = edge(EdgeKind::Assume);
-      yes.cond = match;
-      yes.text = textOf(ce) + " [calls " + def->getNameAsString() + "]";
-      emit(yes);
-      ExprPtr r = directCall(ce, def);
-      if (!rt->isVoidType()) {
-        Edge a = edge(EdgeKind::Assign);
-        a.lhs = tmp;
-        a.rhs = r->width == rw ? r : Expr::convert(r, rw, false);
-        emit(a);
-      }
-      emitTo(edge(EdgeKind::Blank), after);
-      cur = here;
-    }
-    if (anyMatch) {
-      Edge no = edge(EdgeKind::Assume);
-      no.cond = anyMatch;
-      no.positive = false;
-      emit(no);
-    }
+    dispatchOverFunctions(
+        fp, [&](const FunctionDecl* def) { return def->getNumParams() == ce->getNumArgs() || noProto; },
+        [&](const FunctionDecl* def, cfa::FuncId) {
+          ExprPtr r = directCall(ce, def);
+          if (!rt->isVoidType()) {
+            Edge a = edge(EdgeKind::Assign);
+            a.lhs = tmp;
+            a.rhs = r->width == rw ? r : Expr::convert(r, rw, false);
+            emit(a);
+          }
+          emitTo(edge(EdgeKind::Blank), after);
+        },
+        textOf(ce) + " [calls ");
     unsupported("call through a function pointer to an unknown function", ce);
     emitTo(edge(EdgeKind::Blank), after);
     cur = after;
@@ -641,6 +625,36 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
   return nullptr;
 }
 
+// For each defined function with an address that `accept` admits: a branch on
+// `fp == &f` whose continuation `callOne` emits. Afterwards the cursor is on the branch
+// where `fp` matches none of them.
+void Lowerer::dispatchOverFunctions(ExprPtr fp, const std::function<bool(const FunctionDecl*)>& accept,
+                                    const std::function<void(const FunctionDecl*, cfa::FuncId)>& callOne,
+                                    const std::string& textPrefix) {
+  cfa::LocId dispatch = cur;
+  ExprPtr anyMatch;
+  for (auto& [decl, addr] : funcAddrs) {
+    auto it = funcIds.find(decl);
+    const FunctionDecl* def = decl->getDefinition();
+    if (it == funcIds.end() || !def || !accept(def)) continue;
+    ExprPtr match = Expr::mkBinary(BinOp::Eq, fp, constPtr(addr), 32);
+    anyMatch = anyMatch ? Expr::mkBinary(BinOp::LOr, anyMatch, match, 32) : match;
+    cur = dispatch;
+    Edge yes = edge(EdgeKind::Assume);
+    yes.cond = match;
+    yes.text = textPrefix + def->getNameAsString() + "]";
+    emit(yes);
+    callOne(def, it->second);
+  }
+  cur = dispatch;
+  if (anyMatch) {
+    Edge no = edge(EdgeKind::Assume);
+    no.cond = anyMatch;
+    no.positive = false;
+    emit(no);
+  }
+}
+
 // ---------------------------------------------------------------- atexit
 
 namespace {
@@ -742,35 +756,18 @@ void Lowerer::lowerAtexitRunner() {
                         ptrWidth / 8);
   ld.text = "handler = atexit table[count]";
   emit(ld);
-  ExprPtr anyMatch;
-  cfa::LocId dispatch = cur;
-  for (auto& [decl, addr] : funcAddrs) {
-    auto it = funcIds.find(decl);
-    const FunctionDecl* def = decl->getDefinition();
-    if (it == funcIds.end() || !def || def->getNumParams() != 0 || !atexitCandidates.count(decl)) continue;
-    ExprPtr match = Expr::mkBinary(BinOp::Eq, Expr::mkVar(fp, ptrWidth), constPtr(addr), 32);
-    anyMatch = anyMatch ? Expr::mkBinary(BinOp::LOr, anyMatch, match, 32) : match;
-    cur = dispatch;
-    Edge yes = edge(EdgeKind::Assume);
-    yes.cond = match;
-    yes.text = "atexit handler " + def->getNameAsString();
-    emit(yes);
-    Edge c = edge(EdgeKind::Call);
-    c.callee = it->second;
-    c.text = def->getNameAsString() + "() [atexit handler]";
-    if (prog.functions[it->second].retVar) {
-      c.lhs = newTemp(prog.vars[*prog.functions[it->second].retVar].width, false);
-    }
-    emit(c);
-    emitTo(edge(EdgeKind::Blank), head);  // the back edge (a Call edge's target is its return point)
-  }
-  cur = dispatch;
-  if (anyMatch) {
-    Edge no = edge(EdgeKind::Assume);
-    no.cond = anyMatch;
-    no.positive = false;
-    emit(no);
-  }
+  dispatchOverFunctions(
+      Expr::mkVar(fp, ptrWidth),
+      [&](const FunctionDecl* def) { return def->getNumParams() == 0 && atexitCandidates.count(def->getCanonicalDecl()); },
+      [&](const FunctionDecl* def, cfa::FuncId id) {
+        Edge c = edge(EdgeKind::Call);
+        c.callee = id;
+        c.text = def->getNameAsString() + "() [atexit handler]";
+        if (prog.functions[id].retVar) c.lhs = newTemp(prog.vars[*prog.functions[id].retVar].width, false);
+        emit(c);
+        emitTo(edge(EdgeKind::Blank), head);  // the back edge (a Call edge's target is its return point)
+      },
+      "atexit handler [calls ");
   Edge u = edge(EdgeKind::Unsupported);
   u.text = "atexit handler that is not a function of this program";
   emitTo(u, fn->sink);
