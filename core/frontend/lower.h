@@ -135,7 +135,8 @@ public:
 
   // Variable-length array types: the element count of each, evaluated once where the
   // declaration is reached (C11 6.7.6.2p5), in a temporary of size_t width.
-  std::map<const clang::VariableArrayType*, cfa::VarId> vlaCounts;
+  // Keyed by the size expression: sugared and canonical forms of one VLA type share it.
+  std::map<const clang::Expr*, cfa::VarId> vlaCounts;
   void evalVlaSizes(clang::QualType t);
   // sizeof(t) at run time (pointer width); null when t's size is unknown here.
   cfa::ExprPtr runtimeSize(clang::QualType t);

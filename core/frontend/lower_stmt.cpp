@@ -1059,7 +1059,7 @@ void Lowerer::evalVlaSizes(QualType t) {
       continue;
     }
     if (const VariableArrayType* vla = ctx.getAsVariableArrayType(t)) {
-      if (!vlaCounts.count(vla) && vla->getSizeExpr()) {
+      if (vla->getSizeExpr() && !vlaCounts.count(vla->getSizeExpr())) {
         const clang::Expr* se = vla->getSizeExpr();
         ExprPtr n = convertScalar(rvalue(se), se->getType(), ctx.getSizeType());
         cfa::VarId c = newTemp(ptrWidth, false);
@@ -1068,7 +1068,7 @@ void Lowerer::evalVlaSizes(QualType t) {
         e.rhs = n;
         e.text = "array size " + textOf(se);
         emit(std::move(e));
-        vlaCounts[vla] = c;
+        vlaCounts[se] = c;
       }
       t = vla->getElementType().getCanonicalType();
       continue;
@@ -1087,7 +1087,7 @@ ExprPtr Lowerer::runtimeSize(QualType t) {
     return s ? constPtr(s) : nullptr;
   }
   if (const VariableArrayType* vla = ctx.getAsVariableArrayType(t)) {
-    auto it = vlaCounts.find(vla);
+    auto it = vlaCounts.find(vla->getSizeExpr());
     ExprPtr inner = runtimeSize(vla->getElementType());
     if (it == vlaCounts.end() || !inner) return nullptr;
     return Expr::mkBinary(cfa::BinOp::Mul, Expr::mkVar(it->second, ptrWidth), inner);
