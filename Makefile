@@ -13,7 +13,6 @@ configure: deps
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
-	@ln -sf core/../server/argus/argus $(BUILD)/argus 2>/dev/null || true
 
 demo: build
 	@bash scripts/demo.sh $(BUILD)/argus examples

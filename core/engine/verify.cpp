@@ -68,6 +68,7 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req) {
   bo.incremental = req.algorithm == Algorithm::Ibmc;
   bo.solver = req.solver;
   bo.timeoutS = req.timeoutS > 0 ? std::max(0.1, req.timeoutS - elapsed) : 0;
+  if (req.maxBound > 0) bo.maxBound = req.maxBound;
   bo.progress = req.progress;
   bo.corruptReplayForTest = req.corruptReplayForTest;
   out.result = algorithms::runBmc(*pr.program, entry->id, bo);
