@@ -1,0 +1,84 @@
+// argusd --listen: token authentication, argus/verify, malformed input, loopback only.
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { startTcp, connectTcp, rawTcp, waitFor, sleep, BUGGY, ARGUSD } from './lib.mjs';
+
+const TOKEN = 'e2e-secret-' + process.pid;
+let server;
+before(async () => {
+  server = await startTcp({ token: TOKEN });
+});
+after(async () => {
+  server.proc.kill('SIGTERM');
+  const r = await Promise.race([server.exited, sleep(10000).then(() => null)]);
+  if (!r) server.proc.kill('SIGKILL');
+});
+
+async function goodClient() {
+  const c = await connectTcp(server.port);
+  await c.conn.sendRequest('initialize', { processId: null, capabilities: {}, initializationOptions: { token: TOKEN } });
+  return c;
+}
+
+test('requests before a good initialize, or with a wrong token, get Unauthorized and verify nothing', async () => {
+  const bad = await connectTcp(server.port);
+  await assert.rejects(bad.conn.sendRequest('argus/verify', { text: BUGGY, filename: 'a.c' }), (e) => e.code === -32010);
+  await assert.rejects(
+    bad.conn.sendRequest('initialize', { processId: null, capabilities: {}, initializationOptions: { token: 'wrong' } }),
+    (e) => e.code === -32010,
+  );
+  await assert.rejects(bad.conn.sendRequest('argus/verify', { text: BUGGY, filename: 'a.c' }), (e) => e.code === -32010);
+  await assert.rejects(bad.conn.sendRequest('initialize', { processId: null, capabilities: {} }), (e) => e.code === -32010);
+  bad.conn.sendNotification('textDocument/didOpen', { textDocument: { uri: 'file:///x.c', languageId: 'c', version: 1, text: BUGGY } });
+  await sleep(300);
+  assert.equal(bad.rec.partial.length + bad.rec.diagnostics.size, 0);
+  bad.conn.dispose();
+  bad.socket.destroy();
+  const good = await goodClient();
+  const stats = await good.conn.sendRequest('argus/stats');
+  assert.equal(stats.workerRuns, 0, 'nothing was verified for the unauthorized client');
+  assert.equal(stats.parses, 0);
+  good.conn.dispose();
+  good.socket.destroy();
+  assert.ok(!server.stderr().includes(TOKEN), 'the token is never logged');
+});
+
+test('an authorized client gets the CLI JSON and partial results', async () => {
+  const c = await goodClient();
+  const r = await c.conn.sendRequest('argus/verify', { text: BUGGY, filename: 'remote.c', flags: ['-DUNUSED=1'], timeout: 30 });
+  assert.equal(r.verdict, 'false');
+  assert.equal(r.counterexample.steps.at(-1).statement, 'reach_error()');
+  assert.ok(c.rec.partial.length >= 1);
+  // the same request again is served from the cache
+  const r2 = await c.conn.sendRequest('argus/verify', { text: BUGGY, filename: 'remote.c', flags: ['-DUNUSED=1'], timeout: 30 });
+  assert.deepEqual(r2.counterexample, r.counterexample);
+  assert.ok(c.rec.partial.at(-1).cached);
+  // remote clients cannot make the daemon read its files
+  await assert.rejects(c.conn.sendRequest('argus/verify', { uri: 'file:///etc/passwd' }), (e) => e.code === -32602);
+  c.conn.dispose();
+  c.socket.destroy();
+});
+
+test('malformed input over TCP gets errors and the session keeps working', async () => {
+  const c = await rawTcp(server.port);
+  c.write('Content-Length: 3\r\n\r\n{{{');
+  let m = await c.next();
+  assert.equal(m.error.code, -32700);
+  c.write('NoColonHere\r\n\r\n');
+  m = await c.next();
+  assert.equal(m.error.code, -32700);
+  c.send({ jsonrpc: '2.0', id: 7, method: 'initialize', params: { processId: null, capabilities: {}, initializationOptions: { token: TOKEN } } });
+  m = await c.response();
+  assert.equal(m.id, 7);
+  assert.ok(m.result);
+  c.send({ jsonrpc: '2.0', id: 8, method: 'argus/verify', params: { text: BUGGY, filename: 'raw.c', algorithm: 'bmc' } });
+  m = await c.response(60000);
+  assert.equal(m.result.verdict, 'false');
+});
+
+test('non-loopback addresses are refused', () => {
+  const r = spawnSync(ARGUSD, ['--listen', '0.0.0.0:0', '--token-file', '/dev/null'], { encoding: 'utf8', timeout: 10000 });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /loopback/);
+});
