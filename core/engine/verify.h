@@ -41,4 +41,9 @@ struct VerifyOutcome {
 
 VerifyOutcome verify(const VerifyRequest& req);
 
+// Same, for a program parsed before (req.source/file/extraArgs/dataModel must be what
+// it was parsed from; req.file still names it in results). Lets a long-lived caller
+// (argusd's workers) parse a translation unit once for all its entry functions.
+VerifyOutcome verifyParsed(const cfa::Program& program, const VerifyRequest& req);
+
 }  // namespace argus::engine

@@ -4,7 +4,7 @@
 //   argusd --worker [--memory-mb N]                  internal: one verification worker
 // Common options: --workers N (default: cores), --store PATH | --no-store (result
 // store; default $ARGUS_STORE or ~/.cache/argus/results.sqlite), --memory-mb N
-// (RLIMIT_AS per worker), --debounce-ms N.
+// (RLIMIT_AS per worker), --debounce-ms N (default: adaptive, 50..500 ms).
 // Architecture: server/README.md.
 #include <signal.h>
 #include <unistd.h>
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   bool stdio = false, worker = false, noStore = false;
   std::string listen, tokenFile, storePath;
   unsigned workers = 0, memoryMb = 4096;
-  int debounceMs = 200;
+  int debounceMs = -1;  // adaptive
   try {
     for (size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];

@@ -13,9 +13,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <list>
 
 #include <nlohmann/json.hpp>
 
+#include "core/cfa/cfa_hash.h"
+#include "core/support/large_stack.h"
 #include "protocol/Framing.h"
 #include "server/service/ResultCodec.h"
 
@@ -382,6 +385,30 @@ int runWorker(unsigned memoryMb) {
   // from libraries cannot corrupt the pipe.
   int out = ::dup(1);
   ::dup2(2, 1);
+  // Parsed translation units, most recent first: the jobs of one document version
+  // (one per entry function and stage) parse it once per worker.
+  std::list<std::pair<std::string, std::shared_ptr<frontend::ParseResult>>> parsed;
+  auto parseCached = [&](const JobSpec& s) {
+    cfa::Hasher h;
+    h.add(s.file);
+    h.add(s.source);
+    for (const auto& f : s.flags) h.add(f);
+    h.add(frontend::dataModelName(s.dataModel));
+    std::string key = h.hex();
+    for (auto it = parsed.begin(); it != parsed.end(); ++it)
+      if (it->first == key) {
+        parsed.splice(parsed.begin(), parsed, it);
+        return parsed.front().second;
+      }
+    auto pr = std::make_shared<frontend::ParseResult>();
+    frontend::FrontendOptions fo;
+    fo.dataModel = s.dataModel;
+    fo.extraArgs = s.flags;
+    runOnLargeStack([&] { *pr = frontend::parseSource(s.source, s.file, fo); });
+    parsed.emplace_front(key, pr);
+    if (parsed.size() > 4) parsed.pop_back();
+    return pr;
+  };
   protocol::FrameReader reader;
   char buf[65536];
   for (;;) {
@@ -407,7 +434,14 @@ int runWorker(unsigned memoryMb) {
         req.solver = s.solver;
         req.dataModel = s.dataModel;
         req.extraArgs = s.flags;
-        engine::VerifyOutcome o = engine::verify(req);
+        std::shared_ptr<frontend::ParseResult> pr = parseCached(s);
+        engine::VerifyOutcome o;
+        if (!pr->ok()) {
+          o.inputError = true;
+          o.error = "cannot parse " + s.file + ":\n" + pr->diagnostics;
+        } else {
+          o = engine::verifyParsed(*pr->program, req);
+        }
         if (o.inputError) {
           reply["kind"] = "input_error";
           reply["error"] = o.error;

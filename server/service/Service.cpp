@@ -52,6 +52,7 @@ struct Service::Doc {
   Clock::time_point due{};
   int64_t priority = 0;
   uint64_t generation = 0;
+  double lastParseS = 0.1;  // wall time of the last real parse (adaptive debounce)
   std::shared_ptr<const ParsedTU> tu;
   std::string parseError;
   std::vector<std::string> order;  // function names in source order
@@ -175,7 +176,8 @@ void Service::update(const std::string& id, std::string text, int version) {
   d.text = std::move(text);
   d.version = version;
   d.dirty = true;
-  d.due = Clock::now() + std::chrono::milliseconds(opts_.debounceMs);
+  int ms = opts_.debounceMs >= 0 ? opts_.debounceMs : std::clamp(static_cast<int>(2000 * d.lastParseS), 50, 500);
+  d.due = Clock::now() + std::chrono::milliseconds(ms);
   d.priority = nowMs();
   cv_.notify_all();
 }
@@ -238,11 +240,16 @@ void Service::plannerLoop() {
     std::vector<std::string> flags = ready->flags;
     frontend::DataModel dm = ready->cfg.dataModel;
     int version = ready->version;
+    uint64_t parsesBefore = stats_.parses;
     lock.unlock();
+    auto t0 = Clock::now();
     std::shared_ptr<const ParsedTU> tu = parse(file, text, flags, dm);
+    double parseS = std::chrono::duration<double>(Clock::now() - t0).count();
     lock.lock();
     auto it = docs_.find(id);
-    if (it == docs_.end() || it->second->dirty || it->second->version != version) continue;
+    if (it == docs_.end()) continue;
+    if (stats_.parses != parsesBefore) it->second->lastParseS = parseS;  // not a TU cache hit
+    if (it->second->dirty || it->second->version != version) continue;
     plan(*it->second, std::move(tu));
     lock.unlock();
     publish(id);

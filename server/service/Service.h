@@ -20,7 +20,7 @@
 // function the step is in*, and are remapped to the current text when served, so a
 // line inserted above a function neither invalidates nor misplaces its results.
 //
-// Edits: update() is debounced (ServiceOptions::debounceMs); when a version is
+// Edits: update() is debounced (ServiceOptions::debounceMs, adaptive by default); when a version is
 // planned, every job waiter of the previous version is withdrawn (the scheduler
 // drops or kills jobs nobody else waits for), unchanged functions are served from
 // the cache, changed ones and their callers are re-verified. Counters per function
@@ -95,7 +95,10 @@ struct DocumentSnapshot {
 struct ServiceOptions {
   Scheduler::Options scheduler;
   std::string storePath;  // "" = no persistence
-  int debounceMs = 200;
+  // Delay between an edit and re-planning. < 0: adaptive, like clangd's: twice the
+  // document's last parse time, clamped to [50, 500] ms (a keystroke that arrives
+  // during the delay costs nothing; one that arrives later supersedes the jobs).
+  int debounceMs = -1;
   std::size_t tuCacheSize = 16;
   std::size_t memoryCacheEntries = 20000;
 };

@@ -55,7 +55,8 @@ const quietLogger = { error: () => {}, warn: () => {}, info: () => {}, log: () =
 
 // Starts `argusd --stdio` and connects a client. Options: store (path or null), workers.
 export function startStdio({ store = null, workers = 2, debounceMs = 100, extra = [] } = {}) {
-  const args = ['--stdio', '--workers', String(workers), '--debounce-ms', String(debounceMs), ...extra];
+  const args = ['--stdio', '--workers', String(workers), ...extra];
+  if (debounceMs !== null) args.push('--debounce-ms', String(debounceMs));
   if (store) args.push('--store', store);
   else args.push('--no-store');
   const proc = spawn(ARGUSD, args, { stdio: ['pipe', 'pipe', 'pipe'] });
