@@ -1,7 +1,9 @@
 // See LspSession.h.
 #include "server/argusd/LspSession.h"
 
+#include <deque>
 #include <filesystem>
+#include <iostream>
 #include <fstream>
 #include <sstream>
 
@@ -14,15 +16,69 @@ using protocol::json;
 using protocol::Reply;
 using protocol::RpcError;
 
+// Everything this session sends from service threads goes through one queue drained
+// by the session's writer thread, so a client that stops reading blocks only its own
+// writer — never the service's publish path, a scheduler slot, or other clients. A
+// queue that grows past `limit` means the client is not keeping up: the connection
+// is closed (its jobs are then withdrawn like any other disconnect).
 struct LspSession::Outbox {
-  std::mutex mu;
+  using Item = std::function<void(protocol::Dispatcher&)>;
+  std::mutex mu;  // guards the members below
+  std::condition_variable cv;
+  std::deque<Item> queue;
   protocol::Dispatcher* d = nullptr;
-  void notify(std::string_view method, json params) {
-    std::lock_guard lock(mu);
-    if (d) d->notify(method, std::move(params));
+  bool stopped = false;
+  std::size_t limit = 20000;
+  std::function<void()> onOverflow;
+  std::thread writer;
+
+  void start(protocol::Dispatcher* dispatcher, std::function<void()> overflow) {
+    d = dispatcher;
+    onOverflow = std::move(overflow);
+    writer = std::thread([this] { run(); });
   }
-  void detach() {
+  void post(Item item) {
+    std::function<void()> overflow;
+    {
+      std::lock_guard lock(mu);
+      if (stopped) return;
+      if (queue.size() >= limit) {
+        stopped = true;
+        queue.clear();
+        overflow = onOverflow;
+      } else {
+        queue.push_back(std::move(item));
+      }
+    }
+    cv.notify_one();
+    if (overflow) overflow();
+  }
+  void notify(std::string_view method, json params) {
+    post([m = std::string(method), p = std::move(params)](protocol::Dispatcher& dd) mutable { dd.notify(m, std::move(p)); });
+  }
+  void run() {
+    std::unique_lock lock(mu);
+    for (;;) {
+      cv.wait(lock, [&] { return stopped || !queue.empty(); });
+      if (queue.empty()) return;  // stopped and drained
+      Item item = std::move(queue.front());
+      queue.pop_front();
+      protocol::Dispatcher* dd = d;
+      lock.unlock();
+      if (dd) item(*dd);
+      lock.lock();
+    }
+  }
+  // Sends what is queued, then stops the writer; later posts are dropped.
+  void stop() {
+    {
+      std::lock_guard lock(mu);
+      stopped = true;
+    }
+    cv.notify_all();
+    if (writer.joinable() && writer.get_id() != std::this_thread::get_id()) writer.join();
     std::lock_guard lock(mu);
+    queue.clear();
     d = nullptr;
   }
 };
@@ -200,7 +256,10 @@ LspSession::LspSession(Service& service, protocol::Transport& transport, Options
       opts_(std::move(options)),
       dispatcher_([this](const json& m) { transport_.send(m); }),
       outbox_(std::make_shared<Outbox>()) {
-  outbox_->d = &dispatcher_;
+  outbox_->start(&dispatcher_, [this] {
+    std::cerr << "argusd: a client is not reading its messages; closing its connection\n";
+    transport_.close();
+  });
   config_.chain = defaultChain(30);
   registerHandlers();
   watcher_ = std::thread([this] { watchCancellations(); });
@@ -226,7 +285,7 @@ void LspSession::onClose() {
     pending.swap(verifies_);
   }
   for (auto& [id, p] : pending) service_.cancelOnce(p->handle);
-  outbox_->detach();
+  outbox_->stop();
   dispatcher_.close();
 }
 
@@ -392,13 +451,13 @@ void LspSession::registerHandlers() {
           outbox->notify("argus/partialResult", {{"id", reqId}, {"stage", stage}, {"final", final}, {"cached", cached}, {"result", j}});
           if (final && pv->claim()) {
             forget();
-            pv->reply.result(std::move(j));
+            outbox->post([pv, j = std::move(j)](protocol::Dispatcher&) mutable { pv->reply.result(std::move(j)); });
           }
         },
-        [pv, forget](const std::string& msg) {
+        [pv, outbox, forget](const std::string& msg) {
           if (!pv->claim()) return;
           forget();
-          pv->reply.error(ErrorCode::RequestFailed, msg);
+          outbox->post([pv, msg](protocol::Dispatcher&) { pv->reply.error(ErrorCode::RequestFailed, msg); });
         });
     std::lock_guard lock(mu_);
     pv->handle = handle;
@@ -421,7 +480,8 @@ void LspSession::watchCancellations() {
     lock.unlock();
     for (auto& p : cancelled) {
       service_.cancelOnce(p->handle);
-      if (p->claim()) p->reply.error(ErrorCode::RequestCancelled, "request cancelled");
+      if (p->claim())
+        outbox_->post([p](protocol::Dispatcher&) { p->reply.error(ErrorCode::RequestCancelled, "request cancelled"); });
     }
     lock.lock();
   }
@@ -440,11 +500,9 @@ void LspSession::updateProgress(const std::string& uri, unsigned pending) {
     progressToken_ = "argus/verify/" + std::to_string(++progressSeq_);
     std::string token = progressToken_;
     lock.unlock();
-    std::lock_guard olock(outbox_->mu);
-    if (!outbox_->d) return;
     auto outbox = outbox_;
-    outbox_->d->call("window/workDoneProgress/create", {{"token", token}},
-                     [this, outbox, token](protocol::CallResult res) {
+    outbox_->post([this, outbox, token](protocol::Dispatcher& d) {
+      d.call("window/workDoneProgress/create", {{"token", token}}, [this, outbox, token](protocol::CallResult res) {
                        std::lock_guard lock2(mu_);
                        if (closing_ || progressState_ != 1 || progressToken_ != token) return;
                        if (std::holds_alternative<RpcError>(res) || !progressWanted_) {
@@ -454,6 +512,7 @@ void LspSession::updateProgress(const std::string& uri, unsigned pending) {
                        progressState_ = 2;
                        outbox->notify("$/progress", {{"token", token}, {"value", {{"kind", "begin"}, {"title", "Argus: verifying"}, {"cancellable", false}}}});
                      });
+    });
     return;
   }
   if (progressState_ != 2) return;

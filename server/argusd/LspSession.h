@@ -7,8 +7,10 @@
 // notifications.
 //
 // Threads: handlers run on the transport thread; snapshot and stage callbacks come
-// from service threads and only send notifications / replies (thread-safe), through
-// an Outbox that is detached when the connection closes. A small watcher thread
+// from service threads and never write to the client themselves: they queue
+// notifications / replies on the session's Outbox, whose writer thread sends them
+// (a slow or stuck client cannot stall the service or other clients; a queue that
+// overflows closes that connection). A small watcher thread
 // turns $/cancelRequest of a pending argus/verify into Service::cancelOnce and a
 // RequestCancelled reply.
 #pragma once

@@ -130,35 +130,36 @@ TEST(Scheduler, WorkerCrashIsRetriedThenReportedAndTheDaemonKeepsServing) {
   EXPECT_EQ(d.outs[0].result.verdict, result::Verdict::False);
 }
 
-TEST(Scheduler, MemoryLimitKillsOnlyTheJob) {
+TEST(Scheduler, OutOfMemoryInAWorkerFailsOnlyThatJob) {
   Scheduler::Options o = opts();
-  o.memoryMb = 1200;  // the 1 GiB engine stack reservation alone nearly fills it
+  o.memoryMb = 150;  // RLIMIT_AS: Clang itself runs out of memory and aborts the worker
   o.maxRetries = 0;
   Scheduler s(o);
   Collector c;
   s.submit("m", spec(test::kBuggyProgram, engine::Algorithm::Bmc, 20), 0, c.done());
   ASSERT_TRUE(waitFor([&] { return c.count() == 1; }, 60));
-  // Either the engine reports out of memory, or the worker dies; both are contained.
   const JobOutcome& out = c.outs[0];
-  if (out.kind == JobOutcome::Kind::Done) EXPECT_NE(out.result.verdict, result::Verdict::True);
-  else EXPECT_EQ(out.kind, JobOutcome::Kind::Failed) << out.error;
-  EXPECT_NE(s.workerPids()[0], 0);
+  EXPECT_EQ(out.kind, JobOutcome::Kind::Failed);
+  EXPECT_NE(out.error.find("crashed"), std::string::npos) << out.error;
+  // A fresh worker took the slot; this process (the "daemon") is unaffected.
+  ASSERT_TRUE(waitFor([&] { return s.workerPids()[0] != 0; }, 5));
+  EXPECT_GE(s.workerRestarts(), 1u);
 }
 
 TEST(Scheduler, HardDeadlineKillsARunawayJob) {
   Scheduler::Options o = opts();
-  o.graceS = 0.5;
+  o.defaultHardLimitS = 1.0;  // the job itself has no timeout: only the kill stops it
   Scheduler s(o);
   Collector c;
-  JobSpec sp = spec(test::kSlowProgram, engine::Algorithm::Ibmc, 0.5);
-  sp.timeoutS = 0.5;
   auto t0 = std::chrono::steady_clock::now();
-  s.submit("d", sp, 0, c.done());
+  s.submit("d", spec(test::kSlowProgram, engine::Algorithm::Ibmc, 0), 0, c.done());
   ASSERT_TRUE(waitFor([&] { return c.count() == 1; }, 30));
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
-  // The engine's own timeout normally answers first (unknown); the kill is the backstop.
-  if (c.outs[0].kind == JobOutcome::Kind::Done) EXPECT_EQ(c.outs[0].result.verdict, result::Verdict::Unknown);
-  else EXPECT_NE(c.outs[0].error.find("time limit"), std::string::npos);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GE(took, 1.0);
+  EXPECT_LT(took, 10.0);
+  EXPECT_EQ(c.outs[0].kind, JobOutcome::Kind::Failed);
+  EXPECT_NE(c.outs[0].error.find("time limit"), std::string::npos) << c.outs[0].error;
+  EXPECT_TRUE(waitFor([&] { return s.workerPids()[0] != 0; }, 5));
 }
 
 }  // namespace
