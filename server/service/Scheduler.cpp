@@ -131,6 +131,12 @@ void Scheduler::withdraw(uint64_t waiter) {
   if (auto j = jobs_.find(job->key); j != jobs_.end() && j->second == job) jobs_.erase(j);
 }
 
+bool Scheduler::isRunning(uint64_t waiter) const {
+  std::lock_guard lock(mu_);
+  auto it = byWaiter_.find(waiter);
+  return it != byWaiter_.end() && it->second->running;
+}
+
 std::vector<pid_t> Scheduler::workerPids() const {
   std::lock_guard lock(mu_);
   std::vector<pid_t> out;

@@ -88,6 +88,10 @@ class Scheduler {
   // running). Unknown ids are ignored.
   void withdraw(uint64_t waiter);
 
+  // True when the waiter's job is running (e.g. a waiter that joined a running job:
+  // its `started` callback does not run again).
+  bool isRunning(uint64_t waiter) const;
+
   // Current worker process ids (for tests and diagnostics), 0 for a slot with none.
   std::vector<pid_t> workerPids() const;
   std::size_t queued() const;

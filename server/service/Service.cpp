@@ -301,13 +301,20 @@ std::shared_ptr<const Service::ParsedTU> Service::parse(const std::string& file,
 }
 
 void Service::plan(Doc& d, std::shared_ptr<const ParsedTU> tu) {
-  withdrawAll(d);
+  // The previous version's waiters are withdrawn only after the new version has
+  // submitted its jobs: a job whose key did not change (same function closure, same
+  // stage) gains the new waiter first and keeps running instead of being killed.
+  std::vector<uint64_t> old;
+  for (auto& [name, f] : d.fns)
+    if (f.waiter) old.push_back(f.waiter);
+  d.generation = nextGeneration_++;
   d.tu = std::move(tu);
   d.fns.clear();
   d.order.clear();
   d.parseError.clear();
   if (!d.tu->program) {
     d.parseError = d.tu->diagnostics;
+    for (uint64_t w : old) scheduler_->withdraw(w);
     return;
   }
   std::vector<const cfa::Function*> entries;
@@ -328,6 +335,7 @@ void Service::plan(Doc& d, std::shared_ptr<const ParsedTU> tu) {
     (void)slot;
   }
   for (const auto& name : d.order) advance(d, d.fns[name]);
+  for (uint64_t w : old) scheduler_->withdraw(w);
 }
 
 std::optional<std::string> Service::lookup(const std::string& key) {
@@ -425,6 +433,11 @@ void Service::advance(Doc& d, FnEntry& f) {
       publish(id);
     };
     f.waiter = scheduler_->submit(key, std::move(spec), d.priority, std::move(done), std::move(started));
+    if (scheduler_->isRunning(f.waiter)) {  // joined the previous version's running job
+      f.st.state = FunctionState::Running;
+      f.runningNow = true;
+      f.startedAt = Clock::now();
+    }
     return;
   }
 }

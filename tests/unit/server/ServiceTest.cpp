@@ -46,7 +46,7 @@ struct Watch {
     std::lock_guard l(mu);
     return last && last->version == version && last->pending == 0 && !last->functions.empty();
   }
-  const FunctionStatus& fn(const std::string& name) {
+  FunctionStatus fn(const std::string& name) {
     std::lock_guard l(mu);
     for (const auto& f : last->functions)
       if (f.name == name) return f;
@@ -202,6 +202,55 @@ TEST(Service, VerifyOnceStreamsStagesAndCachesTheAnswer) {
   std::lock_guard l(mu);
   ASSERT_TRUE(final.has_value());  // served synchronously from the cache
   EXPECT_TRUE(stages.back().second);
+}
+
+}  // namespace
+}  // namespace argus::server
+
+namespace argus::server {
+namespace {
+
+// An edit elsewhere in the file must not kill a running job whose key is unchanged.
+TEST(Service, AnEditKeepsUnaffectedRunningJobs) {
+  Service svc(options(""));
+  Watch w;
+  VerifyConfig cfg;
+  cfg.chain = {{engine::Algorithm::Ibmc, 0, 120}};
+  const std::string text = std::string(R"(extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int quick(int a) { return a + 1; }
+int slow(void) {
+  unsigned x = 0;
+  while (__VERIFIER_nondet_int()) { x++; }
+  if (x == 0xFFFFFFF) reach_error();
+  return 0;
+}
+)");
+  svc.open("d", "t.c", text, 1, {}, cfg, w.cb());
+  auto slowState = [&] {
+    std::lock_guard l(w.mu);
+    if (!w.last) return FunctionState::Queued;
+    for (const auto& f : w.last->functions)
+      if (f.name == "slow") return f.state;
+    return FunctionState::Queued;
+  };
+  ASSERT_TRUE(waitFor([&] { return slowState() == FunctionState::Running; }, 30));
+  ASSERT_TRUE(waitFor([&] { return svc.stats().workerRuns >= 1; }, 30));  // quick is done
+  uint64_t restarts = svc.stats().workerRestarts;
+  std::string edited = text;
+  edited.replace(edited.find("a + 1"), 5, "a + 2");
+  svc.update("d", edited, 2);
+  ASSERT_TRUE(waitFor([&] { std::lock_guard l(w.mu); return w.last && w.last->version == 2 && w.last->pending == 1; }, 30));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(svc.stats().workerRestarts, restarts);  // nothing was killed
+  EXPECT_EQ(svc.scheduler().running(), 1u);
+  EXPECT_EQ(slowState(), FunctionState::Running);
+  EXPECT_EQ(w.fn("quick").state, FunctionState::Verified);
+  // Editing `slow` itself supersedes its job: its worker is killed.
+  std::string edited2 = edited;
+  edited2.replace(edited2.find("x++"), 3, "x += 2");
+  svc.update("d", edited2, 3);
+  ASSERT_TRUE(waitFor([&] { return svc.stats().workerRestarts > restarts; }, 10));
 }
 
 }  // namespace
