@@ -292,12 +292,17 @@ void LspSession::onClose() {
 void LspSession::registerHandlers() {
   using namespace protocol;
   dispatcher_.setRequestGate([this](const std::string& method) -> std::optional<RpcError> {
-    if (initialized_ || method == "initialize" || method == "exit") return std::nullopt;
+    if (method == "exit") return std::nullopt;
+    if (shutdown_) return RpcError(ErrorCode::InvalidRequest, "server is shutting down");
+    if (initialized_ || method == "initialize") return std::nullopt;
     if (opts_.requireToken) return RpcError(ErrorCode::Unauthorized, "unauthorized: initialize with a valid token first");
     return RpcError(ErrorCode::ServerNotInitialized, "server not initialized");
   });
 
-  dispatcher_.onRequest<InitializeParams>("initialize", [this](const InitializeParams& p, Reply r) {
+  dispatcher_.onRequest("initialize", [this](const json& raw, Reply r) {
+    InitializeParams p;
+    std::string perr;
+    if (!fromJSON(raw, p, JsonPath(&perr, "params"))) return r.error(ErrorCode::InvalidParams, "invalid params for initialize: " + perr);
     if (opts_.requireToken) {
       const json& io = p.initializationOptions;
       bool ok = io.is_object() && io.contains("token") && io["token"].is_string() &&
@@ -312,6 +317,10 @@ void LspSession::registerHandlers() {
     {
       std::lock_guard lock(mu_);
       clientProgress_ = p.workDoneProgress;
+      const json* cl = &raw;
+      for (const char* k : {"capabilities", "workspace", "codeLens", "refreshSupport"})
+        cl = cl && cl->is_object() && cl->contains(k) ? &(*cl)[k] : nullptr;
+      clientLensRefresh_ = cl && cl->is_boolean() && cl->get<bool>();
     }
     initialized_ = true;
     InitializeResult res;
@@ -421,6 +430,11 @@ void LspSession::registerHandlers() {
           req.flags = f.get<std::vector<std::string>>();
         }
       }
+      if (opts_.requireToken)
+        // Remote clients get only flags that cannot make the frontend read server files.
+        for (const std::string& f : req.flags)
+          if (!(f.rfind("-D", 0) == 0 || f.rfind("-U", 0) == 0 || f.rfind("-std=", 0) == 0))
+            throw std::invalid_argument("flag '" + f + "' is not allowed for remote clients (allowed: -D, -U, -std=)");
       req.function = params.value("function", std::string("main"));
       double timeout = params.contains("timeout") ? params["timeout"].get<double>() : 60.0;
       if (timeout < 0) throw std::invalid_argument("timeout must be >= 0");
@@ -611,6 +625,21 @@ void LspSession::onSnapshot(const std::string& uri, const DocumentSnapshot& snap
   outbox_->notify("argus/status", {{"uri", uri}, {"version", snap.version}, {"pending", snap.pending},
                                    {"parseError", !snap.parseError.empty()}, {"functions", status}});
   updateProgress(uri, snap.pending);
+
+  // Editors ask for code lenses themselves after edits, not after results arrive:
+  // tell them (workspace/codeLens/refresh) when a lens title of this document changed.
+  std::string titles;
+  for (const FunctionStatus& f : snap.functions) titles += f.name + "\x1f" + lensTitle(f) + "\x1e";
+  bool refresh = false;
+  {
+    std::lock_guard lock(mu_);
+    if (clientLensRefresh_ && lensTitles_[uri] != titles) {
+      lensTitles_[uri] = titles;
+      refresh = true;
+    }
+  }
+  if (refresh)
+    outbox_->post([](protocol::Dispatcher& d) { d.call("workspace/codeLens/refresh", nullptr, [](protocol::CallResult) {}); });
 }
 
 }  // namespace argus::server

@@ -71,6 +71,8 @@ class LspSession : public protocol::TransportHandler {
   int progressSeq_ = 0;
   std::string progressToken_;
   bool clientProgress_ = false;
+  bool clientLensRefresh_ = false;
+  std::map<std::string, std::string> lensTitles_;  // uri → last lens titles sent
   std::map<std::string, std::shared_ptr<PendingVerify>> verifies_;  // request id → pending
   bool closing_ = false;
   std::condition_variable cv_;

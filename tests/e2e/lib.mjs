@@ -15,8 +15,16 @@ import {
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const ARGUSD = process.env.ARGUSD ?? path.resolve(here, '../../build/argusd');
 
+const tempDirs = [];
+process.on('exit', () => {
+  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+// A fresh directory, removed when the test process exits.
 export function tempDir() {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'argusd-e2e-'));
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'argusd-e2e-'));
+  tempDirs.push(d);
+  return d;
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -34,7 +42,11 @@ export async function waitFor(pred, ms, what = 'condition') {
 
 // Records what the server pushes: diagnostics and argus/status per URI, progress.
 function attachRecorders(conn) {
-  const rec = { diagnostics: new Map(), status: new Map(), progress: [], partial: [], diagLog: [], statusLog: [] };
+  const rec = { diagnostics: new Map(), status: new Map(), progress: [], partial: [], diagLog: [], statusLog: [], lensRefresh: 0 };
+  conn.onRequest('workspace/codeLens/refresh', () => {
+    rec.lensRefresh++;
+    return null;
+  });
   conn.onNotification('textDocument/publishDiagnostics', (p) => {
     rec.diagnostics.set(p.uri, p);
     rec.diagLog.push({ t: Date.now(), p });
@@ -73,7 +85,7 @@ export async function initialize(conn, initializationOptions = undefined) {
   const r = await conn.sendRequest('initialize', {
     processId: process.pid,
     rootUri: null,
-    capabilities: { window: { workDoneProgress: true } },
+    capabilities: { window: { workDoneProgress: true }, workspace: { codeLens: { refreshSupport: true } } },
     initializationOptions,
   });
   conn.sendNotification('initialized', {});
@@ -83,6 +95,8 @@ export async function initialize(conn, initializationOptions = undefined) {
 export async function stop(d) {
   try {
     await Promise.race([d.conn.sendRequest('shutdown'), sleep(2000)]);
+  } catch {}
+  try {
     d.conn.sendNotification('exit');
   } catch {}
   const r = await Promise.race([d.exited, sleep(5000).then(() => null)]);

@@ -51,6 +51,8 @@ test('opening a buggy file gives an Error at the failing call with the path as r
   assert.match(titles.check, /^counterexample \(\d+ steps\)$/);
   assert.equal(titles.solo, 'verified');
 
+  assert.ok(d.rec.lensRefresh >= 1, 'workspace/codeLens/refresh sent when results arrived');
+
   // work-done progress ran and ended
   const kinds = d.rec.progress.map((p) => p.value.kind);
   assert.ok(kinds.includes('begin') && kinds.includes('end'), JSON.stringify(kinds));
@@ -110,4 +112,9 @@ test('didChangeConfiguration switches the algorithm chain', async () => {
   await waitFor(() => settled(d.rec, uri, version), 60000, 'reconfigured verification');
   assert.equal(fnStatus(d.rec, uri, 'check').algorithm, 'ibmc');
   assert.equal(fnStatus(d.rec, uri, 'check').state, 'violated');
+});
+
+test('after shutdown, requests are refused', async () => {
+  await d.conn.sendRequest('shutdown');
+  await assert.rejects(d.conn.sendRequest('textDocument/codeLens', { textDocument: { uri } }), (e) => e.code === -32600);
 });

@@ -55,6 +55,10 @@ test('an authorized client gets the CLI JSON and partial results', async () => {
   assert.deepEqual(r2.counterexample, r.counterexample);
   assert.ok(c.rec.partial.at(-1).cached);
   // remote clients cannot make the daemon read its files
+  await assert.rejects(
+    c.conn.sendRequest('argus/verify', { text: BUGGY, filename: 'r.c', flags: ['-include', '/etc/passwd'] }),
+    (e) => e.code === -32602 && /not allowed/.test(e.message),
+  );
   await assert.rejects(c.conn.sendRequest('argus/verify', { uri: 'file:///etc/passwd' }), (e) => e.code === -32602);
   c.conn.dispose();
   c.socket.destroy();
