@@ -284,7 +284,10 @@ void LspSession::onClose() {
     std::lock_guard lock(mu_);
     pending.swap(verifies_);
   }
-  for (auto& [id, p] : pending) service_.cancelOnce(p->handle);
+  for (auto& [id, p] : pending) {
+    p->claim();  // late stage callbacks become no-ops
+    service_.cancelOnce(p->handle);
+  }
   outbox_->stop();
   dispatcher_.close();
 }
@@ -453,24 +456,18 @@ void LspSession::registerHandlers() {
     }
     json reqId = r.id().toJSON();
     auto outbox = outbox_;
-    auto forget = [this, key] {
-      std::lock_guard lock(mu_);
-      verifies_.erase(key);
-    };
-    uint64_t handle = service_.verifyOnce(
-        std::move(req),
-        [pv, outbox, reqId, forget](unsigned stage, const result::VerificationResult& res, bool final, bool cached) {
+    // The callbacks never touch the session (they may outlive it): answered entries
+    // are dropped from verifies_ by the watcher thread.
+        [pv, outbox, reqId](unsigned stage, const result::VerificationResult& res, bool final, bool cached) {
           if (pv->answered) return;
           json j = result::toJson(res);
           outbox->notify("argus/partialResult", {{"id", reqId}, {"stage", stage}, {"final", final}, {"cached", cached}, {"result", j}});
           if (final && pv->claim()) {
-            forget();
             outbox->post([pv, j = std::move(j)](protocol::Dispatcher&) mutable { pv->reply.result(std::move(j)); });
           }
         },
-        [pv, outbox, forget](const std::string& msg) {
+        [pv, outbox](const std::string& msg) {
           if (!pv->claim()) return;
-          forget();
           outbox->post([pv, msg](protocol::Dispatcher&) { pv->reply.error(ErrorCode::RequestFailed, msg); });
         });
     std::lock_guard lock(mu_);
@@ -484,7 +481,9 @@ void LspSession::watchCancellations() {
     cv_.wait_for(lock, std::chrono::milliseconds(20));
     std::vector<std::shared_ptr<PendingVerify>> cancelled;
     for (auto it = verifies_.begin(); it != verifies_.end();) {
-      if (it->second->reply.isCancelled() && it->second->handle) {
+      if (it->second->answered) {
+        it = verifies_.erase(it);
+      } else if (it->second->reply.isCancelled() && it->second->handle) {
         cancelled.push_back(it->second);
         it = verifies_.erase(it);
       } else {
