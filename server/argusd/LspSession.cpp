@@ -458,6 +458,8 @@ void LspSession::registerHandlers() {
     auto outbox = outbox_;
     // The callbacks never touch the session (they may outlive it): answered entries
     // are dropped from verifies_ by the watcher thread.
+    uint64_t handle = service_.verifyOnce(
+        std::move(req),
         [pv, outbox, reqId](unsigned stage, const result::VerificationResult& res, bool final, bool cached) {
           if (pv->answered) return;
           json j = result::toJson(res);
