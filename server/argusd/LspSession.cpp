@@ -394,9 +394,12 @@ void LspSession::registerHandlers() {
   });
 
   dispatcher_.onRequest("argus/workers", [this](const json&, Reply r) {
-    json pids = json::array();
-    for (pid_t p : service_.scheduler().workerPids()) pids.push_back(p);
-    r.result({{"pids", pids}});
+    json pids = json::array(), workers = json::array();
+    for (const auto& w : service_.scheduler().workers()) {
+      pids.push_back(w.pid);
+      workers.push_back({{"pid", w.pid}, {"file", w.file}, {"function", w.function}});
+    }
+    r.result({{"pids", pids}, {"workers", workers}});
   });
   dispatcher_.onRequest("argus/stats", [this](const json&, Reply r) {
     Service::Stats s = service_.stats();

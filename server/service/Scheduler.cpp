@@ -44,6 +44,7 @@ struct Scheduler::Slot {
   pid_t pid = -1;
   int toFd = -1, fromFd = -1;
   uint64_t nextId = 1;
+  std::shared_ptr<Job> current;  // guarded by mu_
 };
 
 std::string encodeJob(uint64_t id, const JobSpec& s) {
@@ -137,6 +138,21 @@ bool Scheduler::isRunning(uint64_t waiter) const {
   return it != byWaiter_.end() && it->second->running;
 }
 
+std::vector<Scheduler::WorkerInfo> Scheduler::workers() const {
+  std::lock_guard lock(mu_);
+  std::vector<WorkerInfo> out;
+  for (auto& s : slots_) {
+    WorkerInfo w;
+    w.pid = s->pid > 0 ? s->pid : 0;
+    if (s->current) {
+      w.file = s->current->spec.file;
+      w.function = s->current->spec.function;
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
 std::vector<pid_t> Scheduler::workerPids() const {
   std::lock_guard lock(mu_);
   std::vector<pid_t> out;
@@ -158,7 +174,7 @@ std::size_t Scheduler::running() const {
   return n;
 }
 
-std::shared_ptr<Scheduler::Job> Scheduler::takeJob(Slot&) {
+std::shared_ptr<Scheduler::Job> Scheduler::takeJob(Slot& slot) {
   std::unique_lock lock(mu_);
   for (;;) {
     if (stopping_) return nullptr;
@@ -169,6 +185,7 @@ std::shared_ptr<Scheduler::Job> Scheduler::takeJob(Slot&) {
     }
     if (best) {
       best->running = true;
+      slot.current = best;
       return best;
     }
     cv_.wait(lock);
@@ -193,6 +210,7 @@ void Scheduler::slotLoop(Slot& slot) {
     std::vector<Waiter> waiters;
     {
       std::lock_guard lock(mu_);
+      slot.current = nullptr;
       if (crashed && !job->cancel && !stopping_ && job->retries < opts_.maxRetries) {
         job->retries++;
         job->running = false;  // re-queued with its original place

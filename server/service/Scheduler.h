@@ -94,6 +94,11 @@ class Scheduler {
 
   // Current worker process ids (for tests and diagnostics), 0 for a slot with none.
   std::vector<pid_t> workerPids() const;
+  struct WorkerInfo {
+    pid_t pid = 0;
+    std::string file, function;  // of the job it runs ("" when idle)
+  };
+  std::vector<WorkerInfo> workers() const;
   std::size_t queued() const;
   std::size_t running() const;
   uint64_t workerRestarts() const { return restarts_.load(); }

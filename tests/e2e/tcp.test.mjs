@@ -2,7 +2,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { startTcp, connectTcp, rawTcp, waitFor, sleep, BUGGY, ARGUSD } from './lib.mjs';
+import { startTcp, connectTcp, rawTcp, waitFor, sleep, BUGGY, SLOW, ARGUSD } from './lib.mjs';
 
 const TOKEN = 'e2e-secret-' + process.pid;
 let server;
@@ -85,4 +85,38 @@ test('non-loopback addresses are refused', () => {
   const r = spawnSync(ARGUSD, ['--listen', '0.0.0.0:0', '--token-file', '/dev/null'], { encoding: 'utf8', timeout: 10000 });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /loopback/);
+});
+
+test("a worker killed under one client's job does not affect another client's job", async () => {
+  const a = await goodClient();
+  const b = await goodClient();
+  const aJob = a.conn.sendRequest('argus/verify', { text: SLOW, filename: 'a_slow.c', algorithm: 'ibmc', timeout: 120 });
+  aJob.catch(() => {});
+  const t0 = Date.now();
+  const bJob = b.conn.sendRequest('argus/verify', { text: SLOW, filename: 'b_slow.c', algorithm: 'ibmc', timeout: 4 });
+  const running = await waitFor(async () => {
+    const { workers } = await a.conn.sendRequest('argus/workers');
+    const wa = workers.find((w) => w.file === 'a_slow.c');
+    const wb = workers.find((w) => w.file === 'b_slow.c');
+    return wa && wb ? { wa, wb } : null;
+  }, 20000, 'both jobs running');
+  process.kill(running.wa.pid, 'SIGKILL');
+  const rb = await bJob;  // B's job ends normally: its stage timeout, not a crash
+  assert.equal(rb.verdict, 'unknown');
+  assert.match(rb.reason, /time/i);
+  assert.ok(Date.now() - t0 < 30000);
+  const { workers } = await b.conn.sendRequest('argus/workers');
+  assert.ok(workers.some((w) => w.pid === running.wb.pid), 'B\'s worker was never restarted');
+  assert.ok(!workers.some((w) => w.pid === running.wa.pid), 'A\'s worker was replaced');
+  a.conn.dispose();  // disconnecting withdraws A's (re-queued) job
+  a.socket.destroy();
+  b.conn.dispose();
+  b.socket.destroy();
+  await waitFor(async () => {
+    const c = await goodClient();
+    const st = await c.conn.sendRequest('argus/stats');
+    c.conn.dispose();
+    c.socket.destroy();
+    return st.running === 0 && st.queued === 0;
+  }, 10000, 'jobs of the disconnected client withdrawn');
 });
