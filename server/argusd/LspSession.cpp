@@ -393,6 +393,45 @@ void LspSession::registerHandlers() {
     r.result(lenses);
   });
 
+  // argus/counterexample and argus/condition: {uri, function} → the latest result's
+  // error path / condition for that entry (null when there is none).
+  auto latest = [this](const json& params, Reply& r) -> std::optional<json> {
+    if (!params.is_object() || !params.contains("uri") || !params["uri"].is_string() || !params.contains("function") ||
+        !params["function"].is_string()) {
+      r.error(ErrorCode::InvalidParams, "expected {\"uri\": string, \"function\": string}");
+      return std::nullopt;
+    }
+    auto snap = service_.snapshot(docId(params["uri"].get<std::string>()));
+    if (!snap) {
+      r.error(ErrorCode::InvalidParams, "not an open document: " + params["uri"].get<std::string>());
+      return std::nullopt;
+    }
+    for (const FunctionStatus& f : snap->functions)
+      if (f.name == params["function"].get<std::string>()) {
+        json j = f.result ? result::toJson(*f.result) : json();
+        if (!j.is_null()) j["state"] = stateName(f.state);
+        return j;
+      }
+    r.error(ErrorCode::InvalidParams, "no function '" + params["function"].get<std::string>() + "' in this document");
+    return std::nullopt;
+  };
+  dispatcher_.onRequest("argus/counterexample", [latest](const json& params, Reply r) {
+    auto j = latest(params, r);
+    if (!j) return;
+    r.result(j->is_object() && (*j)["counterexample"].is_object() ? (*j)["counterexample"] : json());
+  });
+  dispatcher_.onRequest("argus/condition", [latest](const json& params, Reply r) {
+    auto j = latest(params, r);
+    if (!j) return;
+    if (!j->is_object()) return r.result(nullptr);
+    json c = (*j)["condition"];
+    c["verdict"] = (*j)["verdict"];
+    c["algorithm"] = (*j)["algorithm"];
+    c["state"] = (*j)["state"];
+    if (j->contains("reason")) c["reason"] = (*j)["reason"];
+    r.result(c);
+  });
+
   dispatcher_.onRequest("argus/workers", [this](const json&, Reply r) {
     json pids = json::array(), workers = json::array();
     for (const auto& w : service_.scheduler().workers()) {

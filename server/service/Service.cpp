@@ -104,11 +104,18 @@ FunctionState stateOf(const result::VerificationResult& r) {
   return FunctionState::Conditional;
 }
 
-// Error-path lines become relative to the start of the function they are in.
-std::string relativize(const result::VerificationResult& r, const std::map<std::string, uint32_t>& start) {
+// Error-path lines become relative to the start of the function they are in, and the
+// document's own file name is abstracted (keys do not include it: the same code under
+// another name shares results).
+std::string relativize(const result::VerificationResult& r, const std::map<std::string, uint32_t>& start,
+                       const std::string& file) {
   json j = encodeResult(r);
   if (j.contains("counterexample") && j["counterexample"].is_object())
     for (json& s : j["counterexample"]["steps"]) {
+      if (s.value("file", "") == file) {
+        s["file"] = "";
+        s["docFile"] = true;
+      }
       auto it = start.find(s.value("function", ""));
       if (it == start.end()) continue;
       s["line"] = static_cast<int64_t>(s.value("line", 0u)) - int64_t(it->second);
@@ -117,10 +124,12 @@ std::string relativize(const result::VerificationResult& r, const std::map<std::
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-result::VerificationResult absolutize(const std::string& stored, const std::map<std::string, uint32_t>& start) {
+result::VerificationResult absolutize(const std::string& stored, const std::map<std::string, uint32_t>& start,
+                                      const std::string& file) {
   json j = json::parse(stored);
   if (j.contains("counterexample") && j["counterexample"].is_object())
     for (json& s : j["counterexample"]["steps"]) {
+      if (s.value("docFile", false)) s["file"] = file;
       if (!s.value("rel", false)) continue;
       auto it = start.find(s.value("function", ""));
       int64_t base = it == start.end() ? 0 : it->second;
@@ -358,7 +367,7 @@ void Service::remember(const std::string& key, const std::string& value) {
 }
 
 void Service::applyResult(Doc& d, FnEntry& f, const std::string& stored, unsigned stage) {
-  result::VerificationResult r = absolutize(stored, d.tu->startLine);
+  result::VerificationResult r = absolutize(stored, d.tu->startLine, d.file);
   f.st.stage = stage;
   f.st.algorithm = r.algorithm.empty() ? engine::algorithmName(d.cfg.chain[stage].algorithm) : r.algorithm;
   f.st.state = stateOf(r);
@@ -420,7 +429,7 @@ void Service::advance(Doc& d, FnEntry& f) {
         if (out.kind == JobOutcome::Kind::Cancelled) return;
         ff.st.runs = ++dd.counters[name].first;
         if (out.kind == JobOutcome::Kind::Done) {
-          std::string stored = relativize(out.result, dd.tu->startLine);
+          std::string stored = relativize(out.result, dd.tu->startLine, dd.file);
           remember(key, stored);
           applyResult(dd, ff, stored, stage);
           advance(dd, ff);

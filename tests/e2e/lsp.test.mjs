@@ -58,6 +58,18 @@ test('opening a buggy file gives an Error at the failing call with the path as r
   assert.ok(kinds.includes('begin') && kinds.includes('end'), JSON.stringify(kinds));
 });
 
+test('argus/counterexample and argus/condition return the latest result of an entry', async () => {
+  const cex = await d.conn.sendRequest('argus/counterexample', { uri, function: 'check' });
+  assert.equal(cex.entry, 'check');
+  assert.equal(cex.steps.at(-1).statement, 'reach_error()');
+  assert.equal(cex.steps.at(-1).file, '/tmp/argus-e2e/lsp_buggy.c');
+  assert.ok(cex.steps.some((s) => s.values.z === '14'), JSON.stringify(cex.steps));
+  assert.equal(await d.conn.sendRequest('argus/counterexample', { uri, function: 'solo' }), null);
+  const cond = await d.conn.sendRequest('argus/condition', { uri, function: 'solo' });
+  assert.equal(cond.verdict, 'true');
+  await assert.rejects(d.conn.sendRequest('argus/condition', { uri, function: 'nope' }), (e) => e.code === -32602);
+});
+
 test('editing one function re-verifies only that function', async () => {
   const before = Object.fromEntries(d.rec.status.get(uri).functions.map((f) => [f.name, { ...f }]));
   const pos = positionOf(TEXT, 'a + 1');

@@ -255,3 +255,23 @@ int slow(void) {
 
 }  // namespace
 }  // namespace argus::server
+
+namespace argus::server {
+namespace {
+
+TEST(Service, TheSameCodeUnderAnotherNameSharesResultsWithItsOwnFileName) {
+  Service svc(options(""));
+  Watch a, b;
+  svc.open("a", "first.c", kDoc, 1, {}, quickConfig(), a.cb());
+  ASSERT_TRUE(waitFor([&] { return a.settled(1); }, 120));
+  uint64_t runs = svc.stats().workerRuns;
+  svc.open("b", "second.c", kDoc, 1, {}, quickConfig(), b.cb());
+  ASSERT_TRUE(waitFor([&] { return b.settled(1); }, 60));
+  EXPECT_EQ(svc.stats().workerRuns, runs);
+  FunctionStatus f = b.fn("buggy");
+  ASSERT_TRUE(f.result && f.result->counterexample);
+  for (const auto& s : f.result->counterexample->steps) EXPECT_EQ(s.file, "second.c");
+}
+
+}  // namespace
+}  // namespace argus::server
