@@ -40,6 +40,7 @@ struct Scheduler::Job {
 
 struct Scheduler::Slot {
   unsigned index = 0;
+  bool analysisOnly = false;
   std::thread thread;
   pid_t pid = -1;
   int toFd = -1, fromFd = -1;
@@ -49,6 +50,7 @@ struct Scheduler::Slot {
 
 std::string encodeJob(uint64_t id, const JobSpec& s) {
   json j{{"id", id},
+         {"analyze", s.analyze},
          {"file", s.file},
          {"source", s.source},
          {"function", s.function},
@@ -63,6 +65,7 @@ std::string encodeJob(uint64_t id, const JobSpec& s) {
 
 static JobSpec decodeJob(const json& j) {
   JobSpec s;
+  s.analyze = j.value("analyze", false);
   s.file = j.at("file").get<std::string>();
   s.source = j.at("source").get<std::string>();
   s.function = j.at("function").get<std::string>();
@@ -82,6 +85,12 @@ Scheduler::Scheduler(Options options) : opts_(std::move(options)) {
   for (unsigned i = 0; i < n; ++i) {
     auto s = std::make_unique<Slot>();
     s->index = i;
+    slots_.push_back(std::move(s));
+  }
+  if (opts_.analysisSlot) {
+    auto s = std::make_unique<Slot>();
+    s->index = n;
+    s->analysisOnly = true;
     slots_.push_back(std::move(s));
   }
   for (auto& s : slots_) s->thread = std::thread([this, slot = s.get()] { slotLoop(*slot); });
@@ -116,7 +125,7 @@ uint64_t Scheduler::submit(const std::string& key, JobSpec spec, int64_t priorit
   }
   job->waiters.push_back({id, std::move(done), std::move(started)});
   byWaiter_[id] = job;
-  cv_.notify_one();
+  cv_.notify_all();  // all: slots differ in the jobs they take
   return id;
 }
 
@@ -163,14 +172,14 @@ std::vector<pid_t> Scheduler::workerPids() const {
 std::size_t Scheduler::queued() const {
   std::lock_guard lock(mu_);
   std::size_t n = 0;
-  for (auto& [k, j] : jobs_) n += !j->running;
+  for (auto& [k, j] : jobs_) n += !j->running && !j->spec.analyze;
   return n;
 }
 
 std::size_t Scheduler::running() const {
   std::lock_guard lock(mu_);
   std::size_t n = 0;
-  for (auto& [k, j] : jobs_) n += j->running;
+  for (auto& [k, j] : jobs_) n += j->running && !j->spec.analyze;
   return n;
 }
 
@@ -181,6 +190,7 @@ std::shared_ptr<Scheduler::Job> Scheduler::takeJob(Slot& slot) {
     std::shared_ptr<Job> best;
     for (auto& [k, j] : jobs_) {
       if (j->running) continue;
+      if (opts_.analysisSlot && j->spec.analyze != slot.analysisOnly) continue;
       if (!best || j->priority > best->priority || (j->priority == best->priority && j->seq < best->seq)) best = j;
     }
     if (best) {
@@ -206,7 +216,7 @@ void Scheduler::slotLoop(Slot& slot) {
     for (auto& s : started) s();
     bool crashed = false;
     JobOutcome out = runOnWorker(slot, *job, crashed);
-    jobsRun_++;
+    (job->spec.analyze ? analysesRun_ : jobsRun_)++;
     std::vector<Waiter> waiters;
     {
       std::lock_guard lock(mu_);
@@ -214,7 +224,7 @@ void Scheduler::slotLoop(Slot& slot) {
       if (crashed && !job->cancel && !stopping_ && job->retries < opts_.maxRetries) {
         job->retries++;
         job->running = false;  // re-queued with its original place
-        cv_.notify_one();
+        cv_.notify_all();  // all: slots differ in the jobs they take
         continue;
       }
       if (auto j = jobs_.find(job->key); j != jobs_.end() && j->second == job) jobs_.erase(j);
@@ -305,6 +315,17 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
     out.elapsedS = std::chrono::duration<double>(Clock::now() - t0).count();
     return out;
   };
+  if (slot.pid > 0 && ::waitpid(slot.pid, nullptr, WNOHANG) == slot.pid) {
+    // The idle worker died (killed from outside, ...): replace it before using it.
+    {
+      std::lock_guard lock(mu_);
+      slot.pid = -1;
+    }
+    ::close(slot.toFd);
+    ::close(slot.fromFd);
+    slot.toFd = slot.fromFd = -1;
+    restarts_++;
+  }
   if (slot.pid <= 0 && !spawn(slot)) return finish(JobOutcome::Kind::Failed, "cannot start a worker process");
   uint64_t id = slot.nextId++;
   std::string frame = protocol::encodeFrame(encodeJob(id, job.spec));
@@ -389,6 +410,24 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
           out.result = decodeResult(j.at("result"));
           return finish(JobOutcome::Kind::Done, "");
         }
+        if (j.value("kind", "") == "analysis") {
+          const json& a = j.at("analysis");
+          out.analysis.ok = a.at("ok").get<bool>();
+          out.analysis.diagnostics = a.value("diagnostics", "");
+          for (const json& f : a.at("functions")) {
+            AnalyzedFunction af;
+            af.name = f.at("name").get<std::string>();
+            af.closureHash = f.at("closure").get<std::string>();
+            af.entry = f.at("entry").get<bool>();
+            af.range.file = f.value("file", "");
+            af.range.line = f.at("line").get<uint32_t>();
+            af.range.column = f.at("column").get<uint32_t>();
+            af.range.endLine = f.at("endLine").get<uint32_t>();
+            af.range.endColumn = f.at("endColumn").get<uint32_t>();
+            out.analysis.functions.push_back(std::move(af));
+          }
+          return finish(JobOutcome::Kind::Done, "");
+        }
         return finish(JobOutcome::Kind::InputError, j.value("error", "input error"));
       } catch (const std::exception& e) {
         return finish(JobOutcome::Kind::Failed, std::string("bad worker reply: ") + e.what());
@@ -459,6 +498,23 @@ int runWorker(unsigned memoryMb) {
         req.dataModel = s.dataModel;
         req.extraArgs = s.flags;
         std::shared_ptr<frontend::ParseResult> pr = parseCached(s);
+        if (s.analyze) {
+          json a{{"ok", pr->ok()}, {"diagnostics", pr->diagnostics}, {"functions", json::array()}};
+          if (pr->ok()) {
+            std::map<std::string, std::string> closure = cfa::closureHashes(*pr->program);
+            for (const cfa::Function& f : pr->program->functions) {
+              if (cfa::isSyntheticFunction(f)) continue;
+              bool entry = f.name.rfind("__VERIFIER_", 0) != 0 && f.name != "reach_error";
+              a["functions"].push_back({{"name", f.name}, {"closure", closure[f.name]}, {"entry", entry},
+                                        {"file", f.range.file}, {"line", f.range.line}, {"column", f.range.column},
+                                        {"endLine", f.range.endLine}, {"endColumn", f.range.endColumn}});
+            }
+          }
+          reply["kind"] = "analysis";
+          reply["analysis"] = std::move(a);
+          if (!writeAll(out, protocol::encodeFrame(reply.dump(-1, ' ', false, json::error_handler_t::replace)))) return 1;
+          continue;
+        }
         engine::VerifyOutcome o;
         if (!pr->ok()) {
           o.inputError = true;

@@ -19,6 +19,8 @@
 //   waiter; a job left without waiters is dropped from the queue, or, if running,
 //   its worker is killed (SIGKILL) and replaced. This is how an edit supersedes the
 //   jobs of the previous version and how $/cancelRequest stops argus/verify.
+// - Analysis (parsing a translation unit into functions and closure hashes) is also a
+//   worker job, on a dedicated slot when Options::analysisSlot is set.
 // - Order: highest priority first (the service passes the time of the document's
 //   last edit, so the document being edited goes first), FIFO among equals.
 // - Callbacks (started/done) run on slot threads with no scheduler lock held.
@@ -38,13 +40,17 @@
 #include <thread>
 #include <vector>
 
+#include "core/cfa/cfa.h"
 #include "core/engine/verify.h"
 #include "core/result/result.h"
 
 namespace argus::server {
 
-// One stage of one entry function: what a worker runs.
+// One stage of one entry function: what a worker runs. With `analyze`, instead: parse
+// the translation unit and return its functions and their closure hashes (so Clang
+// never runs in the daemon).
 struct JobSpec {
+  bool analyze = false;
   std::string file;    // name used in diagnostics
   std::string source;  // the translation unit's text
   std::string function = "main";
@@ -56,9 +62,23 @@ struct JobSpec {
   std::vector<std::string> flags;
 };
 
+struct AnalyzedFunction {
+  std::string name;
+  cfa::SourceRange range;
+  std::string closureHash;  // cfa::closureHashes
+  bool entry = false;       // verified as an entry (see Service.h)
+};
+
+struct Analysis {
+  bool ok = false;          // parsed
+  std::string diagnostics;  // Clang's errors when not ok
+  std::vector<AnalyzedFunction> functions;  // non-synthetic functions with a body
+};
+
 struct JobOutcome {
   enum class Kind { Done, InputError, Failed, Cancelled } kind = Kind::Failed;
   result::VerificationResult result;  // Done
+  Analysis analysis;                  // Done, for analyze jobs
   std::string error;                  // InputError, Failed
   double elapsedS = 0;                // wall time in the worker slot
 };
@@ -72,6 +92,9 @@ class Scheduler {
     double graceS = 5;         // hard deadline = timeout + grace
     double defaultHardLimitS = 600;  // hard deadline for jobs without timeout
     int maxRetries = 1;        // re-runs after a worker crash
+    // One extra worker that runs only analyze jobs, so parsing an edited file never
+    // waits behind long verification jobs.
+    bool analysisSlot = false;
   };
   using Done = std::function<void(const JobOutcome&)>;
   using Started = std::function<void()>;
@@ -99,10 +122,12 @@ class Scheduler {
     std::string file, function;  // of the job it runs ("" when idle)
   };
   std::vector<WorkerInfo> workers() const;
+  // Verification jobs only (analyze jobs are counted by analysesRun()).
   std::size_t queued() const;
   std::size_t running() const;
   uint64_t workerRestarts() const { return restarts_.load(); }
   uint64_t jobsRun() const { return jobsRun_.load(); }
+  uint64_t analysesRun() const { return analysesRun_.load(); }
   unsigned slots() const { return static_cast<unsigned>(slots_.size()); }
 
  private:
@@ -127,7 +152,7 @@ class Scheduler {
   std::map<std::string, std::shared_ptr<Job>> jobs_;   // queued or running, by key
   std::map<uint64_t, std::shared_ptr<Job>> byWaiter_;  // waiter id → its job
   std::vector<std::unique_ptr<Slot>> slots_;
-  std::atomic<uint64_t> restarts_{0}, jobsRun_{0};
+  std::atomic<uint64_t> restarts_{0}, jobsRun_{0}, analysesRun_{0};
 };
 
 // Encodes/decodes a JobSpec for the worker pipe.

@@ -2,10 +2,13 @@
 #include "server/service/Service.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include <nlohmann/json.hpp>
 
 #include "core/cfa/cfa_hash.h"
+#include <future>
+
 #include "core/frontend/frontend.h"
 #include "server/service/ResultCodec.h"
 
@@ -27,9 +30,9 @@ const char* stateName(FunctionState s) {
 }
 
 struct Service::ParsedTU {
-  std::shared_ptr<const cfa::Program> program;
+  bool ok = false;
   std::string diagnostics;
-  std::map<std::string, std::string> closure;  // function → closure hash
+  std::vector<AnalyzedFunction> functions;     // with closure hashes
   std::map<std::string, uint32_t> startLine;   // function → first line
 };
 
@@ -74,10 +77,6 @@ namespace {
 
 int64_t nowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
-}
-
-bool isEntryCandidate(const cfa::Function& f) {
-  return !cfa::isSyntheticFunction(f) && f.name.rfind("__VERIFIER_", 0) != 0 && f.name != "reach_error";
 }
 
 std::string stageKey(const std::string& base, const StageConfig& s, const VerifyConfig& c,
@@ -141,6 +140,7 @@ result::VerificationResult absolutize(const std::string& stored, const std::map<
 }  // namespace
 
 Service::Service(ServiceOptions options) : opts_(std::move(options)) {
+  opts_.scheduler.analysisSlot = true;  // parsing must not wait behind verification jobs
   store_ = std::make_unique<ResultStore>(opts_.storePath);
   scheduler_ = std::make_unique<Scheduler>(opts_.scheduler);
   planner_ = std::thread([this] { plannerLoop(); });
@@ -285,23 +285,38 @@ std::shared_ptr<const Service::ParsedTU> Service::parse(const std::string& file,
       }
     stats_.parses++;
   }
+  // Parsing runs in a worker process (the scheduler's analysis slot): a Clang crash or
+  // out-of-memory on some input is a parse error for that document, not a dead daemon.
   auto tu = std::make_shared<ParsedTU>();
-  frontend::FrontendOptions fo;
-  fo.dataModel = dm;
-  fo.extraArgs = flags;
-  try {
-    frontend::ParseResult pr = frontend::parseSource(text, file, fo);
-    tu->diagnostics = pr.diagnostics;
-    if (pr.ok()) {
-      tu->closure = cfa::closureHashes(*pr.program);
-      for (const auto& f : pr.program->functions)
-        if (!cfa::isSyntheticFunction(f)) tu->startLine[f.name] = f.range.line;
-      tu->program = std::move(pr.program);
-    } else if (tu->diagnostics.empty()) {
-      tu->diagnostics = "the file does not parse";
+  JobSpec spec;
+  spec.analyze = true;
+  spec.file = file;
+  spec.source = text;
+  spec.flags = flags;
+  spec.dataModel = dm;
+  spec.timeoutS = 60;  // hard limit 65 s: a runaway parse is killed
+  auto promise = std::make_shared<std::promise<JobOutcome>>();
+  std::future<JobOutcome> future = promise->get_future();
+  uint64_t waiter = scheduler_->submit("analyze:" + key, std::move(spec), INT64_MAX,
+                                       [promise](const JobOutcome& o) { promise->set_value(o); });
+  for (;;) {
+    if (future.wait_for(std::chrono::milliseconds(100)) == std::future_status::ready) break;
+    std::lock_guard lock(mu_);
+    if (stopping_) {
+      scheduler_->withdraw(waiter);
+      tu->diagnostics = "daemon stopping";
+      return tu;
     }
-  } catch (const std::exception& e) {
-    tu->diagnostics = std::string("frontend error: ") + e.what();
+  }
+  JobOutcome out = future.get();
+  if (out.kind != JobOutcome::Kind::Done) {
+    tu->diagnostics = "the frontend failed on this file: " + out.error;
+  } else if (!out.analysis.ok) {
+    tu->diagnostics = out.analysis.diagnostics.empty() ? "the file does not parse" : out.analysis.diagnostics;
+  } else {
+    tu->ok = true;
+    tu->functions = std::move(out.analysis.functions);
+    for (const auto& f : tu->functions) tu->startLine[f.name] = f.range.line;
   }
   std::lock_guard lock(mu_);
   tuCache_.emplace_front(key, tu);
@@ -321,27 +336,26 @@ void Service::plan(Doc& d, std::shared_ptr<const ParsedTU> tu) {
   d.fns.clear();
   d.order.clear();
   d.parseError.clear();
-  if (!d.tu->program) {
+  if (!d.tu->ok) {
     d.parseError = d.tu->diagnostics;
     for (uint64_t w : old) scheduler_->withdraw(w);
     return;
   }
-  std::vector<const cfa::Function*> entries;
-  for (const auto& f : d.tu->program->functions)
-    if (isEntryCandidate(f)) entries.push_back(&f);
+  std::vector<const AnalyzedFunction*> entries;
+  for (const auto& f : d.tu->functions)
+    if (f.entry) entries.push_back(&f);
   std::stable_sort(entries.begin(), entries.end(), [](auto* a, auto* b) { return a->range.line < b->range.line; });
-  for (const cfa::Function* f : entries) {
+  for (const AnalyzedFunction* f : entries) {
     FnEntry e;
     e.st.name = f->name;
     e.st.range = f->range;
     auto [runs, cached] = d.counters[f->name];
     e.st.runs = runs;
     e.st.cached = cached;
-    std::string base = d.tu->closure.at(f->name) + "|entry:" + f->name;
+    std::string base = f->closureHash + "|entry:" + f->name;
     for (const StageConfig& s : d.cfg.chain) e.keys.push_back(stageKey(base, s, d.cfg, d.flags));
     d.order.push_back(f->name);
-    auto& slot = d.fns[f->name] = std::move(e);
-    (void)slot;
+    d.fns[f->name] = std::move(e);
   }
   for (const auto& name : d.order) advance(d, d.fns[name]);
   for (uint64_t w : old) scheduler_->withdraw(w);

@@ -2,9 +2,10 @@
 // results out, no JSON in its API. The LSP layer (server/argusd) converts.
 //
 // Pipeline per document version:
-//   text --(TU cache: key = hash(file, text, flags, data model))--> cfa::Program
-//        --(cfa::closureHashes)--> per function a closure hash (its CFA + everything it
-//          calls + globals + initialisers, independent of absolute lines)
+//   text --(TU cache: key = hash(file, text, flags, data model))--> functions, each with
+//          a closure hash (cfa::closureHashes: its CFA + everything it calls + globals +
+//          initialisers, independent of absolute lines), computed by an *analyze* job
+//          in a worker process, so Clang never runs in the daemon
 //        --> per function and stage a *result key* = hash(closure, entry, property,
 //          stage algorithm/bound/timeout, solver, data model, flags)
 //        --> memory cache → SQLite store (ResultStore) → else a job on the Scheduler.
@@ -27,7 +28,7 @@
 // (`runs` = stage results computed by a worker, `cached` = served from cache) let a
 // client see exactly what an edit re-verified.
 //
-// Threads: one planner thread (debounce, parsing with Clang, planning); the
+// Threads: one planner thread (debounce, waiting for the analyze job, planning); the
 // scheduler's slot threads run job callbacks. `mu_` guards all document/once/cache
 // state; `publishMu_` serialises document callbacks so snapshots arrive in order, and
 // close() takes it, so no callback for a document runs after close() returns.

@@ -40,8 +40,10 @@ test('killing a worker mid-job: the next request is answered, the job is re-run'
   slow.catch(() => {});
   await waitFor(async () => (await d.conn.sendRequest('argus/stats')).running === 1, 20000, 'job running');
   const before = await d.conn.sendRequest('argus/stats');
-  const { pids } = await d.conn.sendRequest('argus/workers');
-  for (const pid of pids) if (pid > 0) process.kill(pid, 'SIGKILL');
+  const { pids, workers } = await d.conn.sendRequest('argus/workers');
+  const busy = workers.filter((w) => w.file === 'slow2.c').map((w) => w.pid);
+  assert.equal(busy.length, 1);
+  for (const pid of pids) if (pid > 0) process.kill(pid, 'SIGKILL');  // busy and idle workers
   const t0 = Date.now();
   const r = await d.conn.sendRequest('argus/verify', { text: BUGGY.replace('14', '16'), filename: 'next.c', algorithm: 'bmc', timeout: 20 });
   assert.equal(r.verdict, 'false');
@@ -49,8 +51,10 @@ test('killing a worker mid-job: the next request is answered, the job is re-run'
   const after = await d.conn.sendRequest('argus/stats');
   assert.ok(after.workerRestarts > before.workerRestarts);
   assert.equal(after.running, 1, 'the killed job was re-queued and runs again');
-  const { pids: fresh } = await d.conn.sendRequest('argus/workers');
-  assert.ok(fresh.every((p) => p > 0 && !pids.includes(p)), `${pids} -> ${fresh}`);
+  const { workers: fresh } = await d.conn.sendRequest('argus/workers');
+  const slowNow = fresh.find((w) => w.file === 'slow2.c');
+  assert.ok(slowNow && !pids.includes(slowNow.pid), `the re-run uses a fresh worker: ${JSON.stringify(fresh)}`);
+  assert.ok(fresh.every((w) => w.pid > 0));
   cts.cancel();
   await assert.rejects(slow, (e) => e.code === -32800);
 });

@@ -275,3 +275,23 @@ TEST(Service, TheSameCodeUnderAnotherNameSharesResultsWithItsOwnFileName) {
 
 }  // namespace
 }  // namespace argus::server
+
+namespace argus::server {
+namespace {
+
+// Clang runs in workers: a frontend that dies (here: out of memory under a tiny
+// RLIMIT_AS) is a parse error for that document; the service goes on.
+TEST(Service, AFrontendCrashIsAParseErrorNotADeadDaemon) {
+  ServiceOptions o = options("");
+  o.scheduler.memoryMb = 150;
+  Service svc(o);
+  Watch w;
+  svc.open("d", "t.c", kDoc, 1, {}, quickConfig(), w.cb());
+  ASSERT_TRUE(waitFor([&] { std::lock_guard l(w.mu); return w.last.has_value(); }, 60));
+  EXPECT_NE(w.last->parseError.find("frontend failed"), std::string::npos) << w.last->parseError;
+  EXPECT_NE(w.last->parseError.find("crashed"), std::string::npos) << w.last->parseError;
+  EXPECT_GE(svc.stats().workerRestarts, 1u);
+}
+
+}  // namespace
+}  // namespace argus::server
