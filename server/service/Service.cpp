@@ -30,6 +30,7 @@ const char* stateName(FunctionState s) {
 }
 
 struct Service::ParsedTU {
+  std::string text;  // what was parsed (jobs verify exactly this text)
   bool ok = false;
   std::string diagnostics;
   std::vector<AnalyzedFunction> functions;     // with closure hashes
@@ -50,6 +51,7 @@ struct Service::Doc {
   int version = 0;
   std::vector<std::string> flags;
   VerifyConfig cfg;
+  VerifyConfig planCfg;  // cfg of the planned version (keys and jobs use this one)
   DocumentCallback cb;
   bool dirty = true;
   Clock::time_point due{};
@@ -288,6 +290,7 @@ std::shared_ptr<const Service::ParsedTU> Service::parse(const std::string& file,
   // Parsing runs in a worker process (the scheduler's analysis slot): a Clang crash or
   // out-of-memory on some input is a parse error for that document, not a dead daemon.
   auto tu = std::make_shared<ParsedTU>();
+  tu->text = text;
   JobSpec spec;
   spec.analyze = true;
   spec.file = file;
@@ -333,6 +336,7 @@ void Service::plan(Doc& d, std::shared_ptr<const ParsedTU> tu) {
     if (f.waiter) old.push_back(f.waiter);
   d.generation = nextGeneration_++;
   d.tu = std::move(tu);
+  d.planCfg = d.cfg;  // later configure()/update() mark the doc dirty and re-plan
   d.fns.clear();
   d.order.clear();
   d.parseError.clear();
@@ -353,7 +357,7 @@ void Service::plan(Doc& d, std::shared_ptr<const ParsedTU> tu) {
     e.st.runs = runs;
     e.st.cached = cached;
     std::string base = f->closureHash + "|entry:" + f->name;
-    for (const StageConfig& s : d.cfg.chain) e.keys.push_back(stageKey(base, s, d.cfg, d.flags));
+    for (const StageConfig& s : d.planCfg.chain) e.keys.push_back(stageKey(base, s, d.planCfg, d.flags));
     d.order.push_back(f->name);
     d.fns[f->name] = std::move(e);
   }
@@ -383,15 +387,15 @@ void Service::remember(const std::string& key, const std::string& value) {
 void Service::applyResult(Doc& d, FnEntry& f, const std::string& stored, unsigned stage) {
   result::VerificationResult r = absolutize(stored, d.tu->startLine, d.file);
   f.st.stage = stage;
-  f.st.algorithm = r.algorithm.empty() ? engine::algorithmName(d.cfg.chain[stage].algorithm) : r.algorithm;
+  f.st.algorithm = r.algorithm.empty() ? engine::algorithmName(d.planCfg.chain[stage].algorithm) : r.algorithm;
   f.st.state = stateOf(r);
   f.next = stage + 1;
-  f.st.final = isFinal(r) || f.next >= d.cfg.chain.size();
+  f.st.final = isFinal(r) || f.next >= d.planCfg.chain.size();
   f.st.result = std::move(r);
 }
 
 void Service::advance(Doc& d, FnEntry& f) {
-  while (!f.st.final && f.next < d.cfg.chain.size()) {
+  while (!f.st.final && f.next < d.planCfg.chain.size()) {
     unsigned stage = f.next;
     const std::string& key = f.keys[stage];
     if (auto hit = lookup(key)) {
@@ -399,19 +403,19 @@ void Service::advance(Doc& d, FnEntry& f) {
       applyResult(d, f, *hit, stage);
       continue;
     }
-    const StageConfig& sc = d.cfg.chain[stage];
+    const StageConfig& sc = d.planCfg.chain[stage];
     if (!f.st.result) f.st.state = FunctionState::Queued;
     f.st.algorithm = engine::algorithmName(sc.algorithm);
     f.st.stage = stage;
     JobSpec spec;
     spec.file = d.file;
-    spec.source = d.text;
+    spec.source = d.tu->text;  // not d.text: an edit may be waiting in the debounce
     spec.function = f.st.name;
     spec.algorithm = sc.algorithm;
     spec.maxBound = sc.maxBound;
     spec.timeoutS = sc.timeoutS;
-    spec.solver = d.cfg.solver;
-    spec.dataModel = d.cfg.dataModel;
+    spec.solver = d.planCfg.solver;
+    spec.dataModel = d.planCfg.dataModel;
     spec.flags = d.flags;
     std::string id = d.id, name = f.st.name;
     uint64_t gen = d.generation;

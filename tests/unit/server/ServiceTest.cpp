@@ -295,3 +295,41 @@ TEST(Service, AFrontendCrashIsAParseErrorNotADeadDaemon) {
 
 }  // namespace
 }  // namespace argus::server
+
+namespace argus::server {
+namespace {
+
+// A later stage that starts while an edit waits in the debounce window must verify the
+// planned text, not the pending one (else the pending text's result would be cached
+// under the planned version's key).
+TEST(Service, StagesVerifyThePlannedTextDuringTheDebounce) {
+  ServiceOptions o = options("");
+  o.debounceMs = 3000;
+  Service svc(o);
+  Watch w;
+  const std::string v1 = R"(extern void reach_error(void);
+int f(int n) {
+  int i, s = 0;
+  if (n < 0 || n > 5) return 0;
+  for (i = 0; i < n; i++) s += 1;
+  if (s > 5) reach_error();
+  return s;
+}
+)";
+  std::string v2 = v1;
+  v2.replace(v2.find("s > 5"), 5, "s > 4");
+  svc.open("d", "t.c", v1, 1, {}, quickConfig(), w.cb());
+  // Version 1 is planned (its first stage queued or running) ...
+  ASSERT_TRUE(waitFor([&] { std::lock_guard l(w.mu); return w.last && w.last->version == 1; }, 30));
+  svc.update("d", v2, 2);  // ... and version 2 is planned only after 3 s
+  // Both stages of version 1 run meanwhile (bmc:3 is inconclusive, ibmc proves it).
+  ASSERT_TRUE(waitFor([&] { return svc.stats().workerRuns >= 2; }, 30));
+  ASSERT_TRUE(waitFor([&] { return w.settled(2); }, 60));
+  EXPECT_EQ(w.fn("f").state, FunctionState::Violated);
+  svc.update("d", v1, 3);
+  ASSERT_TRUE(waitFor([&] { return w.settled(3); }, 60));
+  EXPECT_EQ(w.fn("f").state, FunctionState::Verified);
+}
+
+}  // namespace
+}  // namespace argus::server
