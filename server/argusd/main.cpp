@@ -7,6 +7,7 @@
 // (RLIMIT_AS per worker), --debounce-ms N (default: adaptive, 50..500 ms).
 // Architecture: server/README.md.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
@@ -112,6 +113,12 @@ int main(int argc, char** argv) {
   so.scheduler.memoryMb = memoryMb;
   so.storePath = noStore ? "" : storePath.empty() ? argus::server::defaultStorePath() : storePath;
   so.debounceMs = debounceMs;
+  {
+    struct stat st {};
+    if (::stat(so.scheduler.workerExe.c_str(), &st) == 0)
+      so.engineId = std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+                    std::to_string(st.st_mtim.tv_nsec);
+  }
 
   if (stdio) {
     auto transport = argus::protocol::makeStdioTransport();  // also ignores SIGPIPE

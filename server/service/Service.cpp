@@ -81,10 +81,11 @@ int64_t nowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
 }
 
-std::string stageKey(const std::string& base, const StageConfig& s, const VerifyConfig& c,
-                     const std::vector<std::string>& flags) {
+std::string stageKey(const std::string& engineId, const std::string& base, const StageConfig& s,
+                     const VerifyConfig& c, const std::vector<std::string>& flags) {
   cfa::Hasher h;
   h.add("argus-result-v1");
+  h.add(engineId);
   h.add(base);
   h.add("property:unreach-call");
   h.add(engine::algorithmName(s.algorithm));
@@ -357,7 +358,7 @@ void Service::plan(Doc& d, std::shared_ptr<const ParsedTU> tu) {
     e.st.runs = runs;
     e.st.cached = cached;
     std::string base = f->closureHash + "|entry:" + f->name;
-    for (const StageConfig& s : d.planCfg.chain) e.keys.push_back(stageKey(base, s, d.planCfg, d.flags));
+    for (const StageConfig& s : d.planCfg.chain) e.keys.push_back(stageKey(opts_.engineId, base, s, d.planCfg, d.flags));
     d.order.push_back(f->name);
     d.fns[f->name] = std::move(e);
   }
@@ -514,7 +515,7 @@ uint64_t Service::verifyOnce(OnceRequest req, StageCallback onStage, ErrorCallba
     h.add(req.text);
     h.add(req.function);
     std::string base = h.hex();
-    for (const StageConfig& s : req.cfg.chain) o->keys.push_back(stageKey(base, s, req.cfg, req.flags));
+    for (const StageConfig& s : req.cfg.chain) o->keys.push_back(stageKey(opts_.engineId, base, s, req.cfg, req.flags));
     o->req = std::move(req);
     o->onStage = std::move(onStage);
     o->onError = std::move(onError);

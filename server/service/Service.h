@@ -102,6 +102,9 @@ struct ServiceOptions {
   int debounceMs = -1;
   std::size_t tuCacheSize = 16;
   std::size_t memoryCacheEntries = 20000;
+  // Identifies the verifier build; part of every result key, so a store written by an
+  // older engine is never served by a newer one (argusd: size and mtime of its binary).
+  std::string engineId;
 };
 
 class Service {

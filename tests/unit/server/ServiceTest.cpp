@@ -333,3 +333,30 @@ int f(int n) {
 
 }  // namespace
 }  // namespace argus::server
+
+namespace argus::server {
+namespace {
+
+TEST(Service, ResultsOfAnotherEngineBuildAreNotServed) {
+  test::TempDir dir;
+  std::string store = (dir.path / "s.sqlite").string();
+  {
+    ServiceOptions o = options(store);
+    o.engineId = "build-1";
+    Service svc(o);
+    Watch w;
+    svc.open("d", "t.c", kDoc, 1, {}, quickConfig(), w.cb());
+    ASSERT_TRUE(waitFor([&] { return w.settled(1); }, 120));
+  }
+  ServiceOptions o = options(store);
+  o.engineId = "build-2";
+  Service svc(o);
+  Watch w;
+  svc.open("d", "t.c", kDoc, 1, {}, quickConfig(), w.cb());
+  ASSERT_TRUE(waitFor([&] { return w.settled(1); }, 120));
+  EXPECT_EQ(svc.stats().storeHits, 0u);
+  EXPECT_GT(svc.stats().workerRuns, 0u);
+}
+
+}  // namespace
+}  // namespace argus::server
