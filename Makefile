@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 SHARED ?= $(abspath ../shared)
 
-.PHONY: deps configure build demo test bench clean
+.PHONY: deps configure build demo test bench bench-server e2e-deps clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -17,11 +17,20 @@ build: configure
 demo: build
 	@bash scripts/demo.sh $(BUILD)/argus examples
 
-test: build
+# npm packages of the argusd end-to-end tests (tests/e2e/package-lock.json), once.
+e2e-deps:
+	@if [ ! -d tests/e2e/node_modules ]; then cd tests/e2e && npm ci --no-audit --no-fund; fi
+
+test: build e2e-deps
 	@cd $(BUILD) && ARGUS_SHARED=$(SHARED) ctest --output-on-failure -j $(JOBS)
 
 bench: build
 	@$(BUILD)/argus bench $(SHARED)/benchmarks/MANIFEST.tsv --timeout 30 --jobs 2
+
+# argusd latency and loopback load benchmarks (tests/e2e/bench/); prints the figures.
+bench-server: build e2e-deps
+	@ARGUSD=$(abspath $(BUILD))/argusd node tests/e2e/bench/latency.mjs
+	@ARGUSD=$(abspath $(BUILD))/argusd node tests/e2e/bench/load.mjs
 
 clean:
 	rm -rf $(BUILD)

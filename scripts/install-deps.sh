@@ -11,6 +11,10 @@ PKGS=(
   nlohmann-json3-dev libboost-dev libgtest-dev libgmock-dev
   libsqlite3-dev                                           # embedded result store (server)
 )
+# Node.js + npm for the argusd end-to-end tests (node --test); only if node is absent
+# (a newer Node installed another way is fine).
+command -v node >/dev/null 2>&1 || PKGS+=(nodejs)
+command -v npm >/dev/null 2>&1 || PKGS+=(npm)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

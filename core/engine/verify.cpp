@@ -17,16 +17,16 @@ Algorithm parseAlgorithm(const std::string& s) {
 
 const char* algorithmName(Algorithm a) { return a == Algorithm::Bmc ? "bmc" : "ibmc"; }
 
-static VerifyOutcome verifyUnguarded(const VerifyRequest& req);
+static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Program* parsed);
 
 // Any internal failure becomes `unknown` with the reason; nothing escapes to the caller
 // (the daemon must keep serving other requests).
-VerifyOutcome verify(const VerifyRequest& req) {
+static VerifyOutcome verifyGuarded(const VerifyRequest& req, const cfa::Program* parsed) {
   try {
     // One switch to the large stack for the whole run: the solver backends' own
     // runOnLargeStack calls then run in place instead of switching per call.
     VerifyOutcome out;
-    runOnLargeStack([&] { out = verifyUnguarded(req); });
+    runOnLargeStack([&] { out = verifyUnguarded(req, parsed); });
     return out;
   } catch (const std::bad_alloc&) {
     VerifyOutcome out;
@@ -43,21 +43,31 @@ VerifyOutcome verify(const VerifyRequest& req) {
   }
 }
 
-static VerifyOutcome verifyUnguarded(const VerifyRequest& req) {
+VerifyOutcome verify(const VerifyRequest& req) { return verifyGuarded(req, nullptr); }
+
+VerifyOutcome verifyParsed(const cfa::Program& program, const VerifyRequest& req) {
+  return verifyGuarded(req, &program);
+}
+
+static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Program* parsed) {
   VerifyOutcome out;
   auto wall0 = std::chrono::steady_clock::now();
   double cpu0 = support::processCpuSeconds();
-  frontend::FrontendOptions fo;
-  fo.dataModel = req.dataModel;
-  fo.extraArgs = req.extraArgs;
-  frontend::ParseResult pr = req.source ? frontend::parseSource(*req.source, req.file, fo)
-                                        : frontend::parseFile(req.file, fo);
-  if (!pr.ok()) {
-    out.inputError = true;
-    out.error = "cannot parse " + req.file + ":\n" + pr.diagnostics;
-    return out;
+  frontend::ParseResult pr;
+  if (!parsed) {
+    frontend::FrontendOptions fo;
+    fo.dataModel = req.dataModel;
+    fo.extraArgs = req.extraArgs;
+    pr = req.source ? frontend::parseSource(*req.source, req.file, fo) : frontend::parseFile(req.file, fo);
+    if (!pr.ok()) {
+      out.inputError = true;
+      out.error = "cannot parse " + req.file + ":\n" + pr.diagnostics;
+      return out;
+    }
+    parsed = pr.program.get();
   }
-  const cfa::Function* entry = pr.program->find(req.function);
+  const cfa::Program& program = *parsed;
+  const cfa::Function* entry = program.find(req.function);
   if (!entry) {
     out.inputError = true;
     out.error = "no function '" + req.function + "' with a body in " + req.file;
@@ -68,9 +78,10 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req) {
   bo.incremental = req.algorithm == Algorithm::Ibmc;
   bo.solver = req.solver;
   bo.timeoutS = req.timeoutS > 0 ? std::max(0.1, req.timeoutS - elapsed) : 0;
+  if (req.maxBound > 0) bo.maxBound = req.maxBound;
   bo.progress = req.progress;
   bo.corruptReplayForTest = req.corruptReplayForTest;
-  out.result = algorithms::runBmc(*pr.program, entry->id, bo);
+  out.result = algorithms::runBmc(program, entry->id, bo);
   out.result.stats.wallTimeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   out.result.stats.cpuTimeS = support::processCpuSeconds() - cpu0;
   return out;

@@ -2,6 +2,7 @@
 // No JSON here — the CLI, the LSP server and the RPC server format results themselves.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -24,6 +25,7 @@ struct VerifyRequest {
   Algorithm algorithm = Algorithm::Bmc;
   smt::SolverKind solver = smt::SolverKind::Z3;
   double timeoutS = 0;                 // whole run, wall clock; 0 = none
+  uint32_t maxBound = 0;               // stop BMC deepening at this bound (unknown + condition); 0 = no limit
   frontend::DataModel dataModel = frontend::DataModel::LP64;
   std::string function = "main";       // entry
   std::vector<std::string> extraArgs;  // compiler flags
@@ -38,5 +40,10 @@ struct VerifyOutcome {
 };
 
 VerifyOutcome verify(const VerifyRequest& req);
+
+// Same, for a program parsed before (req.source/file/extraArgs/dataModel must be what
+// it was parsed from; req.file still names it in results). Lets a long-lived caller
+// (argusd's workers) parse a translation unit once for all its entry functions.
+VerifyOutcome verifyParsed(const cfa::Program& program, const VerifyRequest& req);
 
 }  // namespace argus::engine

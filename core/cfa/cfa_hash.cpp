@@ -1,0 +1,192 @@
+#include "core/cfa/cfa_hash.h"
+
+#include <cstdio>
+#include <unordered_map>
+#include <vector>
+
+namespace argus::cfa {
+
+void Hasher::byte(uint8_t c) {
+  a_ = (a_ ^ c) * 0x100000001b3ull;
+  b_ = (b_ ^ (c + 0x9e)) * 0x00000100000001b3ull + 0x9e3779b97f4a7c15ull;
+}
+
+void Hasher::add(std::string_view s) {
+  add(static_cast<uint64_t>(s.size()));
+  for (char c : s) byte(static_cast<uint8_t>(c));
+}
+
+void Hasher::add(uint64_t v) {
+  for (int i = 0; i < 8; ++i) byte(static_cast<uint8_t>(v >> (8 * i)));
+}
+
+static uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return x;
+}
+
+std::string Hasher::hex() const {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(mix(a_)),
+                static_cast<unsigned long long>(mix(b_ ^ a_)));
+  return buf;
+}
+
+bool isSyntheticFunction(const Function& f) { return f.name.rfind("__argus_", 0) == 0; }
+
+namespace {
+
+// Hashes one function; `relLines` = positions relative to the function's first line
+// (false for synthetic functions, whose positions are left out entirely).
+struct FnHasher {
+  const Program& p;
+  const Function& f;
+  bool relLines;
+  Hasher h;
+  std::unordered_map<VarId, uint64_t> local;  // canonical numbering of non-globals
+
+  void var(VarId v) {
+    if (v >= p.vars.size()) {
+      h.add("?var");
+      return;
+    }
+    const Variable& x = p.vars[v];
+    h.add(static_cast<uint64_t>(x.width) | (uint64_t(x.isSigned) << 32) | (uint64_t(x.kind) << 40));
+    if (x.kind == VarKind::Global) {
+      h.add(x.name);
+      return;
+    }
+    auto [it, fresh] = local.emplace(v, local.size());
+    h.add(it->second);
+    h.add(x.cName);
+  }
+
+  void expr(const ExprPtr& e) {
+    if (!e) {
+      h.add("null");
+      return;
+    }
+    h.add(static_cast<uint64_t>(e->kind) | (uint64_t(e->width) << 8));
+    switch (e->kind) {
+      case ExprKind::Const: h.add(e->value); break;
+      case ExprKind::Var: var(e->var); break;
+      case ExprKind::Unary: h.add(static_cast<uint64_t>(e->unop)); break;
+      case ExprKind::Binary: h.add(static_cast<uint64_t>(e->binop)); break;
+      case ExprKind::Cast: h.add(static_cast<uint64_t>(e->cast)); break;
+      default: break;
+    }
+    h.add(static_cast<uint64_t>(e->ops.size()));
+    for (const ExprPtr& o : e->ops) expr(o);
+  }
+
+  void range(const SourceRange& r) {
+    if (!relLines) return;
+    // Line 0 = no position; it must not become "-start" (which moves with the function).
+    auto rel = [&](uint32_t line) {
+      return line == 0 ? UINT64_MAX : static_cast<uint64_t>(int64_t(line) - int64_t(f.range.line));
+    };
+    h.add(rel(r.line));
+    h.add(r.column);
+    h.add(rel(r.endLine));
+    h.add(r.endColumn);
+  }
+
+  std::string run() {
+    h.add(f.name);
+    h.add(static_cast<uint64_t>(f.variadic));
+    h.add(static_cast<uint64_t>(f.locs.size()));
+    h.add(uint64_t(f.entry) | uint64_t(f.exit) << 32);
+    h.add(uint64_t(f.error) | uint64_t(f.sink) << 32);
+    h.add(static_cast<uint64_t>(f.params.size()));
+    for (VarId v : f.params) var(v);
+    h.add(static_cast<uint64_t>(f.retVar.has_value()));
+    if (f.retVar) var(*f.retVar);
+    if (relLines) {
+      h.add(f.range.column);
+      h.add(static_cast<uint64_t>(int64_t(f.range.endLine) - int64_t(f.range.line)));
+    }
+    for (const Location& l : f.locs) {
+      h.add(static_cast<uint64_t>(l.isLoopHead));
+      range(l.range);
+    }
+    h.add(static_cast<uint64_t>(f.edges.size()));
+    for (const Edge& e : f.edges) {
+      h.add(static_cast<uint64_t>(e.kind) | uint64_t(e.positive) << 8 | uint64_t(e.zeroInit) << 9 |
+            uint64_t(e.isNondetCall) << 10 | uint64_t(e.bytes) << 16);
+      h.add(uint64_t(e.from) | uint64_t(e.to) << 32);
+      range(e.range);
+      h.add(e.text);
+      expr(e.cond);
+      h.add(static_cast<uint64_t>(e.lhs.has_value()));
+      if (e.lhs) var(*e.lhs);
+      expr(e.rhs);
+      expr(e.addr);
+      expr(e.value);
+      expr(e.size);
+      h.add(e.callee < p.functions.size() ? std::string_view(p.functions[e.callee].name) : "<none>");
+      h.add(static_cast<uint64_t>(e.args.size()));
+      for (const ExprPtr& a : e.args) expr(a);
+    }
+    return h.hex();
+  }
+};
+
+}  // namespace
+
+std::string functionHash(const Program& p, const Function& f) {
+  FnHasher fh{p, f, !isSyntheticFunction(f), {}, {}};
+  return fh.run();
+}
+
+std::set<std::string> reachableFunctions(const Program& p, const Function& f) {
+  std::set<std::string> seen;
+  std::vector<const Function*> work{&f};
+  seen.insert(f.name);
+  while (!work.empty()) {
+    const Function* cur = work.back();
+    work.pop_back();
+    for (const Edge& e : cur->edges) {
+      if (e.kind != EdgeKind::Call || e.callee >= p.functions.size()) continue;
+      const Function& c = p.functions[e.callee];
+      if (seen.insert(c.name).second) work.push_back(&c);
+    }
+  }
+  return seen;
+}
+
+std::map<std::string, std::string> closureHashes(const Program& p) {
+  std::map<std::string, std::string> own;
+  for (const Function& f : p.functions) own[f.name] = functionHash(p, f);
+  // Everything every entry can see: global variables, data model, init functions.
+  Hasher g;
+  g.add(uint64_t(p.ptrWidth));
+  g.add(p.heapBase);
+  for (const Variable& v : p.vars)
+    if (v.kind == VarKind::Global) {
+      g.add(v.name);
+      g.add(uint64_t(v.width) | uint64_t(v.isSigned) << 32);
+    }
+  for (FuncId id : {p.initFunc, p.initNondetFunc}) {
+    if (id >= p.functions.size()) continue;
+    std::set<std::string> r = reachableFunctions(p, p.functions[id]);
+    for (const std::string& n : r) g.add(own[n]);
+  }
+  std::string globals = g.hex();
+  std::map<std::string, std::string> out;
+  for (const Function& f : p.functions) {
+    Hasher h;
+    h.add(globals);
+    for (const std::string& n : reachableFunctions(p, f)) {
+      h.add(n);
+      h.add(own[n]);
+    }
+    out[f.name] = h.hex();
+  }
+  return out;
+}
+
+}  // namespace argus::cfa

@@ -1,0 +1,164 @@
+// argusd: the Argus daemon. Modes:
+//   argusd --stdio                                   LSP on stdin/stdout (one client)
+//   argusd --listen 127.0.0.1:PORT --token-file F    JSON-RPC/LSP over TCP, loopback only
+//   argusd --worker [--memory-mb N]                  internal: one verification worker
+// Common options: --workers N (default: cores), --store PATH | --no-store (result
+// store; default $ARGUS_STORE or ~/.cache/argus/results.sqlite), --memory-mb N
+// (RLIMIT_AS per worker), --debounce-ms N (default: adaptive, 50..500 ms).
+// Architecture: server/README.md.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "protocol/StdioTransport.h"
+#include "protocol/TcpServer.h"
+#include "server/argusd/LspSession.h"
+#include "server/service/Service.h"
+
+namespace {
+
+const char* kUsage =
+    "usage: argusd --stdio [options]\n"
+    "       argusd --listen 127.0.0.1:PORT --token-file FILE [options]\n"
+    "options: --workers N  --store PATH | --no-store  --memory-mb N  --debounce-ms N\n";
+
+int usage(const std::string& msg) {
+  std::cerr << "argusd: " << msg << "\n" << kUsage;
+  return 2;
+}
+
+std::string selfExe(const char* argv0) {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) return std::string(buf, static_cast<size_t>(n));
+  return argv0;
+}
+
+bool isLoopback(const std::string& host) {
+  return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  bool stdio = false, worker = false, noStore = false;
+  std::string listen, tokenFile, storePath;
+  unsigned workers = 0, memoryMb = 4096;
+  int debounceMs = -1;  // adaptive
+  try {
+    for (size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      auto value = [&]() -> std::string {
+        if (i + 1 >= args.size()) throw std::invalid_argument("option " + a + " needs a value");
+        return args[++i];
+      };
+      if (a == "--stdio") stdio = true;
+      else if (a == "--worker") worker = true;
+      else if (a == "--listen") listen = value();
+      else if (a == "--token-file") tokenFile = value();
+      else if (a == "--store") storePath = value();
+      else if (a == "--no-store") noStore = true;
+      else if (a == "--workers") workers = static_cast<unsigned>(std::stoul(value()));
+      else if (a == "--memory-mb") memoryMb = static_cast<unsigned>(std::stoul(value()));
+      else if (a == "--debounce-ms") debounceMs = std::stoi(value());
+      else if (a == "--help" || a == "-h") {
+        std::cout << kUsage;
+        return 0;
+      } else throw std::invalid_argument("unknown option '" + a + "'");
+    }
+  } catch (const std::exception& e) {
+    return usage(e.what());
+  }
+  if (worker) return argus::server::runWorker(memoryMb);
+  if (stdio == !listen.empty()) return usage("give exactly one of --stdio and --listen");
+
+  std::string token;
+  std::string host;
+  uint16_t port = 0;
+  if (!listen.empty()) {
+    auto colon = listen.rfind(':');
+    if (colon == std::string::npos) return usage("--listen needs HOST:PORT");
+    host = listen.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    try {
+      unsigned long p = std::stoul(listen.substr(colon + 1));
+      if (p > 65535) throw std::out_of_range("port");
+      port = static_cast<uint16_t>(p);
+    } catch (const std::exception&) {
+      return usage("bad port in --listen");
+    }
+    if (!isLoopback(host)) return usage("--listen binds loopback addresses only (127.0.0.1, ::1)");
+    if (tokenFile.empty()) return usage("--listen needs --token-file");
+    std::ifstream in(tokenFile);
+    if (!in) return usage("cannot read the token file");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    token = ss.str();
+    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.front()))) token.erase(0, 1);
+    if (token.empty()) return usage("the token file is empty");
+  }
+
+  argus::server::ServiceOptions so;
+  so.scheduler.workerExe = selfExe(argv[0]);
+  so.scheduler.workers = workers;
+  so.scheduler.memoryMb = memoryMb;
+  so.storePath = noStore ? "" : storePath.empty() ? argus::server::defaultStorePath() : storePath;
+  so.debounceMs = debounceMs;
+  {
+    struct stat st {};
+    if (::stat(so.scheduler.workerExe.c_str(), &st) == 0)
+      so.engineId = std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+                    std::to_string(st.st_mtim.tv_nsec);
+  }
+
+  if (stdio) {
+    auto transport = argus::protocol::makeStdioTransport();  // also ignores SIGPIPE
+    argus::server::Service service(so);
+    if (!service.store().ok() && !so.storePath.empty())
+      std::cerr << "argusd: " << service.store().error() << " (results will not persist)\n";
+    argus::server::LspSession session(service, *transport, {false, "", "stdio:", {}});
+    transport->run(session);
+    return 0;
+  }
+
+  // --listen: SIGINT/SIGTERM end the server; block them before any thread starts.
+  ::signal(SIGPIPE, SIG_IGN);
+  sigset_t stopSignals;
+  sigemptyset(&stopSignals);
+  sigaddset(&stopSignals, SIGINT);
+  sigaddset(&stopSignals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+  argus::server::Service service(so);
+  if (!service.store().ok() && !so.storePath.empty())
+    std::cerr << "argusd: " << service.store().error() << " (results will not persist)\n";
+  argus::protocol::TcpServerOptions to;
+  to.host = host;
+  to.port = port;
+  argus::protocol::TcpServer server(
+      to,
+      [&](argus::protocol::Transport& t, const argus::protocol::SessionInfo& info) -> std::unique_ptr<argus::protocol::TransportHandler> {
+        return std::make_unique<argus::server::LspSession>(
+            service, t, argus::server::LspSession::Options{true, token, "tcp" + std::to_string(info.id) + ":", {}});
+      });
+  try {
+    uint16_t bound = server.start();
+    std::cerr << "argusd: listening on " << host << ":" << bound << std::endl;
+  } catch (const std::exception& e) {
+    std::cerr << "argusd: cannot listen on " << listen << ": " << e.what() << "\n";
+    return 1;
+  }
+  int sig = 0;
+  sigwait(&stopSignals, &sig);
+  std::cerr << "argusd: stopping (signal " << sig << ")" << std::endl;
+  server.stop();
+  return 0;
+}
