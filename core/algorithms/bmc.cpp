@@ -27,20 +27,29 @@ std::string where(const cfa::Edge* e) {
   return file + ":" + std::to_string(e->range.line);
 }
 
+}  // namespace
+
 // One deepening run: owns the term manager, the solver(s) and the unwinding.
 class BmcRun {
 public:
   BmcRun(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts)
-      : prog_(prog), entry_(entry), opts_(opts), deadline_(support::Deadline::in(opts.timeoutS)) {}
+      : prog_(prog), entry_(entry), opts_(opts), deadline_(support::Deadline::in(opts.timeoutS)),
+        nextK_(opts.startBound) {}
 
-  VerificationResult run() {
+  // Deepens from the next unexplored bound up to maxBound within timeoutS (0 = none).
+  // After "bound limit reached" the run can be resumed with a larger maxBound: the
+  // incremental unwinding and its solver continue where they stopped.
+  VerificationResult run(uint32_t maxBound, double timeoutS) {
+    deadline_ = support::Deadline::in(timeoutS);
+    if (unw_) unw_->setDeadline(deadline_.at());
+    resumable_ = false;
     VerificationResult r;
     r.algorithm = opts_.incremental ? "ibmc" : "bmc";
     r.solver = smt::solverName(opts_.solver);
-    uint32_t verifiedBound = 0;
-    bool anyBound = false;
+    uint32_t& verifiedBound = verifiedBound_;
+    bool& anyBound = anyBound_;
     try {
-      for (uint32_t k = opts_.startBound; k <= opts_.maxBound; ++k) {
+      for (uint32_t k = nextK_; k <= maxBound; ++k) {
         if (!opts_.incremental || !unw_) fresh();
         unw_->unwindTo(k, [&](Term t) { solver_->add(t); });
         r.stats.bound = k;
@@ -87,7 +96,9 @@ public:
           return unknown(std::move(r), "unsupported: " + what, verifiedBound, anyBound, "unsupported");
         }
       }
-      return unknown(std::move(r), "bound limit " + std::to_string(opts_.maxBound) + " reached", verifiedBound, anyBound);
+      nextK_ = maxBound + 1;
+      resumable_ = true;
+      return unknown(std::move(r), "bound limit " + std::to_string(maxBound) + " reached", verifiedBound, anyBound);
     } catch (const Unwinding::DeadlineExceeded&) {
       return unknown(std::move(r), "timeout", verifiedBound, anyBound);
     } catch (const Unwinding::TooLarge&) {
@@ -195,26 +206,41 @@ private:
     return finish(std::move(r));
   }
 
+  // Statistics so far (a resumed run reports the totals of all its calls). The solver
+  // is kept only while the run can be resumed.
   VerificationResult finish(VerificationResult r) {
-    if (solver_) {
-      queries_ += solver_->stats().checks;
-      solverTime_ += solver_->stats().checkTimeS;
-      r.stats.formulaTerms = tm_->size();
-    }
-    solver_.reset();
     r.stats.solverQueries = queries_;
     r.stats.solverTimeS = solverTime_;
-    queries_ = 0;
-    solverTime_ = 0;
+    if (solver_) {
+      r.stats.solverQueries += solver_->stats().checks;
+      r.stats.solverTimeS += solver_->stats().checkTimeS;
+      r.stats.formulaTerms = tm_->size();
+    }
     return r;
   }
-};
 
-}  // namespace
+public:
+  bool resumable() const { return resumable_ && opts_.incremental; }
+  size_t termCount() const { return tm_ ? tm_->size() : 0; }
+
+private:
+  uint32_t nextK_;
+  uint32_t verifiedBound_ = 0;
+  bool anyBound_ = false;
+  bool resumable_ = false;
+};
 
 VerificationResult runBmc(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts) {
   BmcRun run(prog, entry, opts);
-  return run.run();
+  return run.run(opts.maxBound, opts.timeoutS);
 }
+
+BmcSession::BmcSession(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts)
+    : run_(std::make_unique<BmcRun>(prog, entry, opts)) {}
+BmcSession::~BmcSession() = default;
+
+VerificationResult BmcSession::deepen(uint32_t maxBound, double timeoutS) { return run_->run(maxBound, timeoutS); }
+bool BmcSession::resumable() const { return run_->resumable(); }
+size_t BmcSession::termCount() const { return run_->termCount(); }
 
 }  // namespace argus::algorithms

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "core/cfa/cfa.h"
@@ -30,5 +31,22 @@ struct BmcOptions {
 };
 
 result::VerificationResult runBmc(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts);
+
+class BmcRun;
+// An incremental deepening that outlives one request: deepen(k1) then deepen(k2 > k1)
+// continues with the same unwinding and solver (ibmc) instead of starting again, as
+// the daemon does between its shallow and deep stages. `prog` must outlive it.
+class BmcSession {
+public:
+  BmcSession(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts);
+  ~BmcSession();
+  result::VerificationResult deepen(uint32_t maxBound, double timeoutS);
+  // The last deepen stopped at its bound limit with its state intact (ibmc only).
+  bool resumable() const;
+  size_t termCount() const;  // size of its term DAG, for memory accounting
+
+private:
+  std::unique_ptr<BmcRun> run_;
+};
 
 }  // namespace argus::algorithms

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/algorithms/bmc.h"
+#include "core/engine/sessions.h"
 #include "core/support/deadline.h"
 #include "core/support/large_stack.h"
 
@@ -81,7 +82,29 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   if (req.maxBound > 0) bo.maxBound = req.maxBound;
   bo.progress = req.progress;
   bo.corruptReplayForTest = req.corruptReplayForTest;
-  out.result = algorithms::runBmc(program, entry->id, bo);
+  if (req.sessions && req.algorithm == Algorithm::Ibmc && !req.sessionKey.empty() && req.keepAlive) {
+    // continue a warm deepening, or start one that later stages can continue
+    std::unique_ptr<SessionCache::Entry> e = req.sessions->take(req.sessionKey);
+    uint32_t limit = req.maxBound > 0 ? req.maxBound : bo.maxBound;
+    uint32_t resumedFrom = 0;
+    if (e && e->bound < limit && e->session->resumable()) {
+      resumedFrom = e->bound;
+    } else {
+      e = std::make_unique<SessionCache::Entry>();
+      e->keepAlive = req.keepAlive;
+      algorithms::BmcOptions kept = bo;
+      kept.progress = nullptr;  // the session outlives this request's callback
+      e->session = std::make_unique<algorithms::BmcSession>(program, entry->id, kept);
+    }
+    out.result = e->session->deepen(limit, bo.timeoutS);
+    if (resumedFrom) out.result.stats.extra["resumed_from_bound"] = resumedFrom;
+    if (e->session->resumable()) {
+      e->bound = limit;
+      req.sessions->put(req.sessionKey, std::move(e));
+    }
+  } else {
+    out.result = algorithms::runBmc(program, entry->id, bo);
+  }
   out.result.stats.wallTimeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   out.result.stats.cpuTimeS = support::processCpuSeconds() - cpu0;
   return out;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@ enum class Algorithm { Bmc, Ibmc };
 Algorithm parseAlgorithm(const std::string& s);
 const char* algorithmName(Algorithm a);
 
+class SessionCache;  // core/engine/sessions.h
+
 struct VerifyRequest {
   std::string file;                    // path (also the name used in diagnostics)
   std::optional<std::string> source;   // contents; read from `file` when absent
@@ -31,6 +34,12 @@ struct VerifyRequest {
   std::vector<std::string> extraArgs;  // compiler flags
   std::function<void(const std::string&)> progress;
   bool corruptReplayForTest = false;
+  // ibmc on a parsed program: continue the deepening stored under sessionKey (same
+  // program, entry and solver) and store it again if it can go deeper (see sessions.h).
+  // keepAlive must own the program.
+  SessionCache* sessions = nullptr;
+  std::string sessionKey;
+  std::shared_ptr<const void> keepAlive;
 };
 
 struct VerifyOutcome {

@@ -131,9 +131,10 @@ StageConfig parseStage(const std::string& spec, double timeout) {
   return s;
 }
 
-// The default plan: a shallow BMC (bound 3) published at once, then the deep stage.
+// The default plan: a shallow incremental BMC (bound 3) published at once, then the
+// deep stage, which continues the same unwinding and solver in the same worker.
 std::vector<StageConfig> defaultChain(double timeout) {
-  return {{engine::Algorithm::Bmc, 3, std::min(timeout > 0 ? timeout : 10.0, 10.0)},
+  return {{engine::Algorithm::Ibmc, 3, std::min(timeout > 0 ? timeout : 10.0, 10.0)},
           {engine::Algorithm::Ibmc, 0, timeout}};
 }
 

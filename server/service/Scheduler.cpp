@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/cfa/cfa_hash.h"
+#include "core/engine/sessions.h"
 #include "core/support/large_stack.h"
 #include "protocol/Framing.h"
 #include "server/service/ResultCodec.h"
@@ -36,6 +38,7 @@ struct Scheduler::Job {
   bool running = false;
   bool cancel = false;  // no waiters left: drop / kill
   int retries = 0;
+  std::string affinity;  // TU + entry + solver: the worker that ran its last stage holds it warm
 };
 
 struct Scheduler::Slot {
@@ -46,7 +49,22 @@ struct Scheduler::Slot {
   int toFd = -1, fromFd = -1;
   uint64_t nextId = 1;
   std::shared_ptr<Job> current;  // guarded by mu_
+  std::deque<std::string> warm;  // affinities of its worker's recent jobs (guarded by mu_)
 };
+
+// Jobs of one entry function's stages go to the worker that ran the previous stage,
+// which keeps that deepening warm (engine::SessionCache in runWorker).
+static std::string affinityOf(const JobSpec& s) {
+  if (s.analyze) return {};
+  cfa::Hasher h;
+  h.add(s.file);
+  h.add(s.source);
+  for (const auto& f : s.flags) h.add(f);
+  h.add(frontend::dataModelName(s.dataModel));
+  h.add(s.function);
+  h.add(smt::solverName(s.solver));
+  return h.hex();
+}
 
 std::string encodeJob(uint64_t id, const JobSpec& s) {
   json j{{"id", id},
@@ -118,6 +136,7 @@ uint64_t Scheduler::submit(const std::string& key, JobSpec spec, int64_t priorit
   } else {
     job = std::make_shared<Job>();
     job->key = key;
+    job->affinity = affinityOf(spec);
     job->spec = std::move(spec);
     job->priority = priority;
     job->seq = nextSeq_++;
@@ -188,14 +207,27 @@ std::shared_ptr<Scheduler::Job> Scheduler::takeJob(Slot& slot) {
   for (;;) {
     if (stopping_) return nullptr;
     std::shared_ptr<Job> best;
+    auto warmIn = [&](const Slot& s, const std::string& a) {
+      return !a.empty() && std::find(s.warm.begin(), s.warm.end(), a) != s.warm.end();
+    };
     for (auto& [k, j] : jobs_) {
       if (j->running) continue;
       if (opts_.analysisSlot && j->spec.analyze != slot.analysisOnly) continue;
+      // leave it to an idle worker that holds its state warm
+      if (!warmIn(slot, j->affinity) &&
+          std::any_of(slots_.begin(), slots_.end(), [&](const auto& o) {
+            return o.get() != &slot && !o->current && o->pid > 0 && warmIn(*o, j->affinity);
+          }))
+        continue;
       if (!best || j->priority > best->priority || (j->priority == best->priority && j->seq < best->seq)) best = j;
     }
     if (best) {
       best->running = true;
       slot.current = best;
+      if (!best->affinity.empty()) {
+        slot.warm.push_front(best->affinity);
+        if (slot.warm.size() > 8) slot.warm.pop_back();  // the worker's SessionCache holds 8
+      }
       return best;
     }
     cv_.wait(lock);
@@ -282,6 +314,7 @@ void Scheduler::killWorker(Slot& slot) {
     std::lock_guard lock(mu_);
     pid = slot.pid;
     slot.pid = -1;
+    slot.warm.clear();  // its sessions die with it
   }
   if (pid > 0) {
     ::kill(pid, SIGKILL);
@@ -451,13 +484,19 @@ int runWorker(unsigned memoryMb) {
   // Parsed translation units, most recent first: the jobs of one document version
   // (one per entry function and stage) parse it once per worker.
   std::list<std::pair<std::string, std::shared_ptr<frontend::ParseResult>>> parsed;
-  auto parseCached = [&](const JobSpec& s) {
+  // Warm ibmc deepenings (per TU, entry and solver): a function's deep stage continues
+  // its shallow stage's unwinding and solver (core/engine/sessions.h), LRU-bounded.
+  engine::SessionCache sessions;
+  auto tuKey = [](const JobSpec& s) {
     cfa::Hasher h;
     h.add(s.file);
     h.add(s.source);
     for (const auto& f : s.flags) h.add(f);
     h.add(frontend::dataModelName(s.dataModel));
-    std::string key = h.hex();
+    return h.hex();
+  };
+  auto parseCached = [&](const JobSpec& s) {
+    std::string key = tuKey(s);
     for (auto it = parsed.begin(); it != parsed.end(); ++it)
       if (it->first == key) {
         parsed.splice(parsed.begin(), parsed, it);
@@ -520,6 +559,9 @@ int runWorker(unsigned memoryMb) {
           o.inputError = true;
           o.error = "cannot parse " + s.file + ":\n" + pr->diagnostics;
         } else {
+          req.sessions = &sessions;
+          req.sessionKey = tuKey(s) + "|" + s.function + "|" + smt::solverName(s.solver);
+          req.keepAlive = pr;
           o = engine::verifyParsed(*pr->program, req);
         }
         if (o.inputError) {

@@ -62,7 +62,8 @@ struct StageConfig {
 };
 
 struct VerifyConfig {
-  std::vector<StageConfig> chain{{engine::Algorithm::Bmc, 3, 10}, {engine::Algorithm::Ibmc, 0, 30}};
+  // shallow incremental BMC published at once, then the same deepening continued
+  std::vector<StageConfig> chain{{engine::Algorithm::Ibmc, 3, 10}, {engine::Algorithm::Ibmc, 0, 30}};
   smt::SolverKind solver = smt::SolverKind::Z3;
   frontend::DataModel dataModel = frontend::DataModel::LP64;
 };

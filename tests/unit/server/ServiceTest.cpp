@@ -103,6 +103,32 @@ TEST(Service, AnEditReverifiesOnlyTheChangedFunctionAndItsCallers) {
   EXPECT_GE(w.fn("buggy").cached, 1u);
 }
 
+// The default chain's deep stage continues the shallow stage's unwinding and solver in
+// the same worker (engine::SessionCache; Scheduler affinity) instead of starting again.
+TEST(Service, DeepStageContinuesTheShallowDeepening) {
+  test::TempDir dir;
+  ServiceOptions o = options((dir.path / "s.sqlite").string());
+  Service svc(o);
+  Watch w;
+  const char* loop = R"(
+extern void reach_error(void);
+int main(void) {
+  int s = 0;
+  for (int i = 0; i < 9; i++) s += i;
+  if (s != 36) reach_error();
+  return 0;
+}
+)";
+  svc.open("d", "loop.c", loop, 1, {}, VerifyConfig{}, w.cb());
+  ASSERT_TRUE(waitFor([&] { return w.settled(1); }, 120));
+  const FunctionStatus& m = w.fn("main");
+  ASSERT_EQ(m.state, FunctionState::Verified);
+  ASSERT_TRUE(m.result);
+  EXPECT_EQ(m.runs, 2u);  // shallow (bound 3, inconclusive) and deep
+  ASSERT_TRUE(m.result->stats.extra.count("resumed_from_bound"));
+  EXPECT_EQ(m.result->stats.extra.at("resumed_from_bound"), 3);
+}
+
 TEST(Service, LinesInsertedAboveKeepResultsAndMoveTheirPositions) {
   test::TempDir dir;
   Service svc(options((dir.path / "s.sqlite").string()));
