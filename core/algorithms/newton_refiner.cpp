@@ -1,0 +1,162 @@
+#include "core/algorithms/newton_refiner.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace argus::algorithms {
+
+using smt::Kind;
+using smt::Term;
+
+namespace {
+
+bool mentions(smt::TermManager& tm, Term t, Term v) {
+  for (Term x : tm.freeVars(t))
+    if (x == v) return true;
+  return false;
+}
+
+}  // namespace
+
+
+Term NewtonRefiner::project(const std::vector<Term>& k, const encoding::SsaMap& ssa) {
+  smt::TermManager& tm = pfm_.tm();
+  auto isStale = [&](Term v) {
+    if (v->kind != Kind::Var) return false;
+    const auto* vi = pfm_.info(v);
+    return vi && vi->indexed && vi->index != ssa.index(vi->key);
+  };
+  auto hasStale = [&](Term t) {
+    for (Term v : tm.freeVars(t))
+      if (isStale(v)) return true;
+    return false;
+  };
+  std::vector<Term> rest(k.begin(), k.end());
+  // A definition v = t for a stale variable v extracted from conjunct `c`, or null.
+  auto definition = [&](Term c) -> std::pair<Term, Term> {
+    if (c->kind != Kind::Eq || c->children.size() != 2) return {nullptr, nullptr};
+    for (int side = 0; side < 2; ++side) {
+      Term a = c->children[side], b = c->children[1 - side];
+      if (isStale(a) && !mentions(tm, b, a)) return {a, b};
+    }
+    // inversion of a bijective definition: a = f(v) with v stale, a without v
+    for (int side = 0; side < 2; ++side) {
+      Term a = c->children[side], b = c->children[1 - side];
+      if (!b->sort->isBV()) continue;
+      auto tryVar = [&](Term v, Term other) { return isStale(v) && !mentions(tm, other, v) && !mentions(tm, a, v); };
+      switch (b->kind) {
+        case Kind::BVAdd:
+          if (b->children.size() == 2) {
+            if (tryVar(b->children[0], b->children[1])) return {b->children[0], tm.bvSub(a, b->children[1])};
+            if (tryVar(b->children[1], b->children[0])) return {b->children[1], tm.bvSub(a, b->children[0])};
+          }
+          break;
+        case Kind::BVSub:
+          if (tryVar(b->children[0], b->children[1])) return {b->children[0], tm.bvAdd(a, b->children[1])};
+          if (tryVar(b->children[1], b->children[0])) return {b->children[1], tm.bvSub(b->children[0], a)};
+          break;
+        case Kind::BVXor:
+          if (b->children.size() == 2) {
+            if (tryVar(b->children[0], b->children[1])) return {b->children[0], tm.bvXor(a, b->children[1])};
+            if (tryVar(b->children[1], b->children[0])) return {b->children[1], tm.bvXor(a, b->children[0])};
+          }
+          break;
+        case Kind::BVNot:
+          if (tryVar(b->children[0], a)) return {b->children[0], tm.bvNot(a)};
+          break;
+        case Kind::BVNeg:
+          if (tryVar(b->children[0], a)) return {b->children[0], tm.bvNeg(a)};
+          break;
+        default:
+          break;
+      }
+    }
+    return {nullptr, nullptr};
+  };
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (size_t i = 0; i < rest.size(); ++i) {
+      auto [v, t] = definition(rest[i]);
+      if (!v) continue;
+      rest.erase(rest.begin() + static_cast<long>(i));
+      std::unordered_map<Term, Term> m{{v, t}};
+      for (Term& c : rest) c = tm.substitute(c, m);
+      progress = true;
+      break;
+    }
+  }
+  std::vector<Term> kept;
+  for (Term c : rest)
+    if (!hasStale(c)) kept.push_back(c);
+  return tm.mkAnd(kept);
+}
+
+RefinementOutput NewtonRefiner::refine(const RefinementInput& in) {
+  RefinementOutput out;
+  smt::TermManager& tm = pfm_.tm();
+  size_t n = in.blocks.size();
+  // 1. conjuncts with assumption literals
+  std::vector<std::vector<Term>> conj(n);
+  std::vector<Term> lits;
+  std::unordered_map<Term, std::pair<size_t, size_t>> litOf;
+  smt::SolverOptions so;
+  so.models = false;
+  so.unsatCores = true;
+  auto solver = smt::makeSolver(solverKind_, tm, so);
+  for (size_t i = 0; i < n; ++i) {
+    conj[i] = encoding::conjuncts(in.blocks[i]);
+    for (size_t j = 0; j < conj[i].size(); ++j) {
+      Term l = tm.freshVar("core", tm.boolSort());
+      solver->add(tm.mkImplies(l, conj[i][j]));
+      lits.push_back(l);
+      litOf[l] = {i, j};
+    }
+  }
+  out.conjunctCount = lits.size();
+  // 2. unsat core
+  if (deadline_.expired()) {
+    out.reason = "timeout";
+    return out;
+  }
+  solver->setTimeoutMs(deadline_.remainingMs());
+  smt::CheckResult r = solver->check(lits);
+  ++queries_;
+  solverTimeS_ += solver->stats().checkTimeS;
+  if (r != smt::CheckResult::Unsat) {
+    out.reason = r == smt::CheckResult::Sat ? "refinement: the counterexample is feasible"
+                                            : "refinement: solver " + solver->reasonUnknown();
+    return out;
+  }
+  std::vector<std::vector<bool>> inCore(n);
+  for (size_t i = 0; i < n; ++i) inCore[i].assign(conj[i].size(), false);
+  for (Term l : solver->unsatCore()) {
+    auto it = litOf.find(l);
+    if (it != litOf.end()) {
+      inCore[it->second.first][it->second.second] = true;
+      ++out.coreSize;
+    }
+  }
+  // 3. strongest post over the infeasible core, block by block
+  std::vector<Term> k;
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < conj[i].size(); ++j)
+      if (inCore[i][j]) k.push_back(conj[i][j]);
+    Term tau = i + 1 == n ? tm.falseTerm() : project(k, *in.ssaAfter[i]);
+    out.sequence.push_back(tau);
+    // 4. predicates: atoms, unindexed
+    std::vector<Term> preds;
+    Term source = i + 1 == n ? project(k, *in.ssaAfter[i]) : tau;
+    for (Term a : encoding::atoms(source)) {
+      Term u = pfm_.uninstantiate(a);
+      if (u->kind == Kind::BoolConst) continue;
+      if (std::find(preds.begin(), preds.end(), u) == preds.end()) preds.push_back(u);
+    }
+    if (i + 1 == n) preds.push_back(tm.falseTerm());
+    out.predicates.push_back(std::move(preds));
+  }
+  out.ok = true;
+  return out;
+}
+
+}  // namespace argus::algorithms

@@ -1,0 +1,259 @@
+#include "core/cpa/predicate_cpa.h"
+
+#include <algorithm>
+
+#include "core/cpa/callstack_cpa.h"
+#include "core/support/stopwatch.h"
+
+namespace argus::cpa {
+
+using smt::CheckResult;
+using smt::Term;
+
+const std::vector<Term>& PredicatePrecision::at(LocKey l) const {
+  static const std::vector<Term> none;
+  auto it = preds.find(l);
+  return it == preds.end() ? none : it->second;
+}
+
+std::shared_ptr<const PredicatePrecision> PredicatePrecision::join(const std::map<LocKey, std::vector<Term>>& more) const {
+  auto p = std::make_shared<PredicatePrecision>(*this);
+  for (auto& [l, ts] : more) {
+    auto& v = p->preds[l];
+    for (Term t : ts)
+      if (std::find(v.begin(), v.end(), t) == v.end()) v.push_back(t);
+    std::sort(v.begin(), v.end(), [](Term a, Term b) { return a->id < b->id; });
+  }
+  return p;
+}
+
+size_t PredicatePrecision::total() const {
+  size_t n = 0;
+  for (auto& [l, v] : preds) n += v.size();
+  return n;
+}
+
+bool PredicateState::contains(const encoding::PathFormula& other) const {
+  if (pf == other) return true;
+  if (!mergedFrom) return false;
+  for (auto& [f, h] : *mergedFrom)
+    if (f == other.formula && h == other.ssa->hash()) return true;
+  return false;
+}
+
+std::string PredicateState::str() const {
+  std::string s = isAbstraction ? "abs" : "int";
+  return s + "#" + std::to_string(id) + "[blk " + std::to_string(block) + "] " + abstraction->str();
+}
+
+namespace {
+const PredicateState& ps(const AbstractState& s) { return static_cast<const PredicateState&>(s); }
+}  // namespace
+
+struct PredicateCpa::Ops final : AbstractDomain, TransferRelation, MergeOperator, StopOperator, PrecisionAdjustment {
+  PredicateCpa& c;
+  explicit Ops(PredicateCpa& c) : c(c) {}
+
+  std::shared_ptr<PredicateState> fresh(const PredicateState& like) {
+    auto s = std::make_shared<PredicateState>(like);
+    s->id = c.nextId_++;
+    s->mergedFrom = nullptr;
+    return s;
+  }
+
+  bool isLessOrEqual(const AbstractState& a, const AbstractState& b) const override {
+    const auto& x = ps(a);
+    const auto& y = ps(b);
+    if (x.isAbstraction && y.isAbstraction) return c.implies(x.abstraction, y.abstraction);
+    if (!x.isAbstraction && !y.isAbstraction) return x.block == y.block && y.contains(x.pf);
+    return false;
+  }
+  StatePtr join(const StatePtr&, const StatePtr& b) const override { return b; }
+
+  std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const Step& step) override {
+    const auto& x = ps(*s);
+    auto n = fresh(x);
+    n->isAbstraction = false;
+    n->blockFormula = nullptr;
+    n->pf = c.pfm_.extend(x.pf, step);
+    if (n->pf.formula->isFalse()) return {};
+    return {n};
+  }
+
+  StatePtr merge(const StatePtr& e, const StatePtr& r, const PrecisionPtr&) override {
+    if (!c.opts_.mergeBlocks) return r;
+    const auto& x = ps(*e);
+    const auto& y = ps(*r);
+    if (x.isAbstraction || y.isAbstraction || x.block != y.block) return r;
+    if (y.contains(x.pf)) return r;
+    auto m = fresh(y);
+    m->pf = c.pfm_.makeOr(x.pf, y.pf);
+    auto from = std::make_shared<std::vector<std::pair<Term, size_t>>>();
+    if (y.mergedFrom) *from = *y.mergedFrom;
+    if (x.mergedFrom) from->insert(from->end(), x.mergedFrom->begin(), x.mergedFrom->end());
+    from->push_back({x.pf.formula, x.pf.ssa->hash()});
+    from->push_back({y.pf.formula, y.pf.ssa->hash()});
+    m->mergedFrom = from;
+    return m;
+  }
+
+  bool stop(const StatePtr& e, std::span<const StatePtr> reached, const PrecisionPtr&) override {
+    Stopwatch sw;
+    bool r = false;
+    for (const StatePtr& o : reached)
+      if (isLessOrEqual(*e, *o)) {
+        r = true;
+        break;
+      }
+    c.stats_.coverageTimeS += sw.elapsedS();
+    return r;
+  }
+
+  bool blockEnds(const AbstractState& full) const {
+    auto* loc = extract<LocationState>(full);
+    if (!loc) throw std::logic_error("predicate CPA: no location in the composite state");
+    if (loc->property != Property::None) return true;
+    if (auto* cs = extract<CallstackState>(full); cs && cs->recursion) return true;
+    if (c.cf_.isLoopHead(loc->func, loc->loc)) return true;
+    if (c.opts_.block == BlockOperator::LoopHeadsAndFunctions) {
+      const cfa::Function& f = c.cf_.program().functions[loc->func];
+      if (loc->loc == f.entry || loc->loc == f.exit) return true;
+    }
+    return false;
+  }
+
+  std::optional<Adjusted> adjust(const StatePtr& e, const PrecisionPtr& p, const ReachedSet&,
+                                 const AbstractState& full) override {
+    const auto& x = ps(*e);
+    if (x.isAbstraction || !blockEnds(full)) return Adjusted{e, p};
+    auto* loc = extract<LocationState>(full);
+    auto prec = std::dynamic_pointer_cast<const PredicatePrecision>(p);
+    const auto& preds = prec ? prec->at(locKey(loc->func, loc->loc)) : std::vector<Term>{};
+    // ψ ∧ φ with ψ instantiated at the indices the block started from
+    Term f = c.pfm_.tm().mkAnd(x.abstractionInstantiated, x.pf.formula);
+    Term a = preds.empty() ? c.pfm_.tm().trueTerm() : c.abstract(f, preds, *x.pf.ssa);
+    if (a->isFalse()) return std::nullopt;
+    auto n = fresh(x);
+    n->isAbstraction = true;
+    n->abstraction = a;
+    n->block = n->id;
+    n->blockFormula = x.pf.formula;
+    n->pf = c.pfm_.emptyWithSsa(x.pf);
+    n->abstractionInstantiated = c.pfm_.instantiate(a, *x.pf.ssa);
+    return Adjusted{n, p};
+  }
+};
+
+PredicateCpa::PredicateCpa(const ControlFlow& cf, encoding::PathFormulaManager& pfm, smt::Solver& solver,
+                           const PredicateCpaOptions& opts, const support::Deadline& deadline)
+    : cf_(cf), pfm_(pfm), solver_(solver), opts_(opts), deadline_(deadline), ops_(std::make_unique<Ops>(*this)) {}
+PredicateCpa::~PredicateCpa() = default;
+AbstractDomain& PredicateCpa::domain() { return *ops_; }
+TransferRelation& PredicateCpa::transfer() { return *ops_; }
+MergeOperator& PredicateCpa::merge() { return *ops_; }
+StopOperator& PredicateCpa::stop() { return *ops_; }
+PrecisionAdjustment& PredicateCpa::precisionAdjustment() { return *ops_; }
+
+StatePtr PredicateCpa::initialState() {
+  auto s = std::make_shared<PredicateState>();
+  s->id = nextId_++;
+  s->block = s->id;
+  s->isAbstraction = true;
+  s->abstraction = pfm_.initialCondition();
+  s->pf = pfm_.empty();
+  s->abstractionInstantiated = pfm_.instantiate(s->abstraction, *s->pf.ssa);
+  return s;
+}
+
+PrecisionPtr PredicateCpa::initialPrecision() { return std::make_shared<PredicatePrecision>(); }
+
+CheckResult PredicateCpa::check(std::span<const Term> assumptions) {
+  if (deadline_.expired()) throw SolverUnknown("timeout");
+  solver_.setTimeoutMs(deadline_.remainingMs());
+  CheckResult r = solver_.check(assumptions);
+  if (r == CheckResult::Unknown) throw SolverUnknown(deadline_.expired() ? "timeout" : "solver: " + solver_.reasonUnknown());
+  return r;
+}
+
+Term PredicateCpa::abstract(Term f, const std::vector<Term>& preds, const encoding::SsaMap& ssa) {
+  Stopwatch sw;
+  smt::TermManager& tm = pfm_.tm();
+  std::vector<Term> inst;
+  for (Term p : preds) inst.push_back(pfm_.instantiate(p, ssa));
+  auto key = std::make_pair(f, inst);
+  if (auto it = abstractionCache_.find(key); it != abstractionCache_.end()) {
+    ++stats_.abstractionCacheHits;
+    return it->second;
+  }
+  ++stats_.abstractions;
+  Term result = tm.falseTerm();
+  solver_.push();
+  try {
+    solver_.add(f);
+    if (opts_.cartesian) {
+      if (check() == CheckResult::Sat) {
+        std::vector<Term> cube;
+        for (size_t i = 0; i < preds.size(); ++i) {
+          Term neg[] = {tm.mkNot(inst[i])};
+          Term pos[] = {inst[i]};
+          if (check(neg) == CheckResult::Unsat) cube.push_back(preds[i]);
+          else if (check(pos) == CheckResult::Unsat) cube.push_back(tm.mkNot(preds[i]));
+        }
+        result = tm.mkAnd(cube);
+      }
+    } else {
+      std::vector<Term> lits;
+      for (size_t i = 0; i < preds.size(); ++i) {
+        Term v = tm.freshVar("pred", tm.boolSort());
+        lits.push_back(v);
+        solver_.add(tm.mkEq(v, inst[i]));
+      }
+      std::vector<Term> cubes;
+      while (check() == CheckResult::Sat) {
+        ++stats_.allSatModels;
+        std::vector<Term> cube, block;
+        for (size_t i = 0; i < preds.size(); ++i) {
+          bool val = solver_.modelValue(lits[i])->isTrue();
+          cube.push_back(val ? preds[i] : tm.mkNot(preds[i]));
+          block.push_back(val ? tm.mkNot(lits[i]) : lits[i]);
+        }
+        cubes.push_back(tm.mkAnd(cube));
+        solver_.add(tm.mkOr(block));
+        if (preds.empty()) break;
+      }
+      result = tm.mkOr(cubes);
+    }
+  } catch (...) {
+    solver_.pop();
+    stats_.abstractionTimeS += sw.elapsedS();
+    throw;
+  }
+  solver_.pop();
+  abstractionCache_[key] = result;
+  stats_.abstractionTimeS += sw.elapsedS();
+  return result;
+}
+
+bool PredicateCpa::implies(Term a, Term b) {
+  if (a == b || b->isTrue() || a->isFalse()) return true;
+  auto key = std::make_pair(a, b);
+  if (auto it = implicationCache_.find(key); it != implicationCache_.end()) {
+    ++stats_.implicationCacheHits;
+    return it->second;
+  }
+  ++stats_.implicationChecks;
+  solver_.push();
+  bool r;
+  try {
+    solver_.add(pfm_.tm().mkAnd(a, pfm_.tm().mkNot(b)));
+    r = check() == CheckResult::Unsat;
+  } catch (...) {
+    solver_.pop();
+    throw;
+  }
+  solver_.pop();
+  implicationCache_[key] = r;
+  return r;
+}
+
+}  // namespace argus::cpa
