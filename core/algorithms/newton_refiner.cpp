@@ -19,7 +19,7 @@ bool mentions(smt::TermManager& tm, Term t, Term v) {
 }  // namespace
 
 
-Term NewtonRefiner::project(const std::vector<Term>& k, const encoding::SsaMap& ssa) {
+Term NewtonRefiner::project(const std::vector<Term>& k, const encoding::SsaMap& ssa, bool keepStale) {
   smt::TermManager& tm = pfm_.tm();
   auto isStale = [&](Term v) {
     if (v->kind != Kind::Var) return false;
@@ -86,13 +86,40 @@ Term NewtonRefiner::project(const std::vector<Term>& k, const encoding::SsaMap& 
       break;
     }
   }
+  // M = store(…store(R, a1, v1)…, an, vn) with a stale base R: ∃R gives exactly
+  // "M agrees with the stores", i.e. select(M, ai) = vi unless a later store to the
+  // same address overrides it (an ite chain over the later stores).
+  std::vector<Term> expanded;
+  for (Term c : rest) {
+    if (c->kind == Kind::Eq && c->children[0]->sort->isArray()) {
+      for (int side = 0; side < 2; ++side) {
+        Term m = c->children[side], st = c->children[1 - side];
+        std::vector<std::pair<Term, Term>> stores;  // outermost first
+        Term base = st;
+        while (base->kind == Kind::Store) {
+          stores.push_back({base->children[1], base->children[2]});
+          base = base->children[0];
+        }
+        if (stores.empty() || !isStale(base) || hasStale(m)) continue;
+        for (size_t i = 0; i < stores.size(); ++i) {
+          Term val = stores[i].second;
+          for (size_t j = i; j-- > 0;)
+            val = tm.mkIte(tm.mkEq(stores[i].first, stores[j].first), stores[j].second, val);
+          expanded.push_back(tm.mkEq(tm.select(m, stores[i].first), val));
+        }
+        c = nullptr;
+        break;
+      }
+    }
+    if (c) expanded.push_back(c);
+  }
   std::vector<Term> kept;
-  for (Term c : rest)
-    if (!hasStale(c)) kept.push_back(c);
+  for (Term c : expanded)
+    if (keepStale || !hasStale(c)) kept.push_back(c);
   return tm.mkAnd(kept);
 }
 
-RefinementOutput NewtonRefiner::refine(const RefinementInput& in) {
+RefinementOutput NewtonRefiner::refine(const RefinementInput& in, bool keepStale) {
   RefinementOutput out;
   smt::TermManager& tm = pfm_.tm();
   size_t n = in.blocks.size();
@@ -146,7 +173,7 @@ RefinementOutput NewtonRefiner::refine(const RefinementInput& in) {
     out.sequence.push_back(tau);
     // 4. predicates: atoms, unindexed
     std::vector<Term> preds;
-    Term source = i + 1 == n ? project(k, *in.ssaAfter[i]) : tau;
+    Term source = i + 1 == n || keepStale ? project(k, *in.ssaAfter[i], keepStale) : tau;
     for (Term a : encoding::atoms(source)) {
       Term u = pfm_.uninstantiate(a);
       if (u->kind == Kind::BoolConst) continue;

@@ -137,7 +137,7 @@ private:
   NewtonRefiner newton_;
   cpa::ReachedSet reached_;
   std::vector<std::string> unsupported_;
-  uint64_t refinements_ = 0, cexChecks_ = 0, pathCandidates_ = 0;
+  uint64_t refinements_ = 0, cexChecks_ = 0, pathCandidates_ = 0, fallbackRefinements_ = 0;
   size_t maxPredicates_ = 0;
   double refineTimeS_ = 0, cexTimeS_ = 0;
 
@@ -246,30 +246,46 @@ private:
       in.blocks.push_back(b);
       in.ssaAfter.push_back(predOf(*path[i]).pf.ssa.get());
     }
-    RefinementOutput out = newton_.refine(in);
-    if (!out.ok) throw Abort{out.reason, "refinement"};
     auto targetPrec = std::dynamic_pointer_cast<const cpa::CompositePrecision>(reached_.precision(target));
     auto predPrec = cpa::extractPrecision<cpa::PredicatePrecision>(targetPrec->parts[kPredicateComponent]);
-    std::map<cpa::LocKey, std::vector<Term>> added;
-    for (size_t i = 1; i < path.size(); ++i) {
-      auto* l = cpa::extract<cpa::LocationState>(*path[i]);
-      auto& v = added[cpa::locKey(l->func, l->loc)];
-      for (Term p : out.predicates[i - 1]) v.push_back(p);
-    }
-    auto newPred = predPrec->join(added);
-    maxPredicates_ = std::max(maxPredicates_, newPred->total());
-    // pivot: the first abstraction state whose precision grows
+    RefinementOutput out;
+    std::shared_ptr<const cpa::PredicatePrecision> newPred;
     const ArgState* pivot = nullptr;
-    for (size_t i = 1; i < path.size() && !pivot; ++i) {
-      auto* l = cpa::extract<cpa::LocationState>(*path[i]);
-      cpa::LocKey k = cpa::locKey(l->func, l->loc);
-      auto usedPrec = std::dynamic_pointer_cast<const cpa::CompositePrecision>(reached_.precision(path[i]->shared_from_this()));
-      auto used = cpa::extractPrecision<cpa::PredicatePrecision>(usedPrec->parts[kPredicateComponent]);
-      for (Term p : newPred->at(k))
-        if (std::find(used->at(k).begin(), used->at(k).end(), p) == used->at(k).end()) {
-          pivot = path[i];
-          break;
-        }
+    // first the Newton predicates; if they do not grow the precision, the fallback
+    for (bool keepStale : {false, true}) {
+      out = newton_.refine(in, keepStale);
+      if (!out.ok) throw Abort{out.reason, "refinement"};
+      std::map<cpa::LocKey, std::vector<Term>> added;
+      for (size_t i = 1; i < path.size(); ++i) {
+        auto* l = cpa::extract<cpa::LocationState>(*path[i]);
+        auto& v = added[cpa::locKey(l->func, l->loc)];
+        for (Term p : out.predicates[i - 1]) v.push_back(p);
+      }
+      newPred = predPrec->join(added);
+      // pivot: the first abstraction state whose precision grows
+      for (size_t i = 1; i < path.size() && !pivot; ++i) {
+        auto* l = cpa::extract<cpa::LocationState>(*path[i]);
+        cpa::LocKey k = cpa::locKey(l->func, l->loc);
+        auto usedPrec = std::dynamic_pointer_cast<const cpa::CompositePrecision>(reached_.precision(path[i]->shared_from_this()));
+        auto used = cpa::extractPrecision<cpa::PredicatePrecision>(usedPrec->parts[kPredicateComponent]);
+        for (Term p : newPred->at(k))
+          if (std::find(used->at(k).begin(), used->at(k).end(), p) == used->at(k).end()) {
+            pivot = path[i];
+            break;
+          }
+      }
+      if (pivot) break;
+      ++fallbackRefinements_;
+    }
+    maxPredicates_ = std::max(maxPredicates_, newPred->total());
+    if (getenv("ARGUS_DEBUG_PRED")) {
+      for (size_t i = 1; i < path.size(); ++i) {
+        auto* l = cpa::extract<cpa::LocationState>(*path[i]);
+        fprintf(stderr, "  e%zu at %s: abs %s\n", i, l->str().c_str(), predOf(*path[i]).abstraction->str().c_str());
+        fprintf(stderr, "    block %s\n", predOf(*path[i]).blockFormula->str().substr(0, 600).c_str());
+        fprintf(stderr, "    tau %s\n", out.sequence[i - 1]->str().substr(0, 600).c_str());
+        for (Term p : out.predicates[i - 1]) fprintf(stderr, "    pred %s\n", p->str().c_str());
+      }
     }
     if (!pivot) throw Abort{"refinement made no progress (no new predicates for a spurious counterexample)", "refinement"};
     auto newPrec = targetPrec->with(kPredicateComponent, newPred);
@@ -385,9 +401,11 @@ private:
     r.stats.solverTimeS = absSolver_->stats().checkTimeS + cexSolver_->stats().checkTimeS + newton_.solverTimeS();
     r.stats.formulaTerms = tm_.size();
     r.stats.extra["refinements"] = static_cast<double>(refinements_);
+    r.stats.extra["refinements_with_fallback"] = static_cast<double>(fallbackRefinements_);
     r.stats.extra["abstractions"] = static_cast<double>(ps.abstractions);
     r.stats.extra["abstraction_cache_hits"] = static_cast<double>(ps.abstractionCacheHits);
     r.stats.extra["allsat_models"] = static_cast<double>(ps.allSatModels);
+    r.stats.extra["cartesian_fallbacks"] = static_cast<double>(ps.cartesianFallbacks);
     r.stats.extra["coverage_checks"] = static_cast<double>(ps.implicationChecks);
     r.stats.extra["arg_states_created"] = static_cast<double>(arg_.created());
     r.stats.extra["reached_states"] = static_cast<double>(reached_.size());

@@ -187,21 +187,24 @@ Term PredicateCpa::abstract(Term f, const std::vector<Term>& preds, const encodi
   }
   ++stats_.abstractions;
   Term result = tm.falseTerm();
+  auto cartesian = [&]() {
+    if (check() != CheckResult::Sat) return tm.falseTerm();
+    std::vector<Term> cube;
+    for (size_t i = 0; i < preds.size(); ++i) {
+      Term neg[] = {tm.mkNot(inst[i])};
+      Term pos[] = {inst[i]};
+      if (check(neg) == CheckResult::Unsat) cube.push_back(preds[i]);
+      else if (check(pos) == CheckResult::Unsat) cube.push_back(tm.mkNot(preds[i]));
+    }
+    return tm.mkAnd(cube);
+  };
   solver_.push();
   try {
     solver_.add(f);
     if (opts_.cartesian) {
-      if (check() == CheckResult::Sat) {
-        std::vector<Term> cube;
-        for (size_t i = 0; i < preds.size(); ++i) {
-          Term neg[] = {tm.mkNot(inst[i])};
-          Term pos[] = {inst[i]};
-          if (check(neg) == CheckResult::Unsat) cube.push_back(preds[i]);
-          else if (check(pos) == CheckResult::Unsat) cube.push_back(tm.mkNot(preds[i]));
-        }
-        result = tm.mkAnd(cube);
-      }
+      result = cartesian();
     } else {
+      solver_.push();
       std::vector<Term> lits;
       for (size_t i = 0; i < preds.size(); ++i) {
         Term v = tm.freshVar("pred", tm.boolSort());
@@ -209,7 +212,12 @@ Term PredicateCpa::abstract(Term f, const std::vector<Term>& preds, const encodi
         solver_.add(tm.mkEq(v, inst[i]));
       }
       std::vector<Term> cubes;
+      bool tooMany = false;
       while (check() == CheckResult::Sat) {
+        if (opts_.maxAllSatModels && cubes.size() >= opts_.maxAllSatModels) {
+          tooMany = true;
+          break;
+        }
         ++stats_.allSatModels;
         std::vector<Term> cube, block;
         for (size_t i = 0; i < preds.size(); ++i) {
@@ -221,7 +229,13 @@ Term PredicateCpa::abstract(Term f, const std::vector<Term>& preds, const encodi
         solver_.add(tm.mkOr(block));
         if (preds.empty()) break;
       }
-      result = tm.mkOr(cubes);
+      solver_.pop();
+      if (tooMany) {
+        ++stats_.cartesianFallbacks;
+        result = cartesian();
+      } else {
+        result = tm.mkOr(cubes);
+      }
     }
   } catch (...) {
     solver_.pop();

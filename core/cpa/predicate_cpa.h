@@ -71,10 +71,13 @@ struct PredicateCpaOptions {
   BlockOperator block = BlockOperator::LoopHeads;
   bool cartesian = false;      // cartesian instead of boolean predicate abstraction
   bool mergeBlocks = true;     // ABE merge inside blocks; false = merge-sep
+  // All-SAT enumeration stops after this many models and the (weaker, still sound)
+  // cartesian abstraction is used instead; 0 = no limit.
+  uint32_t maxAllSatModels = 64;
 };
 
 struct PredicateStats {
-  uint64_t abstractions = 0, abstractionCacheHits = 0, allSatModels = 0;
+  uint64_t abstractions = 0, abstractionCacheHits = 0, allSatModels = 0, cartesianFallbacks = 0;
   uint64_t implicationChecks = 0, implicationCacheHits = 0;
   double abstractionTimeS = 0, coverageTimeS = 0;
 };
