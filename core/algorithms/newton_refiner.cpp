@@ -31,6 +31,13 @@ Term NewtonRefiner::project(const std::vector<Term>& k, const encoding::SsaMap& 
       if (isStale(v)) return true;
     return false;
   };
+  auto hasCurrent = [&](Term t) {
+    for (Term v : tm.freeVars(t)) {
+      const auto* vi = pfm_.info(v);
+      if (vi && vi->indexed && vi->index == ssa.index(vi->key)) return true;
+    }
+    return false;
+  };
   std::vector<Term> rest(k.begin(), k.end());
   // A definition v = t for a stale variable v extracted from conjunct `c`, or null.
   auto definition = [&](Term c) -> std::pair<Term, Term> {
@@ -115,7 +122,7 @@ Term NewtonRefiner::project(const std::vector<Term>& k, const encoding::SsaMap& 
   }
   std::vector<Term> kept;
   for (Term c : expanded)
-    if (keepStale || !hasStale(c)) kept.push_back(c);
+    if (!hasStale(c) || (keepStale && hasCurrent(c))) kept.push_back(c);
   return tm.mkAnd(kept);
 }
 

@@ -48,8 +48,9 @@ public:
   NewtonRefiner(encoding::PathFormulaManager& pfm, smt::SolverKind solver, support::Deadline deadline)
       : pfm_(pfm), solverKind_(solver), deadline_(deadline) {}
   // keepStale: the fallback when the predicates of a normal refinement do not grow the
-  // precision — conjuncts with stale variables are kept (τ is then not a formula over
-  // the current state) and their atoms, unindexed, become predicates too.
+  // precision — conjuncts with stale variables are kept if they also mention a current
+  // variable (τ is then not a formula over the current state) and their atoms,
+  // unindexed, become predicates too.
   RefinementOutput refine(const RefinementInput& in, bool keepStale = false);
   // τ = ∃ stale. K, quantifier-free as described above (exposed for tests).
   smt::Term project(const std::vector<smt::Term>& k, const encoding::SsaMap& ssa, bool keepStale = false);
