@@ -10,6 +10,8 @@ using smt::Term;
 
 namespace {
 
+constexpr size_t kMaxCoreMinimisation = 64;
+
 bool mentions(smt::TermManager& tm, Term t, Term v) {
   for (Term x : tm.freeVars(t))
     if (x == v) return true;
@@ -156,15 +158,33 @@ RefinementOutput NewtonRefiner::refine(const RefinementInput& in, bool keepStale
   solver->setTimeoutMs(deadline_.remainingMs());
   smt::CheckResult r = solver->check(lits);
   ++queries_;
-  solverTimeS_ += solver->stats().checkTimeS;
   if (r != smt::CheckResult::Unsat) {
+    solverTimeS_ += solver->stats().checkTimeS;
     out.reason = r == smt::CheckResult::Sat ? "refinement: the counterexample is feasible"
                                             : "refinement: solver " + solver->reasonUnknown();
     return out;
   }
+  std::vector<Term> core = solver->unsatCore();
+  // Some backends (cvc5 without minimisation) return large cores: shrink by deletion,
+  // a bounded number of queries, dropping each literal that is not needed.
+  if (core.size() > 1 && core.size() <= kMaxCoreMinimisation) {
+    std::vector<Term> keep = core;
+    for (size_t i = 0; i < keep.size() && keep.size() > 1;) {
+      std::vector<Term> trial;
+      for (size_t j = 0; j < keep.size(); ++j)
+        if (j != i) trial.push_back(keep[j]);
+      if (deadline_.expired()) break;
+      solver->setTimeoutMs(deadline_.remainingMs());
+      ++queries_;
+      if (solver->check(trial) == smt::CheckResult::Unsat) keep = std::move(trial);
+      else ++i;
+    }
+    core = std::move(keep);
+  }
+  solverTimeS_ += solver->stats().checkTimeS;
   std::vector<std::vector<bool>> inCore(n);
   for (size_t i = 0; i < n; ++i) inCore[i].assign(conj[i].size(), false);
-  for (Term l : solver->unsatCore()) {
+  for (Term l : core) {
     auto it = litOf.find(l);
     if (it != litOf.end()) {
       inCore[it->second.first][it->second.second] = true;
