@@ -11,6 +11,7 @@ using smt::Term;
 namespace {
 
 constexpr size_t kMaxCoreMinimisation = 64;
+constexpr size_t kMaxRelationalVars = 6;
 
 bool mentions(smt::TermManager& tm, Term t, Term v) {
   for (Term x : tm.freeVars(t))
@@ -206,6 +207,26 @@ RefinementOutput NewtonRefiner::refine(const RefinementInput& in, bool keepStale
       if (u->kind == Kind::BoolConst) continue;
       if (std::find(preds.begin(), preds.end(), u) == preds.end()) preds.push_back(u);
     }
+    // Relational hint: current variables with constant values (x = 1 ∧ y = 1 after a
+    // loop unrolling) also give x - y = c, which lets the abstraction generalise
+    // across iterations (Newton's point-wise predicates alone make it unroll).
+    std::vector<std::pair<Term, Term>> constVars;
+    for (Term c : encoding::conjuncts(source)) {
+      if (c->kind != Kind::Eq || !c->children[0]->sort->isBV()) continue;
+      Term a = c->children[0], b = c->children[1];
+      if (a->kind == Kind::BVConst) std::swap(a, b);
+      if (a->kind == Kind::Var && b->kind == Kind::BVConst && b->width() <= 64) constVars.push_back({a, b});
+    }
+    if (constVars.size() <= kMaxRelationalVars)
+      for (size_t x = 0; x < constVars.size(); ++x)
+        for (size_t y = x + 1; y < constVars.size(); ++y) {
+          auto [vx, cx] = constVars[x];
+          auto [vy, cy] = constVars[y];
+          if (vx->width() != vy->width() || vx == vy) continue;
+          Term rel = cx == cy ? tm.mkEq(vx, vy) : tm.mkEq(tm.bvSub(vx, vy), tm.bvSub(cx, cy));
+          Term u = pfm_.uninstantiate(rel);
+          if (u->kind != Kind::BoolConst && std::find(preds.begin(), preds.end(), u) == preds.end()) preds.push_back(u);
+        }
     if (i + 1 == n) preds.push_back(tm.falseTerm());
     out.predicates.push_back(std::move(preds));
   }

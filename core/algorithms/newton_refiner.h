@@ -17,7 +17,9 @@
 //     conjuncts that still mention stale variables (an over-approximation: τ stays
 //     a valid post-condition, only inductiveness may weaken); τ_n is false.
 //  4. the predicates for block end i are the atoms of τ_i, unindexed; `false` is
-//     always a predicate at the last block end.
+//     always a predicate at the last block end. A heuristic addition: when τ_i fixes
+//     several current variables to constants (x = 1 ∧ y = 1), the differences
+//     (x = y, x - y = c) are predicates too, so loops need not be unrolled.
 // Without quantifier elimination in core/smt (Z3 4.8.12 has no interpolation either),
 // this is the sound, theory-independent choice; predicates never affect soundness.
 #pragma once

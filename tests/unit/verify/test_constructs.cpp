@@ -100,11 +100,22 @@ using Param = std::tuple<Case, Algorithm, SolverKind>;
 
 class Constructs : public ::testing::TestWithParam<Param> {};
 
+// Cases where an algorithm may answer unknown, with the reason it must give (never a
+// wrong verdict): pred inlines calls and cannot handle recursion.
+const char* allowedUnknown(const std::string& name, Algorithm alg) {
+  if (alg == Algorithm::Pred && name == "recursion_safe") return "recursive call of fact";
+  return nullptr;
+}
+
 TEST_P(Constructs, Verdict) {
   const auto& [c, alg, solver] = GetParam();
   std::string code = std::string(kPrelude) + c.body;
   auto out = verifySource(code, alg, solver, c.dm);
   ASSERT_FALSE(out.inputError) << out.error;
+  if (const char* why = allowedUnknown(c.name, alg); why && out.result.verdict == Verdict::Unknown) {
+    EXPECT_NE(out.result.reason.find(why), std::string::npos) << out.result.reason;
+    return;
+  }
   EXPECT_EQ(out.result.verdict, c.expected)
       << c.name << ": got " << argus::result::verdictName(out.result.verdict) << " (" << out.result.reason << ")";
   if (out.result.verdict == Verdict::False) {
