@@ -302,9 +302,19 @@ private:
   // A single ARG path from the root to `target` whose path formula is satisfiable,
   // replayed; called while cexSolver_ holds the model of the whole counterexample.
   std::optional<result::Counterexample> concreteCounterexample(const ArgState* target) {
-    auto modelTrue = [&](const ArgState* s) {
+    // Is the path through `parent` and `step` into `child` the one the model took? In
+    // the merged block formula it is the disjunct extend(φ_parent, step) ∧ (indices
+    // unified with the child's), which is recomputed here (extend is deterministic).
+    // By induction some parent of every state on a model path qualifies, so the
+    // guided search normally succeeds with its first candidate.
+    auto modelTakes = [&](const ArgState* child, const ArgState* parent, const cpa::Step& step) {
       try {
-        return cexSolver_->modelValue(predOf(*s).pf.formula)->isTrue();
+        const auto& cpf = predOf(*child).pf;
+        encoding::PathFormula ext = pfm_.extend(predOf(*parent).pf, step);
+        Term f = ext.formula;
+        for (auto& [k, idx] : cpf.ssa->entries())
+          if (ext.ssa->index(k) != idx) f = tm_.mkAnd(f, tm_.mkEq(pfm_.indexed(k, idx), pfm_.current(k, *ext.ssa)));
+        return cexSolver_->modelValue(f)->isTrue();
       } catch (const smt::SolverError&) {
         return false;
       }
@@ -317,8 +327,14 @@ private:
     };
     auto framesFor = [&](const ArgState* s) {
       Frame f{s, s->parents, 0};
-      std::stable_sort(f.parents.begin(), f.parents.end(),
-                       [&](auto& a, auto& b) { return modelTrue(a.first) > modelTrue(b.first); });
+      std::vector<int> score;
+      for (auto& [p, st] : f.parents) score.push_back(modelTakes(s, p, st) ? 1 : 0);
+      std::vector<size_t> order(f.parents.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });
+      std::vector<std::pair<ArgState*, cpa::Step>> sorted;
+      for (size_t i : order) sorted.push_back(f.parents[i]);
+      f.parents = std::move(sorted);
       return f;
     };
     std::vector<Frame> stack{framesFor(target)};

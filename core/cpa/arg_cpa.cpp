@@ -11,6 +11,13 @@ ArgState* mut(const ArgState& s) { return const_cast<ArgState*>(&s); }
 void eraseOne(std::vector<ArgState*>& v, ArgState* x) {
   v.erase(std::remove(v.begin(), v.end(), x), v.end());
 }
+void dedupeParents(ArgState* k) {
+  auto& ps = k->parents;
+  std::vector<std::pair<ArgState*, Step>> out;
+  for (auto& p : ps)
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  ps = std::move(out);
+}
 }  // namespace
 
 struct ArgCpa::Ops final : AbstractDomain, TransferRelation, MergeOperator, StopOperator, PrecisionAdjustment {
@@ -43,7 +50,8 @@ struct ArgCpa::Ops final : AbstractDomain, TransferRelation, MergeOperator, Stop
     StatePtr m = a.wrapped_.merge().merge(as(*e).wrapped, as(*r).wrapped, p);
     if (m == as(*r).wrapped) return r;
     auto parents = as(*r).parents;
-    for (auto& pe : as(*e).parents) parents.push_back(pe);
+    for (auto& pe : as(*e).parents)
+      if (std::find(parents.begin(), parents.end(), pe) == parents.end()) parents.push_back(pe);
     return a.make(m, std::move(parents));
   }
 
@@ -103,16 +111,18 @@ void ArgCpa::onReplaced(ReachedSet& reached, const StatePtr& old, const StatePtr
     m->covers.push_back(c);
   }
   o->covers.clear();
-  // the old state's descendants are re-explored from the merged state
-  std::vector<ArgState*> kids = o->children;
-  for (ArgState* k : kids)
-    if (!k->removed) {
-      // detach k from o first so that removeSubtree does not re-add o
-      eraseOne(o->children, k);
-      auto& ps = k->parents;
-      ps.erase(std::remove_if(ps.begin(), ps.end(), [&](auto& pr) { return pr.first == o; }), ps.end());
-      if (ps.empty()) removeSubtree(reached, k);
-    }
+  // The old state's children now hang below the merged state (old ⊑ merged, so their
+  // states stay sound); when the merged state is expanded its successors merge with
+  // or are covered by them. Keeping the links keeps every path of a block formula
+  // represented in the ARG, which counterexample extraction relies on.
+  for (ArgState* k : o->children) {
+    if (k->removed) continue;
+    for (auto& pr : k->parents)
+      if (pr.first == o) pr.first = m;
+    dedupeParents(k);
+    if (std::find(m->children.begin(), m->children.end(), k) == m->children.end()) m->children.push_back(k);
+  }
+  o->children.clear();
   for (auto& [p, st] : o->parents) eraseOne(p->children, o);
   o->removed = true;
   onAdded(merged);

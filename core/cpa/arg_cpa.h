@@ -7,8 +7,8 @@
 //  - a new state records its parents when it is created (transfer, merge, prec) and
 //    is linked into its parents' children when it is added to the reached set
 //    (onAdded) or covered (stop, which also records the covering state);
-//  - a merge result takes over the replaced state's parents and coverings; the
-//    replaced state's subtree is removed (it is re-explored from the merged state).
+//  - a merge result takes over the replaced state's parents, children and coverings
+//    (the replaced state is ⊑ the merge result, so everything below it stays sound).
 // States are kept alive by the CPA's arena until it is destroyed, so raw links never
 // dangle (a removed state is marked `removed`).
 #pragma once
