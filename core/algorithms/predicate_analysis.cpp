@@ -28,6 +28,7 @@ namespace {
 
 constexpr size_t kPredicateComponent = 2;  // index in Composite(Location, Callstack, Predicate)
 constexpr int kMaxPathCandidates = 64;
+constexpr uint32_t kMaxAllSatModelsLimit = 4096;
 
 std::string where(const cfa::Edge* e) {
   if (!e) return "?";
@@ -137,7 +138,7 @@ private:
   NewtonRefiner newton_;
   cpa::ReachedSet reached_;
   std::vector<std::string> unsupported_;
-  uint64_t refinements_ = 0, cexChecks_ = 0, pathCandidates_ = 0, fallbackRefinements_ = 0;
+  uint64_t refinements_ = 0, cexChecks_ = 0, pathCandidates_ = 0, fallbackRefinements_ = 0, allSatEscalations_ = 0;
   size_t maxPredicates_ = 0;
   double refineTimeS_ = 0, cexTimeS_ = 0;
 
@@ -239,22 +240,40 @@ private:
   void refine(const std::vector<const ArgState*>& path, const std::shared_ptr<const ArgState>& target) {
     Stopwatch sw;
     if (++refinements_ > opts_.maxRefinements) throw Abort{"refinement limit reached", "limit"};
-    RefinementInput in;
+    // Two views of the counterexample: the block formulas (all paths inside the blocks,
+    // with disjunctions where ABE merged) and one ARG path (first parents) re-encoded
+    // step by step, which is infeasible too and gives Newton plain conjunctions.
+    RefinementInput blocksIn;
     for (size_t i = 1; i < path.size(); ++i) {
       Term b = predOf(*path[i]).blockFormula;
       if (i == 1) b = tm_.mkAnd(predOf(*path[0]).abstractionInstantiated, b);
-      in.blocks.push_back(b);
-      in.ssaAfter.push_back(predOf(*path[i]).pf.ssa.get());
+      blocksIn.blocks.push_back(b);
+      blocksIn.ssaAfter.push_back(predOf(*path[i]).pf.ssa.get());
     }
+    std::vector<std::shared_ptr<const encoding::SsaMap>> keepAlive;
+    RefinementInput pathIn = singlePathInput(target.get(), keepAlive);
+    bool havePath = pathIn.blocks.size() == blocksIn.blocks.size();
     auto targetPrec = std::dynamic_pointer_cast<const cpa::CompositePrecision>(reached_.precision(target));
     auto predPrec = cpa::extractPrecision<cpa::PredicatePrecision>(targetPrec->parts[kPredicateComponent]);
     RefinementOutput out;
     std::shared_ptr<const cpa::PredicatePrecision> newPred;
     const ArgState* pivot = nullptr;
     // first the Newton predicates; if they do not grow the precision, the fallback
-    for (bool keepStale : {false, true}) {
-      out = newton_.refine(in, keepStale);
-      if (!out.ok) throw Abort{out.reason, "refinement"};
+    struct Attempt {
+      const RefinementInput* in;
+      bool keepStale;
+    };
+    std::vector<Attempt> attempts;
+    if (havePath) attempts.push_back({&pathIn, false});
+    attempts.push_back({&blocksIn, false});
+    if (havePath) attempts.push_back({&pathIn, true});
+    attempts.push_back({&blocksIn, true});
+    for (size_t ai = 0; ai < attempts.size(); ++ai) {
+      out = newton_.refine(*attempts[ai].in, attempts[ai].keepStale);
+      if (!out.ok) {
+        if (ai + 1 < attempts.size()) continue;
+        throw Abort{out.reason, "refinement"};
+      }
       std::map<cpa::LocKey, std::vector<Term>> added;
       for (size_t i = 1; i < path.size(); ++i) {
         auto* l = cpa::extract<cpa::LocationState>(*path[i]);
@@ -275,9 +294,17 @@ private:
           }
       }
       if (pivot) break;
-      ++fallbackRefinements_;
+      if (ai == 0 || (ai == 1 && !havePath)) ++fallbackRefinements_;
     }
     maxPredicates_ = std::max(maxPredicates_, newPred->total());
+    if (!pivot && pred_.stats().cartesianFallbacks > 0 && pred_.maxAllSatModels() != 0 &&
+        pred_.maxAllSatModels() < kMaxAllSatModelsLimit) {
+      // The predicates are there but an abstraction fell back to the cartesian one:
+      // raise the all-SAT limit and re-explore the whole counterexample.
+      pred_.setMaxAllSatModels(pred_.maxAllSatModels() * 8);
+      ++allSatEscalations_;
+      pivot = path[1];
+    }
     if (getenv("ARGUS_DEBUG_PRED")) {
       for (size_t i = 1; i < path.size(); ++i) {
         auto* l = cpa::extract<cpa::LocationState>(*path[i]);
@@ -297,6 +324,27 @@ private:
         << out.conjunctCount << ", " << newPred->total() << " predicates, reached " << reached_.size();
       opts_.progress(o.str());
     }
+  }
+
+  // The ARG path along first parents from the root to `target`, re-encoded step by
+  // step and cut into blocks at the abstraction states (ψ_0 conjoined to the first).
+  RefinementInput singlePathInput(const ArgState* target, std::vector<std::shared_ptr<const encoding::SsaMap>>& keep) {
+    std::vector<const ArgState*> chain;
+    for (const ArgState* s = target; s; s = s->parents.empty() ? nullptr : s->parents.front().first) chain.push_back(s);
+    std::reverse(chain.begin(), chain.end());
+    RefinementInput in;
+    encoding::PathFormula pf = pfm_.empty();
+    Term init = pfm_.instantiate(pfm_.initialCondition(), *pf.ssa);
+    for (size_t j = 1; j < chain.size(); ++j) {
+      pf = pfm_.extend(pf, chain[j]->parents.front().second);
+      if (!predOf(*chain[j]).isAbstraction) continue;
+      Term b = in.blocks.empty() ? tm_.mkAnd(init, pf.formula) : pf.formula;
+      in.blocks.push_back(b);
+      keep.push_back(pf.ssa);
+      in.ssaAfter.push_back(pf.ssa.get());
+      pf = pfm_.emptyWithSsa(pf);
+    }
+    return in;
   }
 
   // A single ARG path from the root to `target` whose path formula is satisfiable,
@@ -418,6 +466,7 @@ private:
     r.stats.formulaTerms = tm_.size();
     r.stats.extra["refinements"] = static_cast<double>(refinements_);
     r.stats.extra["refinements_with_fallback"] = static_cast<double>(fallbackRefinements_);
+    r.stats.extra["allsat_limit_raises"] = static_cast<double>(allSatEscalations_);
     r.stats.extra["abstractions"] = static_cast<double>(ps.abstractions);
     r.stats.extra["abstraction_cache_hits"] = static_cast<double>(ps.abstractionCacheHits);
     r.stats.extra["allsat_models"] = static_cast<double>(ps.allSatModels);

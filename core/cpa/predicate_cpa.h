@@ -107,6 +107,13 @@ public:
   // ψ1 ⇒ ψ2 for formulas over unindexed variables (cached).
   bool implies(smt::Term a, smt::Term b);
   const PredicateStats& stats() const { return stats_; }
+  // Changes the all-SAT model limit (CEGAR raises it when the cartesian fallback was
+  // too weak to exclude a spurious counterexample); clears the abstraction cache.
+  void setMaxAllSatModels(uint32_t n) {
+    opts_.maxAllSatModels = n;
+    abstractionCache_.clear();
+  }
+  uint32_t maxAllSatModels() const { return opts_.maxAllSatModels; }
 
 private:
   struct Ops;
