@@ -12,6 +12,7 @@ namespace {
 
 constexpr size_t kMaxCoreMinimisation = 64;
 constexpr size_t kMaxRelationalVars = 6;
+constexpr unsigned kMinimisationQueryMs = 300;
 
 bool mentions(smt::TermManager& tm, Term t, Term v) {
   for (Term x : tm.freeVars(t))
@@ -175,7 +176,11 @@ RefinementOutput NewtonRefiner::refine(const RefinementInput& in, bool keepStale
       for (size_t j = 0; j < keep.size(); ++j)
         if (j != i) trial.push_back(keep[j]);
       if (deadline_.expired()) break;
-      solver->setTimeoutMs(deadline_.remainingMs());
+      // a query without a literal can be much harder (e.g. nonlinear arithmetic);
+      // undecided within the budget means "keep the literal"
+      unsigned budget = kMinimisationQueryMs;
+      if (!deadline_.isNever()) budget = std::min(budget, deadline_.remainingMs());
+      solver->setTimeoutMs(budget);
       ++queries_;
       if (solver->check(trial) == smt::CheckResult::Unsat) keep = std::move(trial);
       else ++i;
@@ -215,7 +220,12 @@ RefinementOutput NewtonRefiner::refine(const RefinementInput& in, bool keepStale
       if (c->kind != Kind::Eq || !c->children[0]->sort->isBV()) continue;
       Term a = c->children[0], b = c->children[1];
       if (a->kind == Kind::BVConst) std::swap(a, b);
-      if (a->kind == Kind::Var && b->kind == Kind::BVConst && b->width() <= 64) constVars.push_back({a, b});
+      if (a->kind != Kind::Var || b->kind != Kind::BVConst || b->width() > 64) continue;
+      // program variables only (temporaries would multiply the predicates)
+      const auto* vi = pfm_.info(a);
+      if (!vi || vi->key >= pfm_.program().vars.size()) continue;
+      cfa::VarKind vk = pfm_.program().vars[vi->key].kind;
+      if (vk == cfa::VarKind::Local || vk == cfa::VarKind::Global || vk == cfa::VarKind::Param) constVars.push_back({a, b});
     }
     if (constVars.size() <= kMaxRelationalVars)
       for (size_t x = 0; x < constVars.size(); ++x)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <sstream>
+#include <unordered_map>
 
 #include "core/algorithms/counterexample.h"
 #include "core/algorithms/cpa_algorithm.h"
@@ -251,7 +252,7 @@ private:
       blocksIn.ssaAfter.push_back(predOf(*path[i]).pf.ssa.get());
     }
     std::vector<std::shared_ptr<const encoding::SsaMap>> keepAlive;
-    RefinementInput pathIn = singlePathInput(target.get(), keepAlive);
+    RefinementInput pathIn = singlePathInput(target.get(), path, keepAlive);
     bool havePath = pathIn.blocks.size() == blocksIn.blocks.size();
     auto targetPrec = std::dynamic_pointer_cast<const cpa::CompositePrecision>(reached_.precision(target));
     auto predPrec = cpa::extractPrecision<cpa::PredicatePrecision>(targetPrec->parts[kPredicateComponent]);
@@ -270,6 +271,9 @@ private:
     attempts.push_back({&blocksIn, true});
     for (size_t ai = 0; ai < attempts.size(); ++ai) {
       out = newton_.refine(*attempts[ai].in, attempts[ai].keepStale);
+      if (getenv("ARGUS_DEBUG_PRED"))
+        fprintf(stderr, "attempt %zu: ok %d core %llu/%llu\n", ai, out.ok, (unsigned long long)out.coreSize,
+                (unsigned long long)out.conjunctCount);
       if (!out.ok) {
         if (ai + 1 < attempts.size()) continue;
         throw Abort{out.reason, "refinement"};
@@ -326,17 +330,75 @@ private:
     }
   }
 
-  // The ARG path along first parents from the root to `target`, re-encoded step by
-  // step and cut into blocks at the abstraction states (ψ_0 conjoined to the first).
-  RefinementInput singlePathInput(const ArgState* target, std::vector<std::shared_ptr<const encoding::SsaMap>>& keep) {
+  // Is the path through `parent` and `step` into `child` the one the model (of
+  // cexSolver_) took? In the merged block formula it is the disjunct
+  // extend(φ_parent, step) ∧ (indices unified with the child's), recomputed here
+  // (extend is deterministic). By induction some parent of every state on a model
+  // path qualifies, so a guided search normally succeeds with its first candidate.
+  bool modelTakes(const ArgState* child, const ArgState* parent, const cpa::Step& step) {
+    try {
+      const auto& cpf = predOf(*child).pf;
+      encoding::PathFormula ext = pfm_.extend(predOf(*parent).pf, step);
+      Term f = ext.formula;
+      for (auto& [k, idx] : cpf.ssa->entries())
+        if (ext.ssa->index(k) != idx) f = tm_.mkAnd(f, tm_.mkEq(pfm_.indexed(k, idx), pfm_.current(k, *ext.ssa)));
+      return cexSolver_->modelValue(f)->isTrue();
+    } catch (const smt::SolverError&) {
+      return false;
+    }
+  }
+
+  // One ARG path from the root to `target`, re-encoded step by step and cut into
+  // blocks at the abstraction states (ψ_0 conjoined to the first). Inside the longest
+  // feasible prefix of blocks the path follows a model of that prefix, so it is
+  // infeasible for the reason the whole counterexample is (not because of an
+  // arbitrary inconsistent choice of branches); after it, first parents.
+  RefinementInput singlePathInput(const ArgState* target, const std::vector<const ArgState*>& path,
+                                  std::vector<std::shared_ptr<const encoding::SsaMap>>& keep) {
+    // longest feasible prefix
+    size_t feasibleBlocks = 0;
+    cexSolver_->push();
+    cexSolver_->add(predOf(*path[0]).abstractionInstantiated);
+    for (size_t i = 1; i < path.size(); ++i) {
+      cexSolver_->push();
+      cexSolver_->add(predOf(*path[i]).blockFormula);
+      if (check(*cexSolver_) != CheckResult::Sat) {
+        cexSolver_->pop();
+        break;
+      }
+      feasibleBlocks = i;
+    }
+    bool haveModel = feasibleBlocks > 0 && check(*cexSolver_) == CheckResult::Sat;
+    std::unordered_map<uint64_t, size_t> blockIndex;  // block id -> index of its end in path
+    for (size_t i = 0; i + 1 < path.size(); ++i) blockIndex[predOf(*path[i]).id] = i + 1;
     std::vector<const ArgState*> chain;
-    for (const ArgState* s = target; s; s = s->parents.empty() ? nullptr : s->parents.front().first) chain.push_back(s);
+    std::vector<cpa::Step> steps;
+    for (const ArgState* s = target; s;) {
+      chain.push_back(s);
+      if (s->parents.empty()) break;
+      size_t pick = 0;
+      const PredicateState& ps = predOf(*s);
+      size_t blk = ps.isAbstraction ? 0 : blockIndex.count(ps.block) ? blockIndex[ps.block] : 0;
+      if (ps.isAbstraction)
+        for (size_t i = 1; i < path.size(); ++i)
+          if (path[i] == s) blk = i;
+      if (haveModel && blk >= 1 && blk <= feasibleBlocks)
+        for (size_t j = 0; j < s->parents.size(); ++j)
+          if (modelTakes(s, s->parents[j].first, s->parents[j].second)) {
+            pick = j;
+            break;
+          }
+      steps.push_back(s->parents[pick].second);
+      s = s->parents[pick].first;
+    }
+    cexSolver_->pop(cexSolver_->depth());
+    std::reverse(steps.begin(), steps.end());
     std::reverse(chain.begin(), chain.end());
     RefinementInput in;
     encoding::PathFormula pf = pfm_.empty();
     Term init = pfm_.instantiate(pfm_.initialCondition(), *pf.ssa);
     for (size_t j = 1; j < chain.size(); ++j) {
-      pf = pfm_.extend(pf, chain[j]->parents.front().second);
+      pf = pfm_.extend(pf, steps[j - 1]);
       if (!predOf(*chain[j]).isAbstraction) continue;
       Term b = in.blocks.empty() ? tm_.mkAnd(init, pf.formula) : pf.formula;
       in.blocks.push_back(b);
@@ -350,23 +412,6 @@ private:
   // A single ARG path from the root to `target` whose path formula is satisfiable,
   // replayed; called while cexSolver_ holds the model of the whole counterexample.
   std::optional<result::Counterexample> concreteCounterexample(const ArgState* target) {
-    // Is the path through `parent` and `step` into `child` the one the model took? In
-    // the merged block formula it is the disjunct extend(φ_parent, step) ∧ (indices
-    // unified with the child's), which is recomputed here (extend is deterministic).
-    // By induction some parent of every state on a model path qualifies, so the
-    // guided search normally succeeds with its first candidate.
-    auto modelTakes = [&](const ArgState* child, const ArgState* parent, const cpa::Step& step) {
-      try {
-        const auto& cpf = predOf(*child).pf;
-        encoding::PathFormula ext = pfm_.extend(predOf(*parent).pf, step);
-        Term f = ext.formula;
-        for (auto& [k, idx] : cpf.ssa->entries())
-          if (ext.ssa->index(k) != idx) f = tm_.mkAnd(f, tm_.mkEq(pfm_.indexed(k, idx), pfm_.current(k, *ext.ssa)));
-        return cexSolver_->modelValue(f)->isTrue();
-      } catch (const smt::SolverError&) {
-        return false;
-      }
-    };
     // backward DFS over parents, guided by the model
     struct Frame {
       const ArgState* s;

@@ -1,6 +1,7 @@
 #include "core/cpa/predicate_cpa.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "core/cpa/callstack_cpa.h"
 #include "core/support/stopwatch.h"
@@ -175,11 +176,24 @@ CheckResult PredicateCpa::check(std::span<const Term> assumptions) {
   return r;
 }
 
-Term PredicateCpa::abstract(Term f, const std::vector<Term>& preds, const encoding::SsaMap& ssa) {
+Term PredicateCpa::abstract(Term f, const std::vector<Term>& allPreds, const encoding::SsaMap& ssa) {
   Stopwatch sw;
   smt::TermManager& tm = pfm_.tm();
-  std::vector<Term> inst;
-  for (Term p : preds) inst.push_back(pfm_.instantiate(p, ssa));
+  // Predicates over variables f does not mention are unconstrained: every combination
+  // of their values is possible, so they only multiply the all-SAT models without
+  // changing the abstraction modulo the theory. They are left out.
+  std::unordered_set<Term> fvars;
+  for (Term v : tm.freeVars(f)) fvars.insert(v);
+  std::vector<Term> inst, preds;
+  for (Term p : allPreds) {
+    Term ip = pfm_.instantiate(p, ssa);
+    bool relevant = ip->isFalse();
+    for (Term v : tm.freeVars(ip))
+      if (fvars.count(v)) relevant = true;
+    if (!relevant) continue;
+    inst.push_back(ip);
+    preds.push_back(p);
+  }
   auto key = std::make_pair(f, inst);
   if (auto it = abstractionCache_.find(key); it != abstractionCache_.end()) {
     ++stats_.abstractionCacheHits;
