@@ -516,6 +516,7 @@ private:
     r.stats.extra["abstraction_cache_hits"] = static_cast<double>(ps.abstractionCacheHits);
     r.stats.extra["allsat_models"] = static_cast<double>(ps.allSatModels);
     r.stats.extra["cartesian_fallbacks"] = static_cast<double>(ps.cartesianFallbacks);
+    r.stats.extra["abstraction_query_giveups"] = static_cast<double>(ps.queryGiveUps);
     r.stats.extra["coverage_checks"] = static_cast<double>(ps.implicationChecks);
     r.stats.extra["arg_states_created"] = static_cast<double>(arg_.created());
     r.stats.extra["reached_states"] = static_cast<double>(reached_.size());

@@ -14,6 +14,7 @@
 //    the first abstraction state whose precision grows; its subtree is removed and the
 //    remaining parents are re-added with the new precision π'. No growth: unknown.
 // Every solver unknown, timeout or limit gives unknown with the reason.
+// Debugging: ARGUS_DEBUG_PRED=1 prints each refinement's blocks, τ and predicates.
 #pragma once
 
 #include <functional>

@@ -129,7 +129,15 @@ struct PredicateCpa::Ops final : AbstractDomain, TransferRelation, MergeOperator
     if (x.isAbstraction || !blockEnds(full)) return Adjusted{e, p};
     auto* loc = extract<LocationState>(full);
     auto prec = std::dynamic_pointer_cast<const PredicatePrecision>(p);
-    const auto& preds = prec ? prec->at(locKey(loc->func, loc->loc)) : std::vector<Term>{};
+    std::vector<Term> preds = prec ? prec->at(locKey(loc->func, loc->loc)) : std::vector<Term>{};
+    // A target has no successors: its abstraction only matters as the satisfiability
+    // check that `false` in the precision asks for, the other predicates are useless.
+    auto* cs = extract<CallstackState>(full);
+    if (loc->property != Property::None || (cs && cs->recursion)) {
+      bool hasFalse = std::find_if(preds.begin(), preds.end(), [](Term t) { return t->isFalse(); }) != preds.end();
+      preds.clear();
+      if (hasFalse) preds.push_back(c.pfm_.tm().falseTerm());
+    }
     // ψ ∧ φ with ψ instantiated at the indices the block started from
     Term f = c.pfm_.tm().mkAnd(x.abstractionInstantiated, x.pf.formula);
     Term a = preds.empty() ? c.pfm_.tm().trueTerm() : c.abstract(f, preds, *x.pf.ssa);
@@ -170,9 +178,14 @@ PrecisionPtr PredicateCpa::initialPrecision() { return std::make_shared<Predicat
 
 CheckResult PredicateCpa::check(std::span<const Term> assumptions) {
   if (deadline_.expired()) throw SolverUnknown("timeout");
-  solver_.setTimeoutMs(deadline_.remainingMs());
+  unsigned budget = opts_.queryTimeoutMs;
+  if (!deadline_.isNever()) budget = budget ? std::min(budget, deadline_.remainingMs()) : deadline_.remainingMs();
+  solver_.setTimeoutMs(budget);
   CheckResult r = solver_.check(assumptions);
-  if (r == CheckResult::Unknown) throw SolverUnknown(deadline_.expired() ? "timeout" : "solver: " + solver_.reasonUnknown());
+  if (r == CheckResult::Unknown) {
+    if (deadline_.expired()) throw SolverUnknown("timeout");
+    ++stats_.queryGiveUps;  // the caller answers conservatively
+  }
   return r;
 }
 
@@ -202,7 +215,7 @@ Term PredicateCpa::abstract(Term f, const std::vector<Term>& allPreds, const enc
   ++stats_.abstractions;
   Term result = tm.falseTerm();
   auto cartesian = [&]() {
-    if (check() != CheckResult::Sat) return tm.falseTerm();
+    if (check() == CheckResult::Unsat) return tm.falseTerm();  // unknown: go on (weaker)
     std::vector<Term> cube;
     for (size_t i = 0; i < preds.size(); ++i) {
       Term neg[] = {tm.mkNot(inst[i])};
@@ -227,7 +240,8 @@ Term PredicateCpa::abstract(Term f, const std::vector<Term>& allPreds, const enc
       }
       std::vector<Term> cubes;
       bool tooMany = false;
-      while (check() == CheckResult::Sat) {
+      CheckResult cr;
+      while ((cr = check()) == CheckResult::Sat) {
         if (opts_.maxAllSatModels && cubes.size() >= opts_.maxAllSatModels) {
           tooMany = true;
           break;
@@ -244,6 +258,7 @@ Term PredicateCpa::abstract(Term f, const std::vector<Term>& allPreds, const enc
         if (preds.empty()) break;
       }
       solver_.pop();
+      if (cr == CheckResult::Unknown) tooMany = true;
       if (tooMany) {
         ++stats_.cartesianFallbacks;
         result = cartesian();
@@ -274,7 +289,7 @@ bool PredicateCpa::implies(Term a, Term b) {
   bool r;
   try {
     solver_.add(pfm_.tm().mkAnd(a, pfm_.tm().mkNot(b)));
-    r = check() == CheckResult::Unsat;
+    r = check() == CheckResult::Unsat;  // undecided: not covered (sound)
   } catch (...) {
     solver_.pop();
     throw;

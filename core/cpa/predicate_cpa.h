@@ -74,11 +74,15 @@ struct PredicateCpaOptions {
   // All-SAT enumeration stops after this many models and the (weaker, still sound)
   // cartesian abstraction is used instead; 0 = no limit.
   uint32_t maxAllSatModels = 64;
+  // Per-query limit for abstraction and coverage queries (0 = only the run's deadline).
+  // An undecided query is answered conservatively: all-SAT falls back to cartesian, a
+  // cartesian literal is left out, a coverage check fails.
+  unsigned queryTimeoutMs = 1000;
 };
 
 struct PredicateStats {
   uint64_t abstractions = 0, abstractionCacheHits = 0, allSatModels = 0, cartesianFallbacks = 0;
-  uint64_t implicationChecks = 0, implicationCacheHits = 0;
+  uint64_t implicationChecks = 0, implicationCacheHits = 0, queryGiveUps = 0;
   double abstractionTimeS = 0, coverageTimeS = 0;
 };
 
