@@ -180,10 +180,25 @@ RefinementOutput NewtonRefiner::refine(const RefinementInput& in, bool keepStale
       // undecided within the budget means "keep the literal"
       unsigned budget = kMinimisationQueryMs;
       if (!deadline_.isNever()) budget = std::min(budget, deadline_.remainingMs());
-      solver->setTimeoutMs(budget);
       ++queries_;
-      if (solver->check(trial) == smt::CheckResult::Unsat) keep = std::move(trial);
-      else ++i;
+      smt::CheckResult tr;
+      if (solverKind_ == smt::SolverKind::Z3) {
+        solver->setTimeoutMs(budget);
+        tr = solver->check(trial);
+      } else {
+        // cvc5 1.0.3 aborts when a solver is used again after a time limit hit: each
+        // trial runs in a fresh solver that is discarded afterwards
+        smt::SolverOptions to;
+        to.models = false;
+        to.timeoutMs = budget;
+        auto fresh = smt::makeSolver(solverKind_, tm, to);
+        for (Term l : trial) fresh->add(tm.mkImplies(l, conj[litOf[l].first][litOf[l].second]));
+        tr = fresh->check(trial);
+        solverTimeS_ += fresh->stats().checkTimeS;
+      }
+      if (tr == smt::CheckResult::Unsat) keep = std::move(trial);
+      else if (tr == smt::CheckResult::Sat) ++i;
+      else break;
     }
     core = std::move(keep);
   }

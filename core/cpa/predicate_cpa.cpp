@@ -178,7 +178,10 @@ PrecisionPtr PredicateCpa::initialPrecision() { return std::make_shared<Predicat
 
 CheckResult PredicateCpa::check(std::span<const Term> assumptions) {
   if (deadline_.expired()) throw SolverUnknown("timeout");
-  unsigned budget = opts_.queryTimeoutMs;
+  // cvc5 1.0.3 aborts the process (CaDiCaL: "can only get value in satisfied state")
+  // when a solver is used again after a per-check time limit was hit, so the budget
+  // applies to Z3 only; with cvc5 only the run's deadline limits a query.
+  unsigned budget = solver_.kind() == smt::SolverKind::Z3 ? opts_.queryTimeoutMs : 0;
   if (!deadline_.isNever()) budget = budget ? std::min(budget, deadline_.remainingMs()) : deadline_.remainingMs();
   solver_.setTimeoutMs(budget);
   CheckResult r = solver_.check(assumptions);

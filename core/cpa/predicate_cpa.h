@@ -74,7 +74,8 @@ struct PredicateCpaOptions {
   // All-SAT enumeration stops after this many models and the (weaker, still sound)
   // cartesian abstraction is used instead; 0 = no limit.
   uint32_t maxAllSatModels = 64;
-  // Per-query limit for abstraction and coverage queries (0 = only the run's deadline).
+  // Per-query limit for abstraction and coverage queries with Z3 (0 = only the run's
+  // deadline; cvc5 cannot be used after a per-query limit hit, see predicate_cpa.cpp).
   // An undecided query is answered conservatively: all-SAT falls back to cartesian, a
   // cartesian literal is left out, a coverage check fails.
   unsigned queryTimeoutMs = 1000;
