@@ -167,8 +167,12 @@ RefinementOutput NewtonRefiner::refine(const RefinementInput& in, bool keepStale
     return out;
   }
   std::vector<Term> core = solver->unsatCore();
-  // Some backends (cvc5 without minimisation) return large cores: shrink by deletion,
-  // a bounded number of queries, dropping each literal that is not needed.
+  // Backends return cores that are not minimal (cvc5 returns all assumptions): shrink
+  // by deletion, a bounded number of queries, dropping each literal that is not needed.
+  // With Z3 each trial has a short budget (a trial can be much harder than the original
+  // query). With cvc5 only the run's deadline limits a trial: cvc5 1.0.3 aborts the
+  // process when a per-check time limit fires inside its SAT solver (CaDiCaL "can only
+  // get value in satisfied state"), so short limits are not used with it.
   if (core.size() > 1 && core.size() <= kMaxCoreMinimisation) {
     std::vector<Term> keep = core;
     for (size_t i = 0; i < keep.size() && keep.size() > 1;) {
@@ -176,28 +180,13 @@ RefinementOutput NewtonRefiner::refine(const RefinementInput& in, bool keepStale
       for (size_t j = 0; j < keep.size(); ++j)
         if (j != i) trial.push_back(keep[j]);
       if (deadline_.expired()) break;
-      // a query without a literal can be much harder (e.g. nonlinear arithmetic);
-      // undecided within the budget means "keep the literal"
-      unsigned budget = kMinimisationQueryMs;
-      if (!deadline_.isNever()) budget = std::min(budget, deadline_.remainingMs());
+      unsigned budget = solverKind_ == smt::SolverKind::Z3 ? kMinimisationQueryMs : 0;
+      if (!deadline_.isNever()) budget = budget ? std::min(budget, deadline_.remainingMs()) : deadline_.remainingMs();
       ++queries_;
-      smt::CheckResult tr;
-      if (solverKind_ == smt::SolverKind::Z3) {
-        solver->setTimeoutMs(budget);
-        tr = solver->check(trial);
-      } else {
-        // cvc5 1.0.3 aborts when a solver is used again after a time limit hit: each
-        // trial runs in a fresh solver that is discarded afterwards
-        smt::SolverOptions to;
-        to.models = false;
-        to.timeoutMs = budget;
-        auto fresh = smt::makeSolver(solverKind_, tm, to);
-        for (Term l : trial) fresh->add(tm.mkImplies(l, conj[litOf[l].first][litOf[l].second]));
-        tr = fresh->check(trial);
-        solverTimeS_ += fresh->stats().checkTimeS;
-      }
+      solver->setTimeoutMs(budget);
+      smt::CheckResult tr = solver->check(trial);
       if (tr == smt::CheckResult::Unsat) keep = std::move(trial);
-      else if (tr == smt::CheckResult::Sat) ++i;
+      else if (tr == smt::CheckResult::Sat || solverKind_ == smt::SolverKind::Z3) ++i;  // needed (or undecided): keep it
       else break;
     }
     core = std::move(keep);

@@ -7,8 +7,8 @@
 //  1. split each φ_i into its top-level conjuncts (for a block without ABE merges:
 //     one conjunct per assumption/assignment, as in the paper's trace formula);
 //  2. one unsat-core query over all conjuncts (each guarded by an assumption literal);
-//     a core of up to 64 literals is shrunk further by deletion (one query of at
-//     most 300 ms per literal; cvc5 returns unminimised cores); conjuncts outside the core are dropped — for an assignment this is the
+//     a core of up to 64 literals is shrunk further by deletion (one query per
+//     literal, at most 300 ms with Z3; see newton_refiner.cpp for cvc5); conjuncts outside the core are dropped — for an assignment this is the
 //     paper's abstraction to havoc, for an assumption to `assume true`;
 //  3. τ_0 = true, τ_i = SP of the core prefix up to block i, i.e. ∃(stale SSA
 //     variables) K_i, made quantifier-free by destructive equality resolution

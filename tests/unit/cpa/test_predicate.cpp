@@ -176,7 +176,7 @@ TEST_P(PredicateTest, NewtonSequenceOnStraightTrace) {
   algorithms::NewtonRefiner newton(pfm, GetParam(), support::Deadline::never());
   auto out = newton.refine(in);
   expectInductive(*this, tm, blocks, out, [&](Term f) { return valid(f); });
-  // the store is irrelevant: not in the core
+  // the store is irrelevant: not in the (minimised) core
   EXPECT_LT(out.coreSize, out.conjunctCount);
   // τ_1 relates the current x and y: y = x + 1 (x is not stale after block 1)
   EXPECT_FALSE(out.predicates[0].empty());
