@@ -18,7 +18,8 @@ ReachedSet::WaitKey ReachedSet::waitKey(const Entry& e) const {
 
 void ReachedSet::add(const StatePtr& s, const PrecisionPtr& p) {
   if (contains(s)) throw std::logic_error("ReachedSet::add: state already reached");
-  Entry e{s, p, seq_++, key_ ? key_(*s) : 0, true, priority_ ? priority_(*s) : 0};
+  uint64_t n = seq_++;
+  Entry e{s, p, n, n, key_ ? key_(*s) : 0, true, priority_ ? priority_(*s) : 0};
   if (!first_) first_ = s;
   partitions_[e.key].push_back(s.get());
   waitlist_.insert(waitKey(e));
@@ -82,7 +83,7 @@ std::vector<StatePtr> ReachedSet::partition(const AbstractState& s) const {
 std::vector<StatePtr> ReachedSet::states() const {
   std::vector<const Entry*> es;
   for (auto& [k, e] : entries_) es.push_back(&e);
-  std::sort(es.begin(), es.end(), [](const Entry* a, const Entry* b) { return a->seq < b->seq; });
+  std::sort(es.begin(), es.end(), [](const Entry* a, const Entry* b) { return a->added < b->added; });
   std::vector<StatePtr> out;
   for (const Entry* e : es) out.push_back(e->state);
   return out;

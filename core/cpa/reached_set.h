@@ -63,7 +63,8 @@ private:
   struct Entry {
     StatePtr state;
     PrecisionPtr precision;
-    uint64_t seq;
+    uint64_t seq;    // waitlist order (renewed when re-added)
+    uint64_t added;  // insertion order
     uint64_t key;
     bool waiting = false;
     int64_t prio = 0;
