@@ -173,8 +173,21 @@ RefinementOutput NewtonRefiner::refine(const RefinementInput& in, bool keepStale
   // query). With cvc5 only the run's deadline limits a trial: cvc5 1.0.3 aborts the
   // process when a per-check time limit fires inside its SAT solver (CaDiCaL "can only
   // get value in satisfied state"), so short limits are not used with it.
+  // Deletion starts from all conjuncts when there are few (else from the solver's
+  // core) and tries assumptions before assignments: a core that keeps the assignments
+  // (x@2 = x@1 + 1) lets the projection eliminate stale variables by substitution,
+  // where one that keeps only bounds (x@1 < n) leaves relations that need real
+  // quantifier elimination and are dropped.
   if (core.size() > 1 && core.size() <= kMaxCoreMinimisation) {
-    std::vector<Term> keep = core;
+    auto isAssignment = [&](Term l) {
+      Term c = conj[litOf[l].first][litOf[l].second];
+      if (c->kind != Kind::Eq) return false;
+      for (Term x : c->children)
+        if (const auto* vi = pfm_.info(x); vi && vi->indexed) return true;
+      return false;
+    };
+    std::vector<Term> keep = lits.size() <= kMaxCoreMinimisation ? lits : core;
+    std::stable_partition(keep.begin(), keep.end(), [&](Term l) { return !isAssignment(l); });
     for (size_t i = 0; i < keep.size() && keep.size() > 1;) {
       std::vector<Term> trial;
       for (size_t j = 0; j < keep.size(); ++j)
