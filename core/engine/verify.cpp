@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/algorithms/bmc.h"
+#include "core/algorithms/predicate_analysis.h"
 #include "core/engine/sessions.h"
 #include "core/support/deadline.h"
 #include "core/support/large_stack.h"
@@ -13,10 +14,18 @@ namespace argus::engine {
 Algorithm parseAlgorithm(const std::string& s) {
   if (s == "bmc") return Algorithm::Bmc;
   if (s == "ibmc" || s == "auto") return Algorithm::Ibmc;
-  throw std::invalid_argument("unknown or not yet available algorithm '" + s + "' (available: bmc, ibmc, auto)");
+  if (s == "pred") return Algorithm::Pred;
+  throw std::invalid_argument("unknown or not yet available algorithm '" + s + "' (available: bmc, ibmc, pred, auto)");
 }
 
-const char* algorithmName(Algorithm a) { return a == Algorithm::Bmc ? "bmc" : "ibmc"; }
+const char* algorithmName(Algorithm a) {
+  switch (a) {
+    case Algorithm::Bmc: return "bmc";
+    case Algorithm::Ibmc: return "ibmc";
+    case Algorithm::Pred: return "pred";
+  }
+  return "?";
+}
 
 static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Program* parsed);
 
@@ -75,10 +84,22 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     return out;
   }
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  double remaining = req.timeoutS > 0 ? std::max(0.1, req.timeoutS - elapsed) : 0;
+  if (req.algorithm == Algorithm::Pred) {
+    algorithms::PredicateAnalysisOptions po;
+    po.solver = req.solver;
+    po.timeoutS = remaining;
+    po.progress = req.progress;
+    po.corruptReplayForTest = req.corruptReplayForTest;
+    out.result = algorithms::runPredicateAnalysis(program, entry->id, po);
+    out.result.stats.wallTimeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    out.result.stats.cpuTimeS = support::processCpuSeconds() - cpu0;
+    return out;
+  }
   algorithms::BmcOptions bo;
   bo.incremental = req.algorithm == Algorithm::Ibmc;
   bo.solver = req.solver;
-  bo.timeoutS = req.timeoutS > 0 ? std::max(0.1, req.timeoutS - elapsed) : 0;
+  bo.timeoutS = remaining;
   if (req.maxBound > 0) bo.maxBound = req.maxBound;
   bo.progress = req.progress;
   bo.corruptReplayForTest = req.corruptReplayForTest;

@@ -15,7 +15,7 @@
 
 namespace argus::engine {
 
-enum class Algorithm { Bmc, Ibmc };
+enum class Algorithm { Bmc, Ibmc, Pred };
 // Parses an --algorithm value; throws std::invalid_argument naming the known ones.
 Algorithm parseAlgorithm(const std::string& s);
 const char* algorithmName(Algorithm a);

@@ -17,7 +17,7 @@ namespace {
 
 const char* kUsage =
     "usage:\n"
-    "  argus verify FILE.c [--algorithm bmc|ibmc|auto] [--solver z3|cvc5] [--timeout SEC]\n"
+    "  argus verify FILE.c [--algorithm bmc|ibmc|pred|auto] [--solver z3|cvc5] [--timeout SEC]\n"
     "                      [--data-model ILP32|LP64] [--format text|json] [--function NAME]\n"
     "                      [--progress] [-- CLANG-FLAGS...]\n"
     "  argus bench MANIFEST.tsv [--algorithm A] [--solver S] [--timeout SEC] [--jobs N]\n"

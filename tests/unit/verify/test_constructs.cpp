@@ -1,5 +1,5 @@
 // One small program per C construct, where the construct decides the verdict. Each
-// runs under bmc and ibmc with Z3 and cvc5; sizes that depend on the data model are
+// runs under bmc, ibmc and pred with Z3 and cvc5; sizes that depend on the data model are
 // checked under both.
 #include <gtest/gtest.h>
 
@@ -117,11 +117,29 @@ using Param = std::tuple<Case, Algorithm, SolverKind>;
 
 class Constructs : public ::testing::TestWithParam<Param> {};
 
+// Cases where an algorithm may answer unknown, with the reason it must give (never a
+// wrong verdict). pred inlines calls and cannot handle recursion. The others are
+// performance limits of pred today (see core/algorithms/predicate_analysis.h):
+// abstraction queries over stores at symbolic offsets (vla, realloc's byte-copy loop,
+// argv's string loops under cvc5, which runs without per-query limits) exceed the
+// budgets, and the run ends by timeout or without refinement progress.
+const char* allowedUnknown(const std::string& name, Algorithm alg, const std::string& reason) {
+  if (alg != Algorithm::Pred) return nullptr;
+  if (name == "recursion_safe") return "recursive call of fact";
+  if (name == "vla" || name == "realloc_keeps_contents" || name == "argv_contents_bug")
+    return reason.find("timeout") != std::string::npos ? "timeout" : "refinement made no progress";
+  return nullptr;
+}
+
 TEST_P(Constructs, Verdict) {
   const auto& [c, alg, solver] = GetParam();
   std::string code = std::string(kPrelude) + c.body;
   auto out = verifySource(code, alg, solver, c.dm);
   ASSERT_FALSE(out.inputError) << out.error;
+  if (const char* why = allowedUnknown(c.name, alg, out.result.reason); why && out.result.verdict == Verdict::Unknown) {
+    EXPECT_NE(out.result.reason.find(why), std::string::npos) << out.result.reason;
+    return;
+  }
   EXPECT_EQ(out.result.verdict, c.expected)
       << c.name << ": got " << argus::result::verdictName(out.result.verdict) << " (" << out.result.reason << ")";
   if (out.result.verdict == Verdict::False) {
@@ -138,7 +156,7 @@ std::string caseName(const ::testing::TestParamInfo<Param>& info) {
 
 INSTANTIATE_TEST_SUITE_P(All, Constructs,
                          ::testing::Combine(::testing::ValuesIn(kCases),
-                                            ::testing::Values(Algorithm::Bmc, Algorithm::Ibmc),
+                                            ::testing::Values(Algorithm::Bmc, Algorithm::Ibmc, Algorithm::Pred),
                                             ::testing::Values(SolverKind::Z3, SolverKind::CVC5)),
                          caseName);
 

@@ -1,0 +1,542 @@
+#include "core/algorithms/predicate_analysis.h"
+
+#include <algorithm>
+#include <memory>
+#include <sstream>
+#include <unordered_map>
+
+#include "core/algorithms/counterexample.h"
+#include "core/algorithms/cpa_algorithm.h"
+#include "core/algorithms/newton_refiner.h"
+#include "core/cpa/arg_cpa.h"
+#include "core/cpa/callstack_cpa.h"
+#include "core/cpa/composite_cpa.h"
+#include "core/cpa/location_cpa.h"
+#include "core/result/replay.h"
+#include "core/support/deadline.h"
+#include "core/support/stopwatch.h"
+
+namespace argus::algorithms {
+
+using cpa::ArgState;
+using cpa::PredicateState;
+using result::Verdict;
+using result::VerificationResult;
+using smt::CheckResult;
+using smt::Term;
+
+namespace {
+
+constexpr size_t kPredicateComponent = 2;  // index in Composite(Location, Callstack, Predicate)
+constexpr int kMaxPathCandidates = 64;
+constexpr uint32_t kMaxAllSatModelsLimit = 4096;
+
+std::string where(const cfa::Edge* e) {
+  if (!e) return "?";
+  std::string file = e->range.file;
+  auto slash = file.find_last_of('/');
+  if (slash != std::string::npos) file = file.substr(slash + 1);
+  return file + ":" + std::to_string(e->range.line);
+}
+
+const PredicateState& predOf(const ArgState& s) { return *cpa::extract<PredicateState>(s); }
+
+struct Abort {
+  std::string reason;
+  std::string kind = "error";
+};
+
+class PredicateRun {
+public:
+  PredicateRun(const cfa::Program& prog, cfa::FuncId entry, const PredicateAnalysisOptions& opts)
+      : prog_(prog),
+        entry_(entry),
+        opts_(opts),
+        deadline_(support::Deadline::in(opts.timeoutS)),
+        pfm_(prog, tm_),
+        cf_(prog, entry),
+        absSolver_(smt::makeSolver(opts.solver, tm_, {})),
+        cexSolver_(smt::makeSolver(opts.solver, tm_, {})),
+        loc_(cf_),
+        cs_(cf_),
+        pred_(cf_, pfm_, *absSolver_, opts.cpa, deadline_),
+        comp_({&loc_, &cs_, &pred_}),
+        arg_(comp_),
+        newton_(pfm_, opts.solver, deadline_),
+        reached_(waitlistOrder(), partitionKey(), priority()) {}
+
+  VerificationResult run() {
+    VerificationResult r;
+    r.algorithm = "pred";
+    r.solver = smt::solverName(opts_.solver);
+    Stopwatch total;
+    try {
+      cpa::StatePtr init = arg_.initialState();
+      reached_.add(init, arg_.initialPrecision());
+      arg_.onAdded(init);
+      CpaAlgorithmOptions co;
+      co.deadline = deadline_;
+      co.maxStates = opts_.maxStates;
+      while (true) {
+        CpaRunResult cr = runCpaAlgorithm(arg_, reached_, co);
+        if (cr.status == CpaStatus::Interrupted) throw Abort{cr.reason, cr.reason == "timeout" ? "timeout" : "limit"};
+        if (cr.status == CpaStatus::Completed) {
+          if (!unsupported_.empty()) {
+            r.condition.excluded = unsupported_;
+            throw Abort{"unsupported: " + unsupported_.front(), "unsupported"};
+          }
+          r.verdict = Verdict::True;
+          r.condition.kind = "none";
+          r.condition.summary = "verified: the abstract reachability graph is closed (" +
+                                std::to_string(maxPredicates_) + " predicates)";
+          return finish(std::move(r), total);
+        }
+        auto target = std::static_pointer_cast<const ArgState>(cr.target);
+        if (auto cex = handleTarget(target)) {
+          r.verdict = Verdict::False;
+          r.counterexample = std::move(*cex);
+          r.condition.kind = "none";
+          r.condition.summary = "error reachable";
+          return finish(std::move(r), total);
+        }
+      }
+    } catch (const Abort& a) {
+      r.verdict = Verdict::Unknown;
+      r.reason = a.reason;
+      r.condition.kind = a.kind;
+      r.condition.summary = "nothing verified";
+      if (!r.condition.excluded.empty()) r.condition.summary += " (unsupported: " + r.condition.excluded.front() + ")";
+      return finish(std::move(r), total);
+    } catch (const cpa::SolverUnknown& e) {
+      r.verdict = Verdict::Unknown;
+      r.reason = e.what();
+      r.condition.kind = std::string(e.what()) == "timeout" ? "timeout" : "solver";
+      r.condition.summary = "nothing verified";
+      return finish(std::move(r), total);
+    } catch (const smt::SolverError& e) {
+      r.verdict = Verdict::Unknown;
+      r.reason = std::string("solver error: ") + e.what();
+      r.condition.kind = "solver";
+      r.condition.summary = "nothing verified";
+      return finish(std::move(r), total);
+    }
+  }
+
+private:
+  const cfa::Program& prog_;
+  cfa::FuncId entry_;
+  PredicateAnalysisOptions opts_;
+  support::Deadline deadline_;
+  smt::TermManager tm_;
+  encoding::PathFormulaManager pfm_;
+  cpa::ControlFlow cf_;
+  std::unique_ptr<smt::Solver> absSolver_, cexSolver_;
+  cpa::LocationCpa loc_;
+  cpa::CallstackCpa cs_;
+  cpa::PredicateCpa pred_;
+  cpa::CompositeCpa comp_;
+  cpa::ArgCpa arg_;
+  NewtonRefiner newton_;
+  cpa::ReachedSet reached_;
+  std::vector<std::string> unsupported_;
+  uint64_t refinements_ = 0, cexChecks_ = 0, pathCandidates_ = 0, fallbackRefinements_ = 0, allSatEscalations_ = 0;
+  size_t maxPredicates_ = 0;
+  double refineTimeS_ = 0, cexTimeS_ = 0;
+
+  cpa::WaitlistOrder waitlistOrder() const {
+    switch (opts_.waitlist) {
+      case WaitlistKind::Bfs: return cpa::WaitlistOrder::Bfs;
+      case WaitlistKind::Dfs: return cpa::WaitlistOrder::Dfs;
+      default: return cpa::WaitlistOrder::Priority;
+    }
+  }
+  cpa::ReachedSet::KeyFn partitionKey() const {
+    return [](const cpa::AbstractState& s) -> uint64_t {
+      auto* l = cpa::extract<cpa::LocationState>(s);
+      auto* c = cpa::extract<cpa::CallstackState>(s);
+      uint64_t h = (static_cast<uint64_t>(l->func) << 40) ^ (static_cast<uint64_t>(l->loc) << 8) ^
+                   static_cast<uint64_t>(l->property);
+      return h ^ (c->hash * 0x9e3779b97f4a7c15ull);
+    };
+  }
+  cpa::ReachedSet::PriorityFn priority() const {
+    const cpa::ControlFlow* cf = &cf_;
+    bool rpo = opts_.waitlist == WaitlistKind::ReversePostorder;
+    return [cf, rpo](const cpa::AbstractState& s) -> int64_t {
+      auto* l = cpa::extract<cpa::LocationState>(s);
+      auto* c = cpa::extract<cpa::CallstackState>(s);
+      int64_t p = static_cast<int64_t>(c->depth) << 32;
+      if (rpo) p += static_cast<int64_t>(0xffffffffu - cf->reversePostorder(l->func, l->loc));
+      return p;
+    };
+  }
+
+  CheckResult check(smt::Solver& s, std::span<const Term> as = {}) {
+    if (deadline_.expired()) throw Abort{"timeout", "timeout"};
+    s.setTimeoutMs(deadline_.remainingMs());
+    CheckResult r = s.check(as);
+    if (r == CheckResult::Unknown) {
+      if (deadline_.expired()) throw Abort{"timeout", "timeout"};
+      throw Abort{"solver: " + s.reasonUnknown(), "solver"};
+    }
+    return r;
+  }
+
+  // The abstraction states from the root to `target` along first parents.
+  std::vector<const ArgState*> abstractPath(const ArgState* target) {
+    std::vector<const ArgState*> out;
+    const ArgState* s = target;
+    while (s) {
+      if (predOf(*s).isAbstraction) out.push_back(s);
+      s = s->parents.empty() ? nullptr : s->parents.front().first;
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+
+  // Returns a replayed counterexample, or nothing when the analysis goes on.
+  std::optional<result::Counterexample> handleTarget(const std::shared_ptr<const ArgState>& target) {
+    auto path = abstractPath(target.get());
+    if (path.size() < 2 || path.front()->parents.size() != 0) throw Abort{"internal: malformed abstract counterexample", "error"};
+    Term f = predOf(*path.front()).abstractionInstantiated;
+    for (size_t i = 1; i < path.size(); ++i) f = tm_.mkAnd(f, predOf(*path[i]).blockFormula);
+    Stopwatch sw;
+    ++cexChecks_;
+    cexSolver_->push();
+    cexSolver_->add(f);
+    CheckResult cr;
+    try {
+      cr = check(*cexSolver_);
+    } catch (...) {
+      cexSolver_->pop();
+      throw;
+    }
+    if (cr == CheckResult::Sat) {
+      auto* l = cpa::extract<cpa::LocationState>(*target);
+      auto* c = cpa::extract<cpa::CallstackState>(*target);
+      if (l->property == cpa::Property::Error) {
+        auto cex = concreteCounterexample(target.get());
+        cexSolver_->pop();
+        cexTimeS_ += sw.elapsedS();
+        return cex;
+      }
+      cexSolver_->pop();
+      cexTimeS_ += sw.elapsedS();
+      std::string what;
+      if (c && c->recursion) {
+        const cfa::Edge& call = prog_.functions[c->caller].edges[c->callEdge];
+        what = "recursive call of " + prog_.functions[c->func].name + " at " + where(&call);
+      } else {
+        what = (l->via ? l->via->text : std::string("construct")) + " at " + where(l->via);
+      }
+      if (std::find(unsupported_.begin(), unsupported_.end(), what) == unsupported_.end()) unsupported_.push_back(what);
+      return std::nullopt;  // the target stays a leaf; explore the rest
+    }
+    cexSolver_->pop();
+    cexTimeS_ += sw.elapsedS();
+    refine(path, target);
+    return std::nullopt;
+  }
+
+  void refine(const std::vector<const ArgState*>& path, const std::shared_ptr<const ArgState>& target) {
+    Stopwatch sw;
+    if (++refinements_ > opts_.maxRefinements) throw Abort{"refinement limit reached", "limit"};
+    // Two views of the counterexample: the block formulas (all paths inside the blocks,
+    // with disjunctions where ABE merged) and one ARG path (first parents) re-encoded
+    // step by step, which is infeasible too and gives Newton plain conjunctions.
+    RefinementInput blocksIn;
+    for (size_t i = 1; i < path.size(); ++i) {
+      Term b = predOf(*path[i]).blockFormula;
+      if (i == 1) b = tm_.mkAnd(predOf(*path[0]).abstractionInstantiated, b);
+      blocksIn.blocks.push_back(b);
+      blocksIn.ssaAfter.push_back(predOf(*path[i]).pf.ssa.get());
+    }
+    std::vector<std::shared_ptr<const encoding::SsaMap>> keepAlive;
+    RefinementInput pathIn = singlePathInput(target.get(), path, keepAlive);
+    bool havePath = pathIn.blocks.size() == blocksIn.blocks.size();
+    auto targetPrec = std::dynamic_pointer_cast<const cpa::CompositePrecision>(reached_.precision(target));
+    auto predPrec = cpa::extractPrecision<cpa::PredicatePrecision>(targetPrec->parts[kPredicateComponent]);
+    RefinementOutput out;
+    std::shared_ptr<const cpa::PredicatePrecision> newPred;
+    const ArgState* pivot = nullptr;
+    // first the Newton predicates; if they do not grow the precision, the fallback
+    struct Attempt {
+      const RefinementInput* in;
+      bool keepStale;
+    };
+    std::vector<Attempt> attempts;
+    if (havePath) attempts.push_back({&pathIn, false});
+    attempts.push_back({&blocksIn, false});
+    if (havePath) attempts.push_back({&pathIn, true});
+    attempts.push_back({&blocksIn, true});
+    for (size_t ai = 0; ai < attempts.size(); ++ai) {
+      out = newton_.refine(*attempts[ai].in, attempts[ai].keepStale);
+      if (getenv("ARGUS_DEBUG_PRED"))
+        fprintf(stderr, "attempt %zu: ok %d core %llu/%llu\n", ai, out.ok, (unsigned long long)out.coreSize,
+                (unsigned long long)out.conjunctCount);
+      if (!out.ok) {
+        if (ai + 1 < attempts.size()) continue;
+        throw Abort{out.reason, "refinement"};
+      }
+      std::map<cpa::LocKey, std::vector<Term>> added;
+      for (size_t i = 1; i < path.size(); ++i) {
+        auto* l = cpa::extract<cpa::LocationState>(*path[i]);
+        auto& v = added[cpa::locKey(l->func, l->loc)];
+        for (Term p : out.predicates[i - 1]) v.push_back(p);
+      }
+      newPred = predPrec->join(added);
+      // pivot: the first abstraction state whose precision grows
+      for (size_t i = 1; i < path.size() && !pivot; ++i) {
+        auto* l = cpa::extract<cpa::LocationState>(*path[i]);
+        cpa::LocKey k = cpa::locKey(l->func, l->loc);
+        auto usedPrec = std::dynamic_pointer_cast<const cpa::CompositePrecision>(reached_.precision(path[i]->shared_from_this()));
+        auto used = cpa::extractPrecision<cpa::PredicatePrecision>(usedPrec->parts[kPredicateComponent]);
+        for (Term p : newPred->at(k))
+          if (std::find(used->at(k).begin(), used->at(k).end(), p) == used->at(k).end()) {
+            pivot = path[i];
+            break;
+          }
+      }
+      if (pivot) break;
+      if (ai == 0 || (ai == 1 && !havePath)) ++fallbackRefinements_;
+    }
+    maxPredicates_ = std::max(maxPredicates_, newPred->total());
+    if (!pivot && pred_.stats().cartesianFallbacks > 0 && pred_.maxAllSatModels() != 0 &&
+        pred_.maxAllSatModels() < kMaxAllSatModelsLimit) {
+      // The predicates are there but an abstraction fell back to the cartesian one:
+      // raise the all-SAT limit and re-explore the whole counterexample.
+      pred_.setMaxAllSatModels(pred_.maxAllSatModels() * 8);
+      ++allSatEscalations_;
+      pivot = path[1];
+    }
+    if (getenv("ARGUS_DEBUG_PRED")) {
+      for (size_t i = 1; i < path.size(); ++i) {
+        auto* l = cpa::extract<cpa::LocationState>(*path[i]);
+        fprintf(stderr, "  e%zu at %s: abs %s\n", i, l->str().c_str(), predOf(*path[i]).abstraction->str().c_str());
+        fprintf(stderr, "    block %s\n", predOf(*path[i]).blockFormula->str().substr(0, 600).c_str());
+        fprintf(stderr, "    tau %s\n", out.sequence[i - 1]->str().substr(0, 600).c_str());
+        for (Term p : out.predicates[i - 1]) fprintf(stderr, "    pred %s\n", p->str().c_str());
+      }
+    }
+    if (!pivot) throw Abort{"refinement made no progress (no new predicates for a spurious counterexample)", "refinement"};
+    auto newPrec = targetPrec->with(kPredicateComponent, newPred);
+    arg_.removeSubtree(reached_, const_cast<ArgState*>(pivot), newPrec);
+    refineTimeS_ += sw.elapsedS();
+    if (opts_.progress) {
+      std::ostringstream o;
+      o << "refinement " << refinements_ << ": " << path.size() - 1 << " blocks, core " << out.coreSize << "/"
+        << out.conjunctCount << ", " << newPred->total() << " predicates, reached " << reached_.size();
+      opts_.progress(o.str());
+    }
+  }
+
+  // Is the path through `parent` and `step` into `child` the one the model (of
+  // cexSolver_) took? In the merged block formula it is the disjunct
+  // extend(φ_parent, step) ∧ (indices unified with the child's), recomputed here
+  // (extend is deterministic). By induction some parent of every state on a model
+  // path qualifies, so a guided search normally succeeds with its first candidate.
+  bool modelTakes(const ArgState* child, const ArgState* parent, const cpa::Step& step) {
+    try {
+      const auto& cpf = predOf(*child).pf;
+      encoding::PathFormula ext = pfm_.extend(predOf(*parent).pf, step);
+      Term f = ext.formula;
+      for (auto& [k, idx] : cpf.ssa->entries())
+        if (ext.ssa->index(k) != idx) f = tm_.mkAnd(f, tm_.mkEq(pfm_.indexed(k, idx), pfm_.current(k, *ext.ssa)));
+      return cexSolver_->modelValue(f)->isTrue();
+    } catch (const smt::SolverError&) {
+      return false;
+    }
+  }
+
+  // One ARG path from the root to `target`, re-encoded step by step and cut into
+  // blocks at the abstraction states (ψ_0 conjoined to the first). Inside the longest
+  // feasible prefix of blocks the path follows a model of that prefix, so it is
+  // infeasible for the reason the whole counterexample is (not because of an
+  // arbitrary inconsistent choice of branches); after it, first parents.
+  RefinementInput singlePathInput(const ArgState* target, const std::vector<const ArgState*>& path,
+                                  std::vector<std::shared_ptr<const encoding::SsaMap>>& keep) {
+    // longest feasible prefix
+    size_t feasibleBlocks = 0;
+    cexSolver_->push();
+    cexSolver_->add(predOf(*path[0]).abstractionInstantiated);
+    for (size_t i = 1; i < path.size(); ++i) {
+      cexSolver_->push();
+      cexSolver_->add(predOf(*path[i]).blockFormula);
+      if (check(*cexSolver_) != CheckResult::Sat) {
+        cexSolver_->pop();
+        break;
+      }
+      feasibleBlocks = i;
+    }
+    bool haveModel = feasibleBlocks > 0 && check(*cexSolver_) == CheckResult::Sat;
+    std::unordered_map<uint64_t, size_t> blockIndex;  // block id -> index of its end in path
+    for (size_t i = 0; i + 1 < path.size(); ++i) blockIndex[predOf(*path[i]).id] = i + 1;
+    std::vector<const ArgState*> chain;
+    std::vector<cpa::Step> steps;
+    for (const ArgState* s = target; s;) {
+      chain.push_back(s);
+      if (s->parents.empty()) break;
+      size_t pick = 0;
+      const PredicateState& ps = predOf(*s);
+      size_t blk = ps.isAbstraction ? 0 : blockIndex.count(ps.block) ? blockIndex[ps.block] : 0;
+      if (ps.isAbstraction)
+        for (size_t i = 1; i < path.size(); ++i)
+          if (path[i] == s) blk = i;
+      if (haveModel && blk >= 1 && blk <= feasibleBlocks)
+        for (size_t j = 0; j < s->parents.size(); ++j)
+          if (modelTakes(s, s->parents[j].first, s->parents[j].second)) {
+            pick = j;
+            break;
+          }
+      steps.push_back(s->parents[pick].second);
+      s = s->parents[pick].first;
+    }
+    cexSolver_->pop(cexSolver_->depth());
+    std::reverse(steps.begin(), steps.end());
+    std::reverse(chain.begin(), chain.end());
+    RefinementInput in;
+    encoding::PathFormula pf = pfm_.empty();
+    Term init = pfm_.instantiate(pfm_.initialCondition(), *pf.ssa);
+    for (size_t j = 1; j < chain.size(); ++j) {
+      pf = pfm_.extend(pf, steps[j - 1]);
+      if (!predOf(*chain[j]).isAbstraction) continue;
+      Term b = in.blocks.empty() ? tm_.mkAnd(init, pf.formula) : pf.formula;
+      in.blocks.push_back(b);
+      keep.push_back(pf.ssa);
+      in.ssaAfter.push_back(pf.ssa.get());
+      pf = pfm_.emptyWithSsa(pf);
+    }
+    return in;
+  }
+
+  // A single ARG path from the root to `target` whose path formula is satisfiable,
+  // replayed; called while cexSolver_ holds the model of the whole counterexample.
+  std::optional<result::Counterexample> concreteCounterexample(const ArgState* target) {
+    // backward DFS over parents, guided by the model
+    struct Frame {
+      const ArgState* s;
+      std::vector<std::pair<ArgState*, cpa::Step>> parents;
+      size_t next = 0;
+    };
+    auto framesFor = [&](const ArgState* s) {
+      Frame f{s, s->parents, 0};
+      std::vector<int> score;
+      for (auto& [p, st] : f.parents) score.push_back(modelTakes(s, p, st) ? 1 : 0);
+      std::vector<size_t> order(f.parents.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });
+      std::vector<std::pair<ArgState*, cpa::Step>> sorted;
+      for (size_t i : order) sorted.push_back(f.parents[i]);
+      f.parents = std::move(sorted);
+      return f;
+    };
+    std::vector<Frame> stack{framesFor(target)};
+    std::vector<cpa::Step> steps;  // reversed
+    int candidates = 0;
+    smt::SolverOptions so;
+    auto pathSolver = smt::makeSolver(opts_.solver, tm_, so);
+    while (!stack.empty() && candidates < kMaxPathCandidates) {
+      Frame& top = stack.back();
+      if (top.s->parents.empty()) {
+        ++candidates;
+        ++pathCandidates_;
+        std::vector<cpa::Step> forward(steps.rbegin(), steps.rend());
+        if (auto cex = tryPath(forward, *pathSolver)) return cex;
+        stack.pop_back();
+        if (!steps.empty()) steps.pop_back();
+        continue;
+      }
+      if (top.next == top.parents.size()) {
+        stack.pop_back();
+        if (!steps.empty()) steps.pop_back();
+        continue;
+      }
+      auto [p, step] = top.parents[top.next++];
+      steps.push_back(step);
+      stack.push_back(framesFor(p));
+    }
+    throw Abort{"a feasible abstract error path was found but no concrete path could be extracted", "error"};
+  }
+
+  std::optional<result::Counterexample> tryPath(const std::vector<cpa::Step>& steps, smt::Solver& solver) {
+    encoding::PathFormula pf = pfm_.empty();
+    Term f = pfm_.instantiate(pfm_.initialCondition(), *pf.ssa);
+    std::vector<Term> havocs, params;
+    for (const cpa::Step& st : steps) {
+      pf = pfm_.extend(pf, st);
+      if (st.kind == cpa::StepKind::Edge) {
+        const cfa::Edge& e = prog_.functions[st.func].edges[st.edge];
+        if (e.kind == cfa::EdgeKind::Havoc) havocs.push_back(pfm_.current(*e.lhs, *pf.ssa));
+      } else if (st.kind == cpa::StepKind::Start) {
+        for (cfa::VarId p : prog_.functions[st.toFunc].params) params.push_back(pfm_.current(p, *pf.ssa));
+      }
+    }
+    f = tm_.mkAnd(f, pf.formula);
+    solver.push();
+    solver.add(f);
+    CheckResult r = check(solver);
+    if (r != CheckResult::Sat) {
+      solver.pop();
+      return std::nullopt;
+    }
+    result::ReplayInput in;
+    for (Term p : params) in.nondets.push_back(solver.modelValue(p)->value);
+    for (Term h : havocs) in.nondets.push_back(solver.modelValue(h)->value);
+    if (opts_.corruptReplayForTest)
+      for (uint64_t& v : in.nondets) v ^= 0x5a5a5a5a;
+    Term mem0 = pfm_.indexed(encoding::kMemKey, 0);
+    uint32_t pw = prog_.ptrWidth;
+    std::map<uint64_t, uint8_t> memCache;
+    smt::TermManager& tm = tm_;
+    in.initialMemory = [&](uint64_t addr) -> std::optional<uint8_t> {
+      auto it = memCache.find(addr);
+      if (it != memCache.end()) return it->second;
+      uint8_t v = static_cast<uint8_t>(solver.modelValue(tm.select(mem0, tm.bvVal(addr, pw)))->value);
+      memCache[addr] = v;
+      return v;
+    };
+    result::ReplayResult run = result::replay(prog_, entry_, in);
+    solver.pop();
+    if (run.outcome != result::ReplayOutcome::ReachedError)
+      throw Abort{std::string("error path found by the solver did not replay (") + result::outcomeName(run.outcome) +
+                      (run.message.empty() ? "" : ": " + run.message) + ")",
+                  "replay-failed"};
+    return counterexampleFromReplay(prog_, entry_, run);
+  }
+
+  VerificationResult finish(VerificationResult r, const Stopwatch& total) {
+    const auto& ps = pred_.stats();
+    r.stats.solverQueries = absSolver_->stats().checks + cexSolver_->stats().checks + newton_.solverQueries();
+    r.stats.solverTimeS = absSolver_->stats().checkTimeS + cexSolver_->stats().checkTimeS + newton_.solverTimeS();
+    r.stats.formulaTerms = tm_.size();
+    r.stats.extra["refinements"] = static_cast<double>(refinements_);
+    r.stats.extra["refinements_with_fallback"] = static_cast<double>(fallbackRefinements_);
+    r.stats.extra["allsat_limit_raises"] = static_cast<double>(allSatEscalations_);
+    r.stats.extra["abstractions"] = static_cast<double>(ps.abstractions);
+    r.stats.extra["abstraction_cache_hits"] = static_cast<double>(ps.abstractionCacheHits);
+    r.stats.extra["allsat_models"] = static_cast<double>(ps.allSatModels);
+    r.stats.extra["cartesian_fallbacks"] = static_cast<double>(ps.cartesianFallbacks);
+    r.stats.extra["abstraction_query_giveups"] = static_cast<double>(ps.queryGiveUps);
+    r.stats.extra["coverage_checks"] = static_cast<double>(ps.implicationChecks);
+    r.stats.extra["arg_states_created"] = static_cast<double>(arg_.created());
+    r.stats.extra["reached_states"] = static_cast<double>(reached_.size());
+    r.stats.extra["predicates"] = static_cast<double>(maxPredicates_);
+    r.stats.extra["counterexample_checks"] = static_cast<double>(cexChecks_);
+    r.stats.extra["concrete_path_candidates"] = static_cast<double>(pathCandidates_);
+    r.stats.extra["time_abstraction_s"] = ps.abstractionTimeS;
+    r.stats.extra["time_coverage_s"] = ps.coverageTimeS;
+    r.stats.extra["time_refinement_s"] = refineTimeS_;
+    r.stats.extra["time_counterexample_s"] = cexTimeS_;
+    r.stats.extra["time_analysis_s"] = total.elapsedS();
+    return r;
+  }
+};
+
+}  // namespace
+
+VerificationResult runPredicateAnalysis(const cfa::Program& prog, cfa::FuncId entry, const PredicateAnalysisOptions& opts) {
+  PredicateRun run(prog, entry, opts);
+  return run.run();
+}
+
+}  // namespace argus::algorithms

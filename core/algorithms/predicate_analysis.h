@@ -1,0 +1,47 @@
+// Lazy predicate abstraction with CEGAR (unifying-view paper, Sect. 4.3) over CPA++:
+// ARG(Composite(Location, Callstack, Predicate)) with adjustable-block encoding.
+//
+// Loop: run CPA++ until it aborts at a target (an abstraction state at an error
+// location, after an Unsupported edge, or at a recursive call). Then one SMT query
+// over the abstract counterexample — ψ_0 ∧ φ_1 ∧ … ∧ φ_n, the block formulas of the
+// abstraction states on the ARG path (all paths inside blocks at once):
+//  - sat, error target: a single concrete path is picked from the ARG (guided by the
+//    model, each candidate checked by the solver), its nondeterministic values are
+//    replayed by the concrete interpreter, and only a replayed path is reported false;
+//  - sat, unsupported/recursion target: remembered (the answer can no longer be
+//    true), the analysis continues elsewhere;
+//  - unsat: Newton refinement gives predicates per abstraction state; the pivot is
+//    the first abstraction state whose precision grows; its subtree is removed and the
+//    remaining parents are re-added with the new precision π'. No growth: unknown.
+// Every solver unknown, timeout or limit gives unknown with the reason.
+// Debugging: ARGUS_DEBUG_PRED=1 prints each refinement's blocks, τ and predicates.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "core/cfa/cfa.h"
+#include "core/cpa/predicate_cpa.h"
+#include "core/cpa/reached_set.h"
+#include "core/result/result.h"
+#include "core/smt/solver.h"
+
+namespace argus::algorithms {
+
+enum class WaitlistKind { Bfs, Dfs, Callstack, ReversePostorder };
+
+struct PredicateAnalysisOptions {
+  smt::SolverKind solver = smt::SolverKind::Z3;
+  double timeoutS = 0;  // wall clock for the whole run; 0 = none
+  cpa::PredicateCpaOptions cpa;
+  WaitlistKind waitlist = WaitlistKind::ReversePostorder;
+  uint32_t maxRefinements = 100000;
+  uint64_t maxStates = 2'000'000;
+  std::function<void(const std::string&)> progress;
+  bool corruptReplayForTest = false;
+};
+
+result::VerificationResult runPredicateAnalysis(const cfa::Program& prog, cfa::FuncId entry,
+                                                const PredicateAnalysisOptions& opts);
+
+}  // namespace argus::algorithms

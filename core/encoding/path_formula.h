@@ -1,0 +1,126 @@
+// SSA path formulas (unifying-view paper, Sect. 2: skolemised strongest post with SSA
+// indices), the encoding the predicate CPA and the refiners share.
+//
+// A PathFormula is immutable: a Boolean term over *indexed* variables plus the SSA
+// map giving each tracked value's current index. Tracked values (SsaKey) are the
+// register variables, the byte memory (an SMT array) and the allocator pointer brk.
+// The indexed variable of key k at index i is the SMT constant "name@i" ("$mem@i",
+// "$brk@i"); the *unindexed* one ("name", "$mem", "$brk") is how abstraction formulas
+// and predicates name the current value. Index 0 means "value at the start, unknown".
+//
+// extend(pf, step) adds one step of the inlined program (see core/cpa/step.h):
+// assignments become equations x@(i+1) = e (so that a refiner can drop them, as the
+// Newton refinement needs), havoc/nondet gives a fresh index without a constraint,
+// assumptions become conjuncts. Semantics follow core/algorithms/unwinding.cpp, which
+// encodes the same edges for BMC (the edge encoding is duplicated there; a later
+// refactoring should let unwinding.cpp call this class). Differences: an Alloc with
+// zero-initialisation of non-constant size havocs the whole memory here (a sound
+// over-approximation; the replay check rejects any spurious path it allows), where
+// BMC reports it as unsupported; calls get fresh indices for all callee locals.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/cfa/cfa.h"
+#include "core/encoding/expr_encoder.h"
+#include "core/smt/term.h"
+
+namespace argus::cpa {
+struct Step;
+}
+
+namespace argus::encoding {
+
+using SsaKey = uint32_t;                    // a VarId, or one of:
+constexpr SsaKey kMemKey = UINT32_MAX - 1;  // the byte memory
+constexpr SsaKey kBrkKey = UINT32_MAX - 2;  // the allocator pointer
+
+class SsaMap {
+public:
+  uint32_t index(SsaKey k) const {
+    auto it = m_.find(k);
+    return it == m_.end() ? 0 : it->second;
+  }
+  SsaMap with(SsaKey k, uint32_t idx) const;
+  const std::map<SsaKey, uint32_t>& entries() const { return m_; }
+  size_t hash() const { return hash_; }
+  bool operator==(const SsaMap& o) const { return hash_ == o.hash_ && m_ == o.m_; }
+
+private:
+  void rehash();
+  std::map<SsaKey, uint32_t> m_;
+  size_t hash_ = 0;
+};
+
+struct PathFormula {
+  smt::Term formula = nullptr;
+  std::shared_ptr<const SsaMap> ssa;
+  bool operator==(const PathFormula& o) const {
+    return formula == o.formula && (ssa == o.ssa || *ssa == *o.ssa);
+  }
+  size_t hash() const { return std::hash<const void*>{}(formula) ^ (ssa->hash() * 31); }
+};
+
+class PathFormulaManager {
+public:
+  PathFormulaManager(const cfa::Program& prog, smt::TermManager& tm);
+
+  smt::TermManager& tm() { return tm_; }
+  const cfa::Program& program() const { return prog_; }
+
+  PathFormula empty() const;                 // true, all indices 0
+  PathFormula emptyWithSsa(const PathFormula& pf) const;  // true, pf's indices
+  PathFormula extend(const PathFormula& pf, const cpa::Step& step);
+  // Disjunction of two path formulas of the same block: the result's indices are the
+  // maxima; the side with a lower index gets x@max = x@low (ABE merge).
+  PathFormula makeOr(const PathFormula& a, const PathFormula& b);
+  // The conjunction of pf with a formula over the same indices.
+  PathFormula conjoin(const PathFormula& pf, smt::Term f) const;
+
+  // Variables.
+  smt::Term indexed(SsaKey k, uint32_t idx);
+  smt::Term current(SsaKey k, const SsaMap& ssa) { return indexed(k, ssa.index(k)); }
+  smt::Term unindexed(SsaKey k);
+  // Replaces unindexed variables by their indexed versions at `ssa`.
+  smt::Term instantiate(smt::Term f, const SsaMap& ssa);
+  // Replaces indexed variables by unindexed ones.
+  smt::Term uninstantiate(smt::Term f);
+  struct VarInfo {
+    SsaKey key;
+    uint32_t index;
+    bool indexed;
+  };
+  // Information about a variable term created by this manager (null if foreign).
+  const VarInfo* info(smt::Term var) const;
+
+  // brk at the program start: heapBase (a formula over unindexed variables).
+  smt::Term initialCondition();
+  ExprEncoder& encoder() { return enc_; }
+
+private:
+  std::string keyName(SsaKey k) const;
+  smt::Sort keySort(SsaKey k);
+  uint32_t bump(SsaMap& ssa, SsaKey k);
+
+  const cfa::Program& prog_;
+  smt::TermManager& tm_;
+  ExprEncoder enc_;
+  std::vector<std::vector<cfa::VarId>> localsOf_;  // per function: its register variables
+  std::unordered_map<smt::Term, VarInfo> info_;
+  std::unordered_map<uint64_t, smt::Term> indexedCache_;
+  std::unordered_map<SsaKey, smt::Term> unindexedCache_;
+  std::shared_ptr<const SsaMap> emptySsa_;
+};
+
+// The top-level conjuncts of f (nested Ands flattened).
+std::vector<smt::Term> conjuncts(smt::Term f);
+// The atoms of a Boolean formula (maximal non-Boolean-connective subterms; constants
+// and Boolean variables excluded).
+std::vector<smt::Term> atoms(smt::Term f);
+
+}  // namespace argus::encoding

@@ -1,0 +1,133 @@
+// Lazy predicate abstraction (--algorithm pred) end to end: safe and buggy programs
+// with loops, counterexamples that replay, statistics, and the unknown cases.
+#include <gtest/gtest.h>
+
+#include "tests/unit/verify/verify_helpers.h"
+
+using argus::engine::Algorithm;
+using argus::frontend::DataModel;
+using argus::result::Verdict;
+using argus::smt::SolverKind;
+using argus::testing::kPrelude;
+using argus::testing::verifySource;
+
+namespace {
+
+class Pred : public ::testing::TestWithParam<SolverKind> {
+protected:
+  argus::engine::VerifyOutcome run(const std::string& body, double timeout = 60) {
+    auto out = verifySource(std::string(kPrelude) + body, Algorithm::Pred, GetParam(), DataModel::LP64, "main", timeout);
+    EXPECT_FALSE(out.inputError) << out.error;
+    EXPECT_EQ(out.result.algorithm, "pred");
+    return out;
+  }
+};
+
+TEST_P(Pred, SafeLoopWithUnboundedInput) {
+  // needs a loop invariant (i <= n); BMC cannot prove this one
+  auto out = run(
+      "int main(){ unsigned n = __VERIFIER_nondet_uint(); unsigned i = 0; while (i < n) { i++; } "
+      "if (i != n) reach_error(); return 0; }");
+  EXPECT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
+  EXPECT_GE(out.result.stats.extra.at("refinements"), 1.0);
+  EXPECT_GE(out.result.stats.extra.at("predicates"), 1.0);
+}
+
+TEST_P(Pred, SafeLoopWithTwoCounters) {
+  auto out = run(
+      "int main(){ int x = 0, y = 0; int n = __VERIFIER_nondet_int(); while (x < n) { x++; y++; } "
+      "if (x != y) reach_error(); return 0; }");
+  EXPECT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
+}
+
+TEST_P(Pred, BugAfterLoopIsReplayed) {
+  auto out = run(
+      "int main(){ int s = 0; int n = __VERIFIER_nondet_int(); __VERIFIER_assume(n > 0 && n < 100); "
+      "for (int i = 0; i < n; i++) { s += 2; } if (s == 14) reach_error(); return 0; }");
+  ASSERT_EQ(out.result.verdict, Verdict::False) << out.result.reason;
+  ASSERT_TRUE(out.result.counterexample.has_value());
+  EXPECT_TRUE(out.result.counterexample->replayed);
+  bool sawN = false;
+  for (const auto& st : out.result.counterexample->steps)
+    for (const auto& [k, v] : st.values)
+      if (k == "n" && v == "7") sawN = true;
+  EXPECT_TRUE(sawN);
+}
+
+TEST_P(Pred, BugInCalleeInsideLoop) {
+  auto out = run(
+      "int g; void step(int k){ g += k; if (g == 6) reach_error(); } "
+      "int main(){ for (int i = 1; i <= 3; i++) step(i); return 0; }");
+  ASSERT_EQ(out.result.verdict, Verdict::False) << out.result.reason;
+  EXPECT_TRUE(out.result.counterexample->replayed);
+}
+
+TEST_P(Pred, SafeCallsFromSeveralSites) {
+  auto out = run(
+      "int abs_(int x){ return x < 0 ? -x : x; } "
+      "int main(){ int a = __VERIFIER_nondet_int(); __VERIFIER_assume(a > -100 && a < 100); "
+      "int b = abs_(a); int c = abs_(-a); if (b != c || b < 0) reach_error(); return 0; }");
+  EXPECT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
+}
+
+TEST_P(Pred, StatisticsAreReported) {
+  auto out = run("int main(){ int x = __VERIFIER_nondet_int(); if (x > 3 && x < 2) reach_error(); return 0; }");
+  EXPECT_EQ(out.result.verdict, Verdict::True);
+  for (const char* k : {"refinements", "abstractions", "arg_states_created", "reached_states", "predicates",
+                        "time_abstraction_s", "time_refinement_s"})
+    EXPECT_TRUE(out.result.stats.extra.count(k)) << k;
+  EXPECT_GT(out.result.stats.solverQueries, 0u);
+}
+
+TEST_P(Pred, RecursionIsUnknownWithTheCall) {
+  auto out = run("int f(int n){ return n <= 0 ? 0 : 1 + f(n - 1); } int main(){ if (f(3) != 3) reach_error(); return 0; }");
+  EXPECT_EQ(out.result.verdict, Verdict::Unknown);
+  EXPECT_NE(out.result.reason.find("recursive call of f"), std::string::npos) << out.result.reason;
+}
+
+TEST_P(Pred, UnreachableRecursionDoesNotMatter) {
+  auto out = run(
+      "int f(int n){ return n <= 0 ? 0 : 1 + f(n - 1); } "
+      "int main(){ int x = __VERIFIER_nondet_int(); if (x > 5 && x < 3) f(x); if (x == 9) reach_error(); return 0; }");
+  EXPECT_EQ(out.result.verdict, Verdict::False) << out.result.reason;
+}
+
+TEST_P(Pred, UnsupportedConstructGivesUnknownButBugsAreStillFound) {
+  auto unk = run("int main(){\n double d = 1.5;\n if (d > 1.0) reach_error();\n return 0; }");
+  EXPECT_EQ(unk.result.verdict, Verdict::Unknown);
+  EXPECT_NE(unk.result.reason.find("test.c:"), std::string::npos) << unk.result.reason;
+  auto bug = run(
+      "int main(){ int x = __VERIFIER_nondet_int(); double d = x; if (d > 2.0) return 1; if (x == 3) reach_error(); return 0; }");
+  EXPECT_NE(bug.result.verdict, Verdict::True);
+  auto bug2 = run(
+      "int main(){ int x = __VERIFIER_nondet_int(); if (x == 3) reach_error(); double d = x; if (d > 2.0) return 1; return 0; }");
+  EXPECT_EQ(bug2.result.verdict, Verdict::False) << bug2.result.reason;
+}
+
+TEST_P(Pred, PathThatDoesNotReplayIsNeverFalse) {
+  argus::engine::VerifyRequest req;
+  req.file = "test.c";
+  req.source = std::string(kPrelude) + "int main(){ int x = __VERIFIER_nondet_int(); if (x == 77) reach_error(); return 0; }";
+  req.algorithm = Algorithm::Pred;
+  req.solver = GetParam();
+  req.timeoutS = 60;
+  req.corruptReplayForTest = true;
+  auto out = argus::engine::verify(req);
+  EXPECT_EQ(out.result.verdict, Verdict::Unknown);
+  EXPECT_NE(out.result.reason.find("did not replay"), std::string::npos) << out.result.reason;
+}
+
+TEST_P(Pred, TimeoutIsRespected) {
+  // a safe loop that may need many refinements: true or unknown, never false, in time
+  auto out = run("int main(){ unsigned x = 0; while (x < 1000000) x++; if (x != 1000000) reach_error(); return 0; }", 2);
+  EXPECT_NE(out.result.verdict, Verdict::False);
+  if (out.result.verdict == Verdict::Unknown) {
+    EXPECT_EQ(out.result.reason, "timeout");
+  }
+  EXPECT_LT(out.result.stats.wallTimeS, 10.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Solvers, Pred, ::testing::Values(SolverKind::Z3, SolverKind::CVC5),
+                         [](const auto& info) { return std::string(argus::smt::solverName(info.param)); });
+
+}  // namespace
