@@ -19,6 +19,10 @@ class Cvc5Solver final : public SolverBase {
 public:
   Cvc5Solver(TermManager& tm, const SolverOptions& opts) : tm_(tm), owned_(std::make_unique<cvc5::Solver>()), s_(*owned_) {
     s_.setOption("incremental", "true");
+    // Bit-blast into the main SAT solver: with the default sub-solver (CaDiCaL), cvc5 1.0.3
+    // aborts the whole process ("can only get value in satisfied state") when a time
+    // limit stops a check.
+    s_.setOption("bv-solver", "bitblast-internal");
     s_.setOption("produce-models", opts.models ? "true" : "false");
     if (opts.unsatCores) s_.setOption("produce-unsat-assumptions", "true");
     s_.setLogic("ALL");

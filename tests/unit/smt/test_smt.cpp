@@ -205,13 +205,13 @@ TEST_P(Smt, IntegersAndUninterpretedFunctions) {
   EXPECT_EQ(s->check(), CheckResult::Unsat);
 }
 
-// x * y == p*q for the two largest 32-bit primes, x and y below 2^32 (so no wraparound):
-// factoring by bit-blasting takes far longer than the limits below.
+// x * y == p for the largest 64-bit prime p with 1 < x, y < 2^32 (so no wraparound):
+// unsatisfiable, and refuting it by bit-blasting takes far longer than the limits below.
 Term hardFactoring(TermManager& tm) {
   Term x = tm.var("fx", tm.bvSort(64)), y = tm.var("fy", tm.bvSort(64));
   Term one = tm.bvVal(1, 64);
   Term lim = tm.bvVal(0xffffffffull, 64);
-  return tm.mkAnd(std::vector<Term>{tm.mkEq(tm.bvMul(x, y), tm.bvVal(4294967291ull * 4294967279ull, 64)),
+  return tm.mkAnd(std::vector<Term>{tm.mkEq(tm.bvMul(x, y), tm.bvVal(18446744073709551557ull, 64)),
                                     tm.bvUgt(x, one), tm.bvUgt(y, one), tm.bvUle(x, lim), tm.bvUle(y, lim)});
 }
 
