@@ -17,18 +17,6 @@ using result::VerificationResult;
 using smt::CheckResult;
 using smt::Term;
 
-namespace {
-
-std::string where(const cfa::Edge* e) {
-  if (!e) return "?";
-  std::string file = e->range.file;
-  auto slash = file.find_last_of('/');
-  if (slash != std::string::npos) file = file.substr(slash + 1);
-  return file + ":" + std::to_string(e->range.line);
-}
-
-}  // namespace
-
 // One deepening run: owns the term manager, the solver(s) and the unwinding.
 class BmcRun {
 public:
@@ -91,7 +79,7 @@ public:
             return finish(std::move(r));
           }
           const cfa::Edge* e = firstReachable(uns);
-          std::string what = e ? e->text + " at " + where(e) : "an unsupported construct";
+          std::string what = e ? e->text + " at " + edgeWhere(e) : "an unsupported construct";
           r.condition.excluded.push_back(what);
           return unknown(std::move(r), "unsupported: " + what, verifiedBound, anyBound, "unsupported");
         }

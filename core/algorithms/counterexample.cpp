@@ -57,4 +57,12 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
   return cex;
 }
 
+std::string edgeWhere(const cfa::Edge* e) {
+  if (!e) return "?";
+  std::string file = e->range.file;
+  auto slash = file.find_last_of('/');
+  if (slash != std::string::npos) file = file.substr(slash + 1);
+  return file + ":" + std::to_string(e->range.line);
+}
+
 }  // namespace argus::algorithms

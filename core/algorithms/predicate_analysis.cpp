@@ -31,13 +31,6 @@ constexpr size_t kPredicateComponent = 2;  // index in Composite(Location, Calls
 constexpr int kMaxPathCandidates = 64;
 constexpr uint32_t kMaxAllSatModelsLimit = 4096;
 
-std::string where(const cfa::Edge* e) {
-  if (!e) return "?";
-  std::string file = e->range.file;
-  auto slash = file.find_last_of('/');
-  if (slash != std::string::npos) file = file.substr(slash + 1);
-  return file + ":" + std::to_string(e->range.line);
-}
 
 const PredicateState& predOf(const ArgState& s) { return *cpa::extract<PredicateState>(s); }
 
@@ -225,9 +218,9 @@ private:
       std::string what;
       if (c && c->recursion) {
         const cfa::Edge& call = prog_.functions[c->caller].edges[c->callEdge];
-        what = "recursive call of " + prog_.functions[c->func].name + " at " + where(&call);
+        what = "recursive call of " + prog_.functions[c->func].name + " at " + edgeWhere(&call);
       } else {
-        what = (l->via ? l->via->text : std::string("construct")) + " at " + where(l->via);
+        what = (l->via ? l->via->text : std::string("construct")) + " at " + edgeWhere(l->via);
       }
       if (std::find(unsupported_.begin(), unsupported_.end(), what) == unsupported_.end()) unsupported_.push_back(what);
       return std::nullopt;  // the target stays a leaf; explore the rest

@@ -71,7 +71,7 @@ public:
 
 }  // namespace
 
-CallstackCpa::CallstackCpa(const ControlFlow& cf) : cf_(cf), transfer_(std::make_unique<CallstackTransfer>()) {}
+CallstackCpa::CallstackCpa(const ControlFlow& cf) : FlatCpa(std::make_unique<CallstackTransfer>()), cf_(cf) {}
 
 StatePtr CallstackCpa::initialState() { return CallstackState::root(cf_.startFunc()); }
 

@@ -33,25 +33,14 @@ public:
   std::string str() const override;
 };
 
-class CallstackCpa final : public ConfigurableProgramAnalysis {
+class CallstackCpa final : public FlatCpa {
 public:
   explicit CallstackCpa(const ControlFlow& cf);
-  AbstractDomain& domain() override { return domain_; }
-  TransferRelation& transfer() override { return *transfer_; }
-  MergeOperator& merge() override { return merge_; }
-  StopOperator& stop() override { return stop_; }
-  PrecisionAdjustment& precisionAdjustment() override { return prec_; }
   StatePtr initialState() override;
-  PrecisionPtr initialPrecision() override { return NoPrecision::get(); }
   bool isTarget(const AbstractState& e) const override;
 
 private:
   const ControlFlow& cf_;
-  FlatDomain domain_;
-  std::unique_ptr<TransferRelation> transfer_;
-  MergeSep merge_;
-  StopSep stop_{domain_};
-  StaticPrecision prec_;
 };
 
 }  // namespace argus::cpa

@@ -156,7 +156,7 @@ private:
 
 }  // namespace
 
-LocationCpa::LocationCpa(const ControlFlow& cf) : cf_(cf), transfer_(std::make_unique<LocationTransfer>(cf)) {}
+LocationCpa::LocationCpa(const ControlFlow& cf) : FlatCpa(std::make_unique<LocationTransfer>(cf)), cf_(cf) {}
 
 StatePtr LocationCpa::initialState() {
   const cfa::Function& f = cf_.program().functions[cf_.startFunc()];

@@ -3,6 +3,8 @@
 // incomparable (location, callstack).
 #pragma once
 
+#include <memory>
+
 #include "core/cpa/cpa.h"
 
 namespace argus::cpa {
@@ -61,6 +63,26 @@ class FlatDomain final : public AbstractDomain {
 public:
   bool isLessOrEqual(const AbstractState& a, const AbstractState& b) const override { return a.equals(b); }
   StatePtr join(const StatePtr&, const StatePtr& b) const override { return b; }
+};
+
+// A CPA over a flat domain with merge-sep, stop-sep and static precision (location,
+// callstack): subclasses supply the transfer relation, the initial state and isTarget.
+class FlatCpa : public ConfigurableProgramAnalysis {
+public:
+  explicit FlatCpa(std::unique_ptr<TransferRelation> transfer) : transfer_(std::move(transfer)) {}
+  AbstractDomain& domain() override { return domain_; }
+  TransferRelation& transfer() override { return *transfer_; }
+  MergeOperator& merge() override { return merge_; }
+  StopOperator& stop() override { return stop_; }
+  PrecisionAdjustment& precisionAdjustment() override { return prec_; }
+  PrecisionPtr initialPrecision() override { return NoPrecision::get(); }
+
+private:
+  FlatDomain domain_;
+  std::unique_ptr<TransferRelation> transfer_;
+  MergeSep merge_;
+  StopSep stop_{domain_};
+  StaticPrecision prec_;
 };
 
 }  // namespace argus::cpa
