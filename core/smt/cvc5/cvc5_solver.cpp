@@ -15,14 +15,15 @@ namespace {
 
 // cvc5 1.0 has no thread-safe interrupt: interrupt() lowers the per-check time limit so
 // the next check gives up at once; a running check ends at its own limit.
+// Known cvc5 1.0.3 defect: when a time limit stops a check inside its CaDiCaL
+// bit-vector sub-solver, cvc5 may abort the process ("cadical: fatal error ... can only
+// get value in satisfied state"). bench and argusd run checks in child processes, so
+// this costs one task or one worker; `bv-solver=bitblast-internal` avoids it but made
+// queries several times slower (pred's loop test went from seconds to a timeout).
 class Cvc5Solver final : public SolverBase {
 public:
   Cvc5Solver(TermManager& tm, const SolverOptions& opts) : tm_(tm), owned_(std::make_unique<cvc5::Solver>()), s_(*owned_) {
     s_.setOption("incremental", "true");
-    // Bit-blast into the main SAT solver: with the default sub-solver (CaDiCaL), cvc5 1.0.3
-    // aborts the whole process ("can only get value in satisfied state") when a time
-    // limit stops a check.
-    s_.setOption("bv-solver", "bitblast-internal");
     s_.setOption("produce-models", opts.models ? "true" : "false");
     if (opts.unsatCores) s_.setOption("produce-unsat-assumptions", "true");
     s_.setLogic("ALL");

@@ -205,19 +205,27 @@ TEST_P(Smt, IntegersAndUninterpretedFunctions) {
   EXPECT_EQ(s->check(), CheckResult::Unsat);
 }
 
-// x * y == p for the largest 64-bit prime p with 1 < x, y < 2^32 (so no wraparound):
-// unsatisfiable, and refuting it by bit-blasting takes far longer than the limits below.
-Term hardFactoring(TermManager& tm) {
-  Term x = tm.var("fx", tm.bvSort(64)), y = tm.var("fy", tm.bvSort(64));
-  Term one = tm.bvVal(1, 64);
-  Term lim = tm.bvVal(0xffffffffull, 64);
-  return tm.mkAnd(std::vector<Term>{tm.mkEq(tm.bvMul(x, y), tm.bvVal(18446744073709551557ull, 64)),
-                                    tm.bvUgt(x, one), tm.bvUgt(y, one), tm.bvUle(x, lim), tm.bvUle(y, lim)});
+// The pigeonhole principle for 14 pigeons and 13 holes: unsatisfiable, and every
+// resolution proof of it is exponentially long, so CDCL solvers need far longer than
+// the limits below (a solver-independent hard instance).
+Term hardInstance(TermManager& tm) {
+  const int holes = 13, pigeons = holes + 1;
+  auto at = [&](int p, int h) { return tm.var("p" + std::to_string(p) + "h" + std::to_string(h), tm.boolSort()); };
+  std::vector<Term> all;
+  for (int p = 0; p < pigeons; ++p) {
+    std::vector<Term> some;
+    for (int h = 0; h < holes; ++h) some.push_back(at(p, h));
+    all.push_back(tm.mkOr(some));
+  }
+  for (int h = 0; h < holes; ++h)
+    for (int p = 0; p < pigeons; ++p)
+      for (int q = p + 1; q < pigeons; ++q) all.push_back(tm.mkNot(tm.mkAnd(at(p, h), at(q, h))));
+  return tm.mkAnd(all);
 }
 
 TEST_P(Smt, PerQueryTimeoutGivesUnknown) {
-  auto s = make(false, 300);
-  s->add(hardFactoring(tm));
+  auto s = make(false, 100);
+  s->add(hardInstance(tm));
   auto t0 = std::chrono::steady_clock::now();
   CheckResult r = s->check();
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -234,7 +242,7 @@ TEST_P(Smt, PerQueryTimeoutGivesUnknown) {
 
 TEST_P(Smt, InterruptFromAnotherThread) {
   auto s = make();
-  s->add(hardFactoring(tm));
+  s->add(hardInstance(tm));
   if (GetParam() == SolverKind::CVC5) {
     // cvc5 1.0 cannot stop a running check; an interrupt makes every later check give up.
     s->interrupt();
