@@ -17,7 +17,70 @@ struct LoopInfo {
   std::vector<std::vector<cfa::LocId>> loopsOf;  // per location: heads of loops containing it (sorted)
   std::vector<bool> mayMerge;                    // per location
   std::vector<cfa::VarId> assignedLocals;        // locals written in the function
+  // Live locals per location: read on some path from there before being written. A join
+  // need not merge a dead local (no path reads it), which keeps the merges at loop exits
+  // small: after a state-machine loop most of its locals are dead.
+  std::unordered_map<cfa::VarId, uint32_t> localIndex;
+  std::vector<std::vector<bool>> liveAt;         // [location][localIndex]
+  bool live(cfa::LocId l, cfa::VarId v) const {
+    auto it = localIndex.find(v);
+    return it == localIndex.end() || liveAt[l][it->second];
+  }
 };
+
+static void collectVars(const cfa::ExprPtr& e, std::vector<cfa::VarId>& out) {
+  if (!e) return;
+  if (e->kind == cfa::ExprKind::Var) out.push_back(e->var);
+  for (const auto& o : e->ops) collectVars(o, out);
+}
+
+// Backward may-liveness of f's locals (round-robin to a fixpoint). Memory-resident
+// objects are not variables, so loads and stores only read the locals in their address
+// and value expressions. Over-approximating is safe: a live local is merged as before.
+static void computeLiveness(const cfa::Program& prog, const cfa::Function& f, LoopInfo& li) {
+  auto index = [&](cfa::VarId v) -> int {
+    if (prog.vars[v].func == cfa::kNoFunc) return -1;
+    auto [it, added] = li.localIndex.emplace(v, static_cast<uint32_t>(li.localIndex.size()));
+    return static_cast<int>(it->second);
+  };
+  struct Flow {
+    std::vector<uint32_t> gen;
+    int kill = -1;
+  };
+  std::vector<Flow> flow(f.edges.size());
+  for (size_t ei = 0; ei < f.edges.size(); ++ei) {
+    const Edge& e = f.edges[ei];
+    std::vector<cfa::VarId> reads;
+    for (const cfa::ExprPtr* x : {&e.cond, &e.rhs, &e.addr, &e.value, &e.size}) collectVars(*x, reads);
+    for (const auto& a : e.args) collectVars(a, reads);
+    if (e.kind == EdgeKind::Return && f.retVar) reads.push_back(*f.retVar);  // the caller reads it
+    for (cfa::VarId v : reads)
+      if (int i = index(v); i >= 0) flow[ei].gen.push_back(static_cast<uint32_t>(i));
+    bool writes = e.kind == EdgeKind::Assign || e.kind == EdgeKind::Havoc || e.kind == EdgeKind::Alloc ||
+                  e.kind == EdgeKind::Call;
+    if (writes && e.lhs) flow[ei].kill = index(*e.lhs);
+  }
+  for (cfa::VarId p : f.params) index(p);
+  if (f.retVar) index(*f.retVar);
+  size_t nv = li.localIndex.size(), nl = f.locs.size();
+  li.liveAt.assign(nl, std::vector<bool>(nv, false));
+  if (f.retVar && f.exit < nl) li.liveAt[f.exit][li.localIndex.at(*f.retVar)] = true;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (size_t l = nl; l-- > 0;) {
+      std::vector<bool>& cur = li.liveAt[l];
+      for (uint32_t ei : f.locs[l].out) {
+        const Edge& e = f.edges[ei];
+        const std::vector<bool>& succ = li.liveAt[e.to];
+        for (size_t i = 0; i < nv; ++i)
+          if (succ[i] && !cur[i] && static_cast<int>(i) != flow[ei].kill) cur[i] = changed = true;
+        for (uint32_t i : flow[ei].gen)
+          if (!cur[i]) cur[i] = changed = true;
+      }
+    }
+  }
+}
 
 // callsRecursive: f calls a function on a call-graph cycle. Such a call can be cut by the
 // bound and explored later, and its continuation may then join existing nodes anywhere
@@ -112,6 +175,7 @@ static std::unique_ptr<LoopInfo> computeLoops(const cfa::Program& prog, const cf
   }
   for (cfa::VarId p : f.params)
     if (!seen[p]) li->assignedLocals.push_back(p);  // differs between call instances only, harmless
+  computeLiveness(prog, f, *li);
   return li;
 }
 
@@ -585,7 +649,7 @@ bool Unwinding::encodeNode(uint32_t n, const std::function<void(Term)>& sink) {
       node.act = posts[0].first;
       node.state = std::move(posts[0].second);
     } else {
-      mergeWithIte(node, posts);
+      mergeWithIte(node, posts, li);
     }
   }
   node.encoded = true;
@@ -623,7 +687,7 @@ bool Unwinding::encodeNode(uint32_t n, const std::function<void(Term)>& sink) {
 
 // Classic BMC merge: the node is reached iff some in-edge is taken, and each variable is
 // an ite over the in-edges (exactly one is taken on any execution).
-void Unwinding::mergeWithIte(Node& node, std::vector<std::pair<Term, State>>& posts) {
+void Unwinding::mergeWithIte(Node& node, std::vector<std::pair<Term, State>>& posts, const LoopInfo& li) {
   std::vector<Term> takens;
   for (auto& p : posts) takens.push_back(p.first);
   node.act = tm_.mkOr(takens);
@@ -636,6 +700,7 @@ void Unwinding::mergeWithIte(Node& node, std::vector<std::pair<Term, State>>& po
   node.state.locals = s0.locals;
   for (size_t i = 1; i < posts.size(); ++i)
     for (auto& [v, t] : posts[i].second.locals) node.state.locals.emplace(v, t);
+  std::erase_if(node.state.locals, [&](const auto& vt) { return !li.live(node.key.loc, vt.first); });
   for (auto& [v, t] : node.state.locals) {
     bool same = true;
     for (auto& p : posts) {
@@ -689,8 +754,12 @@ void Unwinding::mergeWithProxies(Node& node, uint32_t n, std::vector<std::pair<T
       node.mergedLocals.push_back(v);
     }
   };
-  for (cfa::VarId v : li.assignedLocals) mergeVar(v, false);
+  const cfa::LocId at = node.key.loc;
+  std::erase_if(node.state.locals, [&](const auto& vt) { return !li.live(at, vt.first); });
+  for (cfa::VarId v : li.assignedLocals)
+    if (li.live(at, v)) mergeVar(v, false);
   for (auto& [v, t] : s0.locals) {
+    if (!li.live(at, v)) continue;
     if (std::find(node.mergedLocals.begin(), node.mergedLocals.end(), v) != node.mergedLocals.end()) continue;
     for (size_t i = 1; i < posts.size(); ++i) {
       auto it = posts[i].second.locals.find(v);

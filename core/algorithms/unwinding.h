@@ -179,7 +179,7 @@ private:
   bool encodeNode(uint32_t n, const std::function<void(smt::Term)>& sink);
   void mergeWithProxies(Node& node, uint32_t n, std::vector<std::pair<smt::Term, State>>& posts,
                         const LoopInfo& li, const std::function<void(smt::Term)>& sink);
-  void mergeWithIte(Node& node, std::vector<std::pair<smt::Term, State>>& posts);
+  void mergeWithIte(Node& node, std::vector<std::pair<smt::Term, State>>& posts, const LoopInfo& li);
   // Post-state and guard of an in-edge, from its source's encoding.
   std::pair<smt::Term, State> transfer(const InEdge& in, uint32_t target);
   smt::Term lookup(const State& s, cfa::VarId v);
