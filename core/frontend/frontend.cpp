@@ -2,8 +2,12 @@
 #include "core/frontend/frontend.h"
 
 #include <clang/Frontend/ASTUnit.h>
+#include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Tooling/Tooling.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
@@ -44,6 +48,62 @@ std::vector<std::string> clangArgs(const FrontendOptions& opts) {
   return args;
 }
 
+// The real file system restricted to the system header directories.
+class SystemHeadersFileSystem final : public llvm::vfs::ProxyFileSystem {
+public:
+  explicit SystemHeadersFileSystem(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs)
+      : ProxyFileSystem(std::move(fs)) {}
+
+  llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine& path) override {
+    if (!allowed(path)) return std::make_error_code(std::errc::no_such_file_or_directory);
+    return ProxyFileSystem::status(path);
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine& path) override {
+    if (!allowed(path)) return std::make_error_code(std::errc::no_such_file_or_directory);
+    return ProxyFileSystem::openFileForRead(path);
+  }
+  llvm::vfs::directory_iterator dir_begin(const llvm::Twine& dir, std::error_code& ec) override {
+    if (!allowed(dir)) {
+      ec = std::make_error_code(std::errc::no_such_file_or_directory);
+      return {};
+    }
+    return ProxyFileSystem::dir_begin(dir, ec);
+  }
+
+private:
+  bool allowed(const llvm::Twine& p) {
+    llvm::SmallString<256> path;
+    p.toVector(path);
+    if (getUnderlyingFS().makeAbsolute(path)) return false;
+    llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+    llvm::StringRef s = path.str();
+    for (llvm::StringRef root : {llvm::StringRef(ARGUS_CLANG_RESOURCE_DIR), llvm::StringRef("/usr/include"),
+                                 llvm::StringRef("/usr/local/include"), llvm::StringRef("/usr/lib/gcc")}) {
+      // the directory itself or something below it (never a sibling such as /usr/include2)
+      if (s == root || (s.startswith(root) && s.size() > root.size() && s[root.size()] == '/')) return true;
+      // ancestors of a root: the header search walks through them
+      if (root.startswith(s) && (s == "/" || root[s.size()] == '/')) return true;
+    }
+    return false;
+  }
+};
+
+// buildASTFromCodeWithArgs with a file system of our choice.
+class BuildAst final : public clang::tooling::ToolAction {
+public:
+  std::unique_ptr<clang::ASTUnit> ast;
+  bool runInvocation(std::shared_ptr<clang::CompilerInvocation> invocation, clang::FileManager* files,
+                     std::shared_ptr<clang::PCHContainerOperations> pch,
+                     clang::DiagnosticConsumer* diags) override {
+    ast = clang::ASTUnit::LoadFromCompilerInvocation(
+        invocation, std::move(pch),
+        clang::CompilerInstance::createDiagnostics(&invocation->getDiagnosticOpts(), diags,
+                                                   /*ShouldOwnClient=*/false),
+        files);
+    return ast != nullptr;
+  }
+};
+
 }  // namespace
 
 ParseResult parseSource(const std::string& code, const std::string& fileName,
@@ -55,10 +115,22 @@ ParseResult parseSource(const std::string& code, const std::string& fileName,
   diagOpts->ShowColors = false;
   clang::TextDiagnosticPrinter printer(diagStream, diagOpts.get());
 
-  std::unique_ptr<clang::ASTUnit> ast = clang::tooling::buildASTFromCodeWithArgs(
-      code, clangArgs(opts), fileName, "argus", std::make_shared<clang::PCHContainerOperations>(),
-      clang::tooling::getClangStripDependencyFileAdjuster(), clang::tooling::FileContentMappings(),
-      &printer);
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> real = llvm::vfs::getRealFileSystem();
+  if (opts.systemHeadersOnly) real = llvm::makeIntrusiveRefCnt<SystemHeadersFileSystem>(real);
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(real);
+  auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  overlay->pushOverlay(memory);
+  auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
+  std::vector<std::string> cmd = {"argus", "-fsyntax-only"};
+  for (std::string& a : clangArgs(opts)) cmd.push_back(std::move(a));
+  cmd.push_back(fileName);
+  BuildAst action;
+  clang::tooling::ToolInvocation invocation(cmd, &action, files.get(),
+                                            std::make_shared<clang::PCHContainerOperations>());
+  invocation.setDiagnosticConsumer(&printer);
+  memory->addFile(fileName, 0, llvm::MemoryBuffer::getMemBufferCopy(code, fileName));
+  bool ran = invocation.run();
+  std::unique_ptr<clang::ASTUnit> ast = ran ? std::move(action.ast) : nullptr;
   diagStream.flush();
   if (!ast || ast->getDiagnostics().hasErrorOccurred()) {
     result.diagnostics = diagText.empty() ? "clang failed to parse " + fileName : diagText;

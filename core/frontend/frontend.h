@@ -26,6 +26,11 @@ const char* dataModelName(DataModel m);
 struct FrontendOptions {
   DataModel dataModel = DataModel::LP64;
   std::vector<std::string> extraArgs;  // e.g. -I, -D from compile flags
+  // Only headers under the system include directories may be read (the compiler's own,
+  // /usr/include, /usr/local/include, GCC's): for text from remote clients, whose
+  // `#include "/etc/passwd"` must not show them the server's files. Any other #include
+  // fails as "file not found".
+  bool systemHeadersOnly = false;
 };
 
 struct ParseResult {

@@ -262,6 +262,8 @@ LspSession::LspSession(Service& service, protocol::Transport& transport, Options
     transport_.close();
   });
   config_.chain = defaultChain(30);
+  // Remote clients' text may #include only system headers (never the server's files).
+  config_.systemHeadersOnly = opts_.requireToken;
   registerHandlers();
   watcher_ = std::thread([this] { watchCancellations(); });
 }
@@ -314,7 +316,10 @@ void LspSession::registerHandlers() {
       if (!ok) return r.error(ErrorCode::Unauthorized, "unauthorized: missing or wrong initializationOptions.token");
     }
     try {
-      if (p.initializationOptions.is_object()) config_ = parseConfig(p.initializationOptions, config_);
+      if (p.initializationOptions.is_object()) {
+        config_ = parseConfig(p.initializationOptions, config_);
+        config_.systemHeadersOnly = opts_.requireToken;
+      }
     } catch (const std::exception& e) {
       return r.error(ErrorCode::InvalidParams, std::string("bad initializationOptions: ") + e.what());
     }
@@ -348,7 +353,10 @@ void LspSession::registerHandlers() {
     const auto& doc = p.textDocument;
     texts_[doc.uri] = doc.text;
     std::string path = uriToPath(doc.uri);
-    std::vector<std::string> flags = doc.uri.rfind("file://", 0) == 0 ? flagsFromCompileCommands(path) : std::vector<std::string>{};
+    // compile_commands.json is the server's file: local clients only
+    std::vector<std::string> flags = doc.uri.rfind("file://", 0) == 0 && !opts_.requireToken
+                                         ? flagsFromCompileCommands(path)
+                                         : std::vector<std::string>{};
     std::string uri = doc.uri;
     service_.open(docId(uri), path, doc.text, doc.version, flags, config_,
                   [this, uri](const DocumentSnapshot& s) { onSnapshot(uri, s); });
@@ -373,6 +381,7 @@ void LspSession::registerHandlers() {
   dispatcher_.onNotification<DidChangeConfigurationParams>("workspace/didChangeConfiguration", [this](const DidChangeConfigurationParams& p) {
     try {
       config_ = parseConfig(p.settings, config_);
+      config_.systemHeadersOnly = opts_.requireToken;
     } catch (const std::exception& e) {
       outbox_->notify("window/showMessage", {{"type", 1}, {"message", std::string("argusd: bad configuration: ") + e.what()}});
       return;

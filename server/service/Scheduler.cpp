@@ -60,6 +60,7 @@ static std::string affinityOf(const JobSpec& s) {
   h.add(s.file);
   h.add(s.source);
   for (const auto& f : s.flags) h.add(f);
+  h.add(s.systemHeadersOnly ? "system-headers-only" : "");
   h.add(frontend::dataModelName(s.dataModel));
   h.add(s.function);
   h.add(smt::solverName(s.solver));
@@ -77,7 +78,8 @@ std::string encodeJob(uint64_t id, const JobSpec& s) {
          {"timeout", s.timeoutS},
          {"solver", smt::solverName(s.solver)},
          {"dataModel", frontend::dataModelName(s.dataModel)},
-         {"flags", s.flags}};
+         {"flags", s.flags},
+         {"systemHeadersOnly", s.systemHeadersOnly}};
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -93,6 +95,7 @@ static JobSpec decodeJob(const json& j) {
   s.solver = smt::parseSolverKind(j.value("solver", "z3"));
   s.dataModel = frontend::parseDataModel(j.value("dataModel", "LP64"));
   s.flags = j.value("flags", std::vector<std::string>{});
+  s.systemHeadersOnly = j.value("systemHeadersOnly", false);
   return s;
 }
 
@@ -492,6 +495,7 @@ int runWorker(unsigned memoryMb) {
     h.add(s.file);
     h.add(s.source);
     for (const auto& f : s.flags) h.add(f);
+    h.add(s.systemHeadersOnly ? "system-headers-only" : "");
     h.add(frontend::dataModelName(s.dataModel));
     return h.hex();
   };
@@ -506,6 +510,7 @@ int runWorker(unsigned memoryMb) {
     frontend::FrontendOptions fo;
     fo.dataModel = s.dataModel;
     fo.extraArgs = s.flags;
+    fo.systemHeadersOnly = s.systemHeadersOnly;
     runOnLargeStack([&] { *pr = frontend::parseSource(s.source, s.file, fo); });
     parsed.emplace_front(key, pr);
     if (parsed.size() > 4) parsed.pop_back();

@@ -60,6 +60,7 @@ struct JobSpec {
   smt::SolverKind solver = smt::SolverKind::Z3;
   frontend::DataModel dataModel = frontend::DataModel::LP64;
   std::vector<std::string> flags;
+  bool systemHeadersOnly = false;  // remote text: only system headers may be included
 };
 
 struct AnalyzedFunction {

@@ -94,6 +94,7 @@ std::string stageKey(const std::string& engineId, const std::string& base, const
   h.add(smt::solverName(c.solver));
   h.add(frontend::dataModelName(c.dataModel));
   for (const auto& f : flags) h.add(f);
+  h.add(c.systemHeadersOnly ? "system-headers-only" : "");
   return h.hex();
 }
 
@@ -251,11 +252,12 @@ void Service::plannerLoop() {
     std::string id = ready->id, file = ready->file, text = ready->text;
     std::vector<std::string> flags = ready->flags;
     frontend::DataModel dm = ready->cfg.dataModel;
+    bool systemOnly = ready->cfg.systemHeadersOnly;
     int version = ready->version;
     uint64_t parsesBefore = stats_.parses;
     lock.unlock();
     auto t0 = Clock::now();
-    std::shared_ptr<const ParsedTU> tu = parse(file, text, flags, dm);
+    std::shared_ptr<const ParsedTU> tu = parse(file, text, flags, dm, systemOnly);
     double parseS = std::chrono::duration<double>(Clock::now() - t0).count();
     lock.lock();
     auto it = docs_.find(id);
@@ -271,12 +273,13 @@ void Service::plannerLoop() {
 
 std::shared_ptr<const Service::ParsedTU> Service::parse(const std::string& file, const std::string& text,
                                                         const std::vector<std::string>& flags,
-                                                        frontend::DataModel dm) {
+                                                        frontend::DataModel dm, bool systemHeadersOnly) {
   cfa::Hasher h;
   h.add(file);
   h.add(text);
   for (const auto& f : flags) h.add(f);
   h.add(frontend::dataModelName(dm));
+  h.add(systemHeadersOnly ? "system-headers-only" : "");
   std::string key = h.hex();
   {
     std::lock_guard lock(mu_);
@@ -297,6 +300,7 @@ std::shared_ptr<const Service::ParsedTU> Service::parse(const std::string& file,
   spec.file = file;
   spec.source = text;
   spec.flags = flags;
+  spec.systemHeadersOnly = systemHeadersOnly;
   spec.dataModel = dm;
   spec.timeoutS = 60;  // hard limit 65 s: a runaway parse is killed
   auto promise = std::make_shared<std::promise<JobOutcome>>();
@@ -418,6 +422,7 @@ void Service::advance(Doc& d, FnEntry& f) {
     spec.solver = d.planCfg.solver;
     spec.dataModel = d.planCfg.dataModel;
     spec.flags = d.flags;
+    spec.systemHeadersOnly = d.planCfg.systemHeadersOnly;
     std::string id = d.id, name = f.st.name;
     uint64_t gen = d.generation;
     auto started = [this, id, name, gen] {
@@ -568,6 +573,7 @@ void Service::advanceOnce(Once& o, Deferred& out) {
     spec.solver = o.req.cfg.solver;
     spec.dataModel = o.req.cfg.dataModel;
     spec.flags = o.req.flags;
+    spec.systemHeadersOnly = o.req.cfg.systemHeadersOnly;
     uint64_t id = o.id;
     auto done = [this, id, stage, key](const JobOutcome& res) {
       Deferred later;

@@ -66,6 +66,8 @@ struct VerifyConfig {
   std::vector<StageConfig> chain{{engine::Algorithm::Ibmc, 3, 10}, {engine::Algorithm::Ibmc, 0, 30}};
   smt::SolverKind solver = smt::SolverKind::Z3;
   frontend::DataModel dataModel = frontend::DataModel::LP64;
+  // Text from remote clients: #include may read only system headers (FrontendOptions).
+  bool systemHeadersOnly = false;
 };
 
 enum class FunctionState { Queued, Running, Verified, Violated, Conditional, Error };
@@ -156,7 +158,8 @@ class Service {
 
   void plannerLoop();
   std::shared_ptr<const ParsedTU> parse(const std::string& file, const std::string& text,
-                                        const std::vector<std::string>& flags, frontend::DataModel dm);
+                                        const std::vector<std::string>& flags, frontend::DataModel dm,
+                                        bool systemHeadersOnly);
   void plan(Doc& d, std::shared_ptr<const ParsedTU> tu);
   void advance(Doc& d, FnEntry& f);
   void applyResult(Doc& d, FnEntry& f, const std::string& stored, unsigned stage);

@@ -60,6 +60,15 @@ test('an authorized client gets the CLI JSON and partial results', async () => {
     (e) => e.code === -32602 && /not allowed/.test(e.message),
   );
   await assert.rejects(c.conn.sendRequest('argus/verify', { uri: 'file:///etc/passwd' }), (e) => e.code === -32602);
+  // ... nor #include them from the text: system headers only, anything else is "not found"
+  for (const inc of ['"/etc/passwd"', '"../../../../../etc/passwd"', '"/usr/include/../../etc/passwd"']) {
+    await assert.rejects(
+      c.conn.sendRequest('argus/verify', { text: `#include ${inc}\n` + BUGGY, filename: 'inc.c', timeout: 30 }),
+      (e) => /file not found/.test(e.message) && !/root:/.test(e.message),
+    );
+  }
+  const withHeaders = await c.conn.sendRequest('argus/verify', { text: '#include <stdlib.h>\n#include <string.h>\n' + BUGGY, filename: 'sys.c', timeout: 30 });
+  assert.equal(withHeaders.verdict, 'false');
   c.conn.dispose();
   c.socket.destroy();
 });
