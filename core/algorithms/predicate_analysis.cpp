@@ -9,6 +9,7 @@
 #include "core/algorithms/cpa_algorithm.h"
 #include "core/algorithms/newton_refiner.h"
 #include "core/cpa/arg_cpa.h"
+#include "core/cpa/automaton_cpa.h"
 #include "core/cpa/callstack_cpa.h"
 #include "core/cpa/composite_cpa.h"
 #include "core/cpa/location_cpa.h"
@@ -53,7 +54,9 @@ public:
         loc_(cf_),
         cs_(cf_),
         pred_(cf_, pfm_, *absSolver_, opts.cpa, deadline_),
-        comp_({&loc_, &cs_, &pred_}),
+        aut_(opts.condition ? std::make_unique<cpa::AutomatonCpa>(*opts.condition) : nullptr),
+        comp_(aut_ ? std::vector<cpa::ConfigurableProgramAnalysis*>{&loc_, &cs_, &pred_, aut_.get()}
+                   : std::vector<cpa::ConfigurableProgramAnalysis*>{&loc_, &cs_, &pred_}),
         arg_(comp_),
         newton_(pfm_, opts.solver, deadline_),
         reached_(waitlistOrder(), partitionKey(), priority()) {}
@@ -127,6 +130,7 @@ private:
   cpa::LocationCpa loc_;
   cpa::CallstackCpa cs_;
   cpa::PredicateCpa pred_;
+  std::unique_ptr<cpa::AutomatonCpa> aut_;  // input condition, if any (after pred_: kPredicateComponent stays 2)
   cpa::CompositeCpa comp_;
   cpa::ArgCpa arg_;
   NewtonRefiner newton_;
