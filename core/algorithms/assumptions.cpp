@@ -39,6 +39,36 @@ std::string locationWhere(const cfa::Program& prog, cfa::FuncId f, cfa::LocId l)
   return file + ":" + std::to_string(r->line);
 }
 
+std::vector<std::string> summarizeOpen(const cfa::Program& prog, const BuiltCondition& b, const std::string& stoppedBy) {
+  std::vector<std::string> items;
+  size_t waiting = 0;
+  std::string firstWaiting;
+  for (const OpenPart& o : b.open) {
+    auto* l = cpa::extract<cpa::LocationState>(*o.node);
+    std::string where = l ? locationWhere(prog, l->func, l->loc) : "?";
+    if (o.reason == kWaitingReason) {
+      if (!waiting++) firstWaiting = where;
+      continue;
+    }
+    std::string item = o.reason + " at " + where;
+    if (std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
+  }
+  if (waiting)
+    items.insert(items.begin(), std::to_string(waiting) + " state" + (waiting > 1 ? "s" : "") + " not explored when the " +
+                                    (stoppedBy.empty() ? "analysis" : stoppedBy) + " stopped it (first at " + firstWaiting +
+                                    ")");
+  return items;
+}
+
+std::string exceptSummary(const std::vector<std::string>& items) {
+  constexpr size_t kMaxItems = 6;
+  if (items.empty()) return "";
+  std::string s = "verified except: ";
+  for (size_t i = 0; i < items.size() && i < kMaxItems; ++i) s += (i ? "; " : "") + items[i];
+  if (items.size() > kMaxItems) s += "; and " + std::to_string(items.size() - kMaxItems) + " more";
+  return s;
+}
+
 result::AssumptionAutomaton trivialAutomaton(const cfa::Program& prog, const std::string& entry, bool verified) {
   AssumptionAutomaton a;
   a.programHash = result::programHash(prog, entry);
@@ -84,7 +114,7 @@ BuiltCondition buildCondition(const cfa::Program& prog, const std::string& entry
     std::optional<std::string> why;
     if (n->coveredBy == nullptr) {
       auto sp = n->shared_from_this();
-      if (reached.contains(sp) && reached.isWaiting(sp)) why = "not yet explored when the analysis stopped";
+      if (reached.contains(sp) && reached.isWaiting(sp)) why = kWaitingReason;
       if (!why)
         if (auto* as = cpa::extract<cpa::AssumptionState>(*n); as && as->excluded) why = as->reason;
       if (!why) why = openReason(*n);

@@ -24,6 +24,9 @@
 
 namespace argus::algorithms {
 
+// The reason of open parts that were still waiting.
+inline constexpr const char* kWaitingReason = "not yet explored when the analysis stopped";
+
 struct OpenPart {
   const cpa::ArgState* node = nullptr;
   std::string reason;
@@ -43,6 +46,13 @@ BuiltCondition buildCondition(const cfa::Program& prog, const std::string& entry
                               const cpa::ArgState* root,
                               const std::function<std::optional<std::string>(const cpa::ArgState&)>& openReason,
                               const std::function<std::string(const cpa::ArgState&)>& describe);
+
+// Human summary items for the open parts: waiting states grouped into one item
+// ("N states not explored when the <stoppedBy> stopped the analysis (first at f.c:L)"),
+// every other reason once with its location.
+std::vector<std::string> summarizeOpen(const cfa::Program& prog, const BuiltCondition& b, const std::string& stoppedBy);
+// "verified except: item; item; ..." (at most a few items), or "" for none.
+std::string exceptSummary(const std::vector<std::string>& items);
 
 // "main.c:12" for a location of the program (its source range, else the function's).
 std::string locationWhere(const cfa::Program& prog, cfa::FuncId f, cfa::LocId l);

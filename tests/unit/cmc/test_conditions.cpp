@@ -379,3 +379,28 @@ TEST(Chain, DefaultChainAndBadSpecs) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Conditions, PredicateAnalysisStoppedByTimeLeavesACondition) {
+  // needs the invariant i <= 1000000 (hard for pred): it runs into its time limit, and
+  // still says what it verified: the other branch, with the waiting states open
+  const char* body =
+      "int main(){\n"
+      "  int c = __VERIFIER_nondet_int();\n"
+      "  if (c) { int a = 2; if (a * 3 != 6) reach_error(); }\n"
+      "  else { int i = 0; while (i < 1000000) { i++; } if (i != 1000000) reach_error(); }\n"
+      "  return 0;\n"
+      "}\n";
+  CmcRun c;
+  c.algorithm = Algorithm::Pred;
+  c.timeout = 3;
+  auto out = runCmc(body, c);
+  ASSERT_EQ(out.result.verdict, Verdict::Unknown) << out.result.reason;
+  EXPECT_EQ(out.result.condition.summary.rfind("verified except: ", 0), 0u) << out.result.condition.summary;
+  ASSERT_TRUE(out.result.condition.automaton);
+  EXPECT_GE(out.result.condition.automaton->ordinaryStates(), 1u);
+  EXPECT_FALSE(out.result.condition.assumptions.empty());
+}
+
+}  // namespace
