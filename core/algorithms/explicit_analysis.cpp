@@ -226,6 +226,9 @@ private:
             add("paths with more than " + std::to_string(opts_.pathLimits.maxAssumeEdges) + " assume edges (cut at " +
                 where + ")");
             break;
+          case cpa::PathLimit::StatesPerLocation:
+            add("states beyond " + std::to_string(opts_.pathLimits.maxStatesPerLocation) + " per location at " + where);
+            break;
           case cpa::PathLimit::None: add(as->reason + " at " + where); break;
         }
       } else {

@@ -5,8 +5,8 @@
 //
 // Limits (the paper's conditions, Fig. 7): total time and number of abstract states
 // end the run, and every state still waiting becomes an excluding assumption; path
-// length, assume edges and repeating loop heads on a path cut that path only (an
-// excluding assumption on the state) and the rest goes on. CPA++ stops at each target:
+// length, assume edges and repeating loop heads on a path, and states per location,
+// cut that path only (an excluding assumption on the state) and the rest goes on. CPA++ stops at each target:
 //  - error location: the ARG path to it is encoded and solved; a model is replayed by
 //    the concrete interpreter and only a replayed path is reported `false`. An
 //    infeasible path cannot be refined by this analysis: the target is recorded as an

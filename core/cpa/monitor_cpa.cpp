@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/cpa/reached_set.h"
+
 namespace argus::cpa {
 
 bool PathMonitorState::equals(const AbstractState& o) const {
@@ -16,7 +18,7 @@ std::string PathMonitorState::str() const {
   return s;
 }
 
-struct PathMonitorCpa::Ops final : AbstractDomain, TransferRelation, StopOperator {
+struct PathMonitorCpa::Ops final : AbstractDomain, TransferRelation, StopOperator, PrecisionAdjustment {
   const ControlFlow& cf;
   PathLimits limits;
   Ops(const ControlFlow& cf, PathLimits l) : cf(cf), limits(l) {}
@@ -24,6 +26,23 @@ struct PathMonitorCpa::Ops final : AbstractDomain, TransferRelation, StopOperato
   bool isLessOrEqual(const AbstractState&, const AbstractState&) const override { return true; }
   StatePtr join(const StatePtr&, const StatePtr& b) const override { return b; }
   bool stop(const StatePtr&, std::span<const StatePtr> reached, const PrecisionPtr&) override { return !reached.empty(); }
+
+  std::optional<Adjusted> adjust(const StatePtr& e, const PrecisionPtr& p, const ReachedSet& reached,
+                                 const AbstractState& full) override {
+    const auto& s = static_cast<const PathMonitorState&>(*e);
+    if (!limits.maxStatesPerLocation || !s.exceeded.empty()) return Adjusted{e, p};
+    size_t n = reached.partitionSize(full);
+    if (n < limits.maxStatesPerLocation) return Adjusted{e, p};
+    auto c = std::make_shared<PathMonitorState>(s);
+    c->limit = PathLimit::StatesPerLocation;
+    c->exceeded = "states per location: " + std::to_string(n) + " states already at this location (limit " +
+                  std::to_string(limits.maxStatesPerLocation) + ")";
+    if (auto* l = extract<LocationState>(full)) {
+      c->exceededFunc = l->func;
+      c->exceededLoc = l->loc;
+    }
+    return Adjusted{c, p};
+  }
 
   std::vector<StatePtr> successorsForStep(const StatePtr& sp, const PrecisionPtr&, const Step& step) override {
     const auto& s = static_cast<const PathMonitorState&>(*sp);
@@ -65,6 +84,7 @@ struct PathMonitorCpa::Ops final : AbstractDomain, TransferRelation, StopOperato
 
 PathMonitorCpa::PathMonitorCpa(const ControlFlow& cf, PathLimits limits) : ops_(std::make_unique<Ops>(cf, limits)) {}
 PathMonitorCpa::~PathMonitorCpa() = default;
+PrecisionAdjustment& PathMonitorCpa::precisionAdjustment() { return *ops_; }
 AbstractDomain& PathMonitorCpa::domain() { return *ops_; }
 TransferRelation& PathMonitorCpa::transfer() { return *ops_; }
 StopOperator& PathMonitorCpa::stop() { return *ops_; }
@@ -79,7 +99,7 @@ bool AssumptionState::equals(const AbstractState& o) const {
   return a && a->excluded == excluded && a->reason == reason;
 }
 
-struct AssumptionStorageCpa::Ops final : AbstractDomain, TransferRelation, StopOperator, Strengthen {
+struct AssumptionStorageCpa::Ops final : AbstractDomain, TransferRelation, StopOperator, Strengthen, PrecisionAdjustment {
   StatePtr top = std::make_shared<AssumptionState>();
 
   bool isLessOrEqual(const AbstractState& a, const AbstractState& b) const override {
@@ -97,6 +117,15 @@ struct AssumptionStorageCpa::Ops final : AbstractDomain, TransferRelation, StopO
     if (static_cast<const AssumptionState&>(*s).excluded) return {};
     return {top};
   }
+  // a monitor that cut the state in its own precision adjustment (it runs before this one)
+  std::optional<Adjusted> adjust(const StatePtr& e, const PrecisionPtr& p, const ReachedSet&,
+                                 const AbstractState& full) override {
+    if (static_cast<const AssumptionState&>(*e).excluded) return Adjusted{e, p};
+    if (auto* m = extract<PathMonitorState>(full); m && !m->exceeded.empty())
+      return Adjusted{std::make_shared<AssumptionState>(true, m->exceeded, m->limit), p};
+    return Adjusted{e, p};
+  }
+
   StatePtr strengthen(const StatePtr& e, std::span<const StatePtr> siblings, const Step&) override {
     for (const StatePtr& s : siblings)
       if (auto* m = dynamic_cast<const PathMonitorState*>(s.get()); m && !m->exceeded.empty())
@@ -107,6 +136,7 @@ struct AssumptionStorageCpa::Ops final : AbstractDomain, TransferRelation, StopO
 
 AssumptionStorageCpa::AssumptionStorageCpa() : ops_(std::make_unique<Ops>()) {}
 AssumptionStorageCpa::~AssumptionStorageCpa() = default;
+PrecisionAdjustment& AssumptionStorageCpa::precisionAdjustment() { return *ops_; }
 AbstractDomain& AssumptionStorageCpa::domain() { return *ops_; }
 TransferRelation& AssumptionStorageCpa::transfer() { return *ops_; }
 StopOperator& AssumptionStorageCpa::stop() { return *ops_; }

@@ -6,15 +6,17 @@
 // assume edges, and how often each loop head was visited. A location can repeat on a
 // path without bound only through a cycle of the CFA, and every cycle passes a loop
 // head, so counting loop heads bounds the same paths as counting every location while
-// keeping the state small. When a successor exceeds a limit, its state records which
+// keeping the state small. Its precision adjustment also counts the reached states in
+// the successor's partition (location and call stack: the paper's "states per
+// location"); a successor beyond that limit is cut. When a successor exceeds a limit, its state records which
 // limit and where (`exceeded`), and it has no successors. The monitor takes no part in
 // coverage: e ⊑ e' for any two monitor states (a state covered by one whose path was
 // cut is re-explored by a later run, because the cut is recorded as an assumption).
 //
 // AssumptionStorageCpa carries the assumption of a state: `true` (nothing excluded)
 // or `false` with a reason ("this part was not explored"; the paper's excluding
-// assumption). Its strengthen turns the assumption to `false` when a sibling monitor
-// exceeded a limit; a state whose assumption is false has no successors. Domain:
+// assumption). Its strengthen (and, for the per-location limit, its precision
+// adjustment) turns the assumption to `false` when a sibling monitor exceeded a limit; a state whose assumption is false has no successors. Domain:
 // e ⊑ e' iff e' assumes true or e assumes false (a state is only covered by one whose
 // part was explored, or by another excluded one). merge-sep, stop-sep.
 #pragma once
@@ -32,10 +34,11 @@ struct PathLimits {
   uint32_t maxPathLength = 0;    // steps on a path; 0 = no limit
   uint32_t maxAssumeEdges = 0;   // assume edges on a path; 0 = no limit
   uint32_t maxRepeats = 0;       // visits of one loop head on a path; 0 = no limit
-  bool any() const { return maxPathLength || maxAssumeEdges || maxRepeats; }
+  uint32_t maxStatesPerLocation = 0;  // reached states in one partition (location and call stack); 0 = no limit
+  bool any() const { return maxPathLength || maxAssumeEdges || maxRepeats || maxStatesPerLocation; }
 };
 
-enum class PathLimit : uint8_t { None, Repeats, PathLength, AssumeEdges };
+enum class PathLimit : uint8_t { None, Repeats, PathLength, AssumeEdges, StatesPerLocation };
 
 class PathMonitorState final : public AbstractState {
 public:
@@ -59,7 +62,7 @@ public:
   TransferRelation& transfer() override;
   MergeOperator& merge() override { return merge_; }
   StopOperator& stop() override;
-  PrecisionAdjustment& precisionAdjustment() override { return prec_; }
+  PrecisionAdjustment& precisionAdjustment() override;
   StatePtr initialState() override;
   PrecisionPtr initialPrecision() override { return NoPrecision::get(); }
 
@@ -67,7 +70,6 @@ private:
   struct Ops;
   std::unique_ptr<Ops> ops_;
   MergeSep merge_;
-  StaticPrecision prec_;
 };
 
 class AssumptionState final : public AbstractState {
@@ -89,7 +91,7 @@ public:
   TransferRelation& transfer() override;
   MergeOperator& merge() override { return merge_; }
   StopOperator& stop() override;
-  PrecisionAdjustment& precisionAdjustment() override { return prec_; }
+  PrecisionAdjustment& precisionAdjustment() override;
   Strengthen& strengthen() override;
   StatePtr initialState() override;
   PrecisionPtr initialPrecision() override { return NoPrecision::get(); }
@@ -98,7 +100,6 @@ private:
   struct Ops;
   std::unique_ptr<Ops> ops_;
   MergeSep merge_;
-  StaticPrecision prec_;
 };
 
 }  // namespace argus::cpa

@@ -137,6 +137,8 @@ std::vector<Stage> parseChain(const std::string& spec) {
         st.params.limits.maxRepeats = static_cast<uint32_t>(parseCount(k, v));
       } else if (st.algorithm == Algorithm::Explicit && k == "length") {
         st.params.limits.maxPathLength = static_cast<uint32_t>(parseCount(k, v));
+      } else if (st.algorithm == Algorithm::Explicit && k == "perloc") {
+        st.params.limits.maxStatesPerLocation = static_cast<uint32_t>(parseCount(k, v));
       } else if (st.algorithm == Algorithm::Explicit && k == "assumes") {
         st.params.limits.maxAssumeEdges = static_cast<uint32_t>(parseCount(k, v));
       } else {
@@ -394,6 +396,7 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     sp.limits.maxPathLength = req.maxPathLength;
     sp.limits.maxAssumeEdges = req.maxAssumeEdges;
     sp.limits.maxRepeats = req.maxRepeats;
+    sp.limits.maxStatesPerLocation = req.maxStatesPerLocation;
     out.result = runSingle(program, *entry, req, req.algorithm, remaining, sp, req.conditionIn.get());
   }
   out.result.stats.wallTimeS = secondsSince(wall0);

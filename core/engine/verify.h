@@ -56,7 +56,7 @@ struct VerifyRequest {
   std::function<void(size_t, const std::string&, const result::VerificationResult&)> stageFinished;
   // Limits of the explicit-value analysis (0 = none; see explicit_analysis.h).
   uint64_t maxStates = 0;
-  uint32_t maxPathLength = 0, maxAssumeEdges = 0, maxRepeats = 0;
+  uint32_t maxPathLength = 0, maxAssumeEdges = 0, maxRepeats = 0, maxStatesPerLocation = 0;
 };
 
 // The chain --algorithm cmc runs when --chain is not given.

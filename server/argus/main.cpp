@@ -24,9 +24,10 @@ const char* kUsage =
     "                      [--chain SPEC] [--condition-in F.json] [--condition-out F]\n"
     "                      [--condition-format json|cpachecker] [--max-states N]\n"
     "                      [--max-path-length N] [--max-assume-edges N] [--max-repeats N]\n"
+    "                      [--max-states-per-location N]\n"
     "                      [-- CLANG-FLAGS...]\n"
     "      --chain (with --algorithm cmc): stages separated by commas, each NAME[:key=value...]:\n"
-    "        bmc|ibmc:k=N:time=S, explicit:time=S:states=N:repeats=N:length=N:assumes=N,\n"
+    "        bmc|ibmc:k=N:time=S, explicit:time=S:states=N:repeats=N:length=N:assumes=N:perloc=N,\n"
     "        pred:time=S (default: bmc:k=1,explicit:time=10,pred)\n"
     "  argus bench MANIFEST.tsv [--algorithm A] [--solver S] [--timeout SEC] [--jobs N]\n"
     "                      [--out results.json] [--memory-mb MB] [--filter TEXT] [--limit N]\n";
@@ -90,6 +91,7 @@ int runVerify(const std::vector<std::string>& args) {
       else if (a == "--max-path-length") req.maxPathLength = static_cast<uint32_t>(count(value()));
       else if (a == "--max-assume-edges") req.maxAssumeEdges = static_cast<uint32_t>(count(value()));
       else if (a == "--max-repeats") req.maxRepeats = static_cast<uint32_t>(count(value()));
+      else if (a == "--max-states-per-location") req.maxStatesPerLocation = static_cast<uint32_t>(count(value()));
       else if (a == "--") {
         req.extraArgs.assign(args.begin() + i + 1, args.end());
         break;

@@ -14,7 +14,7 @@ struct CmcRun {
   engine::Algorithm algorithm = engine::Algorithm::Explicit;
   double timeout = 60;
   uint64_t maxStates = 0;
-  uint32_t maxPathLength = 0, maxAssumeEdges = 0, maxRepeats = 0;
+  uint32_t maxPathLength = 0, maxAssumeEdges = 0, maxRepeats = 0, maxStatesPerLocation = 0;
   std::string chain;
   std::shared_ptr<const result::AssumptionAutomaton> conditionIn;
   std::string conditionOut, conditionFormat;
@@ -33,6 +33,7 @@ inline engine::VerifyOutcome runCmc(const std::string& body, const CmcRun& c,
   req.maxPathLength = c.maxPathLength;
   req.maxAssumeEdges = c.maxAssumeEdges;
   req.maxRepeats = c.maxRepeats;
+  req.maxStatesPerLocation = c.maxStatesPerLocation;
   req.chain = c.chain;
   req.conditionIn = c.conditionIn;
   req.conditionOut = c.conditionOut;

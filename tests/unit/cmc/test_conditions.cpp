@@ -115,12 +115,33 @@ TEST(Monitors, AssumeEdgesCutsPathsWithManyBranches) {
       << joined(out.result.condition.excluded);
 }
 
+TEST(Monitors, StatesPerLocationCutsOnlyTheCrowdedLocations) {
+  CmcRun c;
+  c.maxStatesPerLocation = 7;
+  auto out = runCmc(kTwoParts, c);
+  EXPECT_EQ(out.result.verdict, Verdict::Unknown);
+  const auto& ex = out.result.condition.excluded;
+  EXPECT_TRUE(contains(ex, "states beyond 7 per location at test.c:")) << joined(ex);
+  // only locations of the loop part are crowded
+  for (const std::string& e : ex) {
+    auto p = e.find("test.c:");
+    ASSERT_NE(p, std::string::npos) << e;
+    int line = std::stoi(e.substr(p + 7));
+    EXPECT_GE(line, static_cast<int>(lineOf(kTwoParts, "int i = 0;"))) << e;
+  }
+  // part A is verified: the automaton does not enter its branch
+  ASSERT_TRUE(out.result.condition.automaton);
+  EXPECT_GE(out.result.condition.automaton->ordinaryStates(), 1u);
+  EXPECT_LT(statOf(out.result, "reached_states"), 300.0);
+}
+
 TEST(Monitors, NoLimitHitNoAssumption) {
   // limits that the program never reaches change nothing: true, nothing excluded
   CmcRun c;
   c.maxRepeats = 100;
   c.maxPathLength = 10000;
   c.maxAssumeEdges = 1000;
+  c.maxStatesPerLocation = 1000;
   auto out = runCmc("int main(){ int s = 0; for (int i = 0; i < 20; i++) s += 2; if (s != 40) reach_error(); return 0; }", c);
   EXPECT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
   EXPECT_TRUE(out.result.condition.excluded.empty());
