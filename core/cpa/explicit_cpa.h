@@ -36,7 +36,7 @@
 
 namespace argus::cpa {
 
-constexpr uint64_t kMaxTrackedZeroInit = 1 << 16;
+constexpr uint64_t kMaxTrackedZeroInit = 4096;  // bytes; larger zeroed blocks are left unknown
 
 class ExplicitState final : public AbstractState {
 public:

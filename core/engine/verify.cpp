@@ -272,8 +272,18 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
     auto t0 = std::chrono::steady_clock::now();
     double c0 = support::processCpuSeconds();
     bool restrictable = st.algorithm == Algorithm::Explicit || st.algorithm == Algorithm::Pred;
-    result::VerificationResult r =
-        runSingle(program, entry, req, st.algorithm, t, sp, restrictable ? cond.get() : nullptr);
+    result::VerificationResult r;
+    try {
+      r = runSingle(program, entry, req, st.algorithm, t, sp, restrictable ? cond.get() : nullptr);
+    } catch (const std::bad_alloc&) {
+      // one stage running out of memory does not end the chain: the next one gets the
+      // condition this stage was given
+      r = result::VerificationResult();
+      r.algorithm = algorithmName(st.algorithm);
+      r.reason = "out of memory";
+      r.condition.kind = "memory";
+      r.condition.summary = "nothing more verified (out of memory)";
+    }
     r.stats.wallTimeS = secondsSince(t0);
     r.stats.cpuTimeS = support::processCpuSeconds() - c0;
     if (req.stageFinished) req.stageFinished(i, st.spec, r);
@@ -292,6 +302,7 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
     if (last.verdict != result::Verdict::Unknown) break;
     if (req.timeoutS > 0 && secondsSince(wall0) >= req.timeoutS) break;
   }
+  if (!last.condition.automaton) last.condition.automaton = cond;  // a stage that failed passes on its input
   last.algorithm = "cmc";
   last.stats.solverTimeS = solverTime;
   last.stats.solverQueries = queries;
@@ -303,7 +314,8 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
 }
 
 void writeCondition(const cfa::Program& program, const VerifyRequest& req, const result::VerificationResult& r) {
-  const result::AssumptionAutomaton& a = *r.condition.automaton;
+  result::AssumptionAutomaton open = algorithms::trivialAutomaton(program, req.function, false);
+  const result::AssumptionAutomaton& a = r.condition.automaton ? *r.condition.automaton : open;
   bool json = req.conditionFormat.empty() ? req.conditionOut.size() >= 5 &&
                                                 req.conditionOut.compare(req.conditionOut.size() - 5, 5, ".json") == 0
                                           : req.conditionFormat == "json";
