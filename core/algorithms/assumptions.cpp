@@ -117,10 +117,11 @@ BuiltCondition buildCondition(const cfa::Program& prog, const std::string& entry
       if (reached.contains(sp) && reached.isWaiting(sp)) why = kWaitingReason;
       if (!why)
         if (auto* as = cpa::extract<cpa::AssumptionState>(*n); as && as->excluded) why = as->reason;
-      if (!why) why = openReason(*n);
+      if (why) open[i] = 2;  // cut: a limit stopped the exploration here
+      else why = openReason(*n);
     }
     if (why) {
-      open[i] = 1;
+      if (!open[i]) open[i] = 1;
       out.open.push_back({n, *why});
     }
     for (const ArgState* c : n->children)
@@ -142,15 +143,33 @@ BuiltCondition buildCondition(const cfa::Program& prog, const std::string& entry
         work.push_back(p);
       }
   }
-  // Loops: an unverified node at a loop head becomes open. Otherwise the automaton
-  // would spell out every unrolled iteration of the loop the earlier run was stuck in
-  // and force a later analysis to unroll it the same way (and to explore it twice, once
-  // restricted and once open); opening more is always sound (a later run only explores
-  // more). What was verified before the loop, or on paths that never reach an open
-  // part, stays excluded.
+  // the nodes from which a cut (not only an undecided target) can be reached
+  std::vector<uint8_t> leadsToCut(nodes.size(), 0);
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (open[i] == 2) {
+      leadsToCut[i] = 1;
+      work.push_back(i);
+    }
+  while (!work.empty()) {
+    size_t i = work.back();
+    work.pop_back();
+    for (size_t p : preds[i])
+      if (!leadsToCut[p]) {
+        leadsToCut[p] = 1;
+        work.push_back(p);
+      }
+  }
+  // Loops: a node at a loop head from which a cut (a limit, or the states still
+  // waiting) can be reached becomes open. Otherwise the automaton would spell out every
+  // unrolled iteration of the loop the earlier run was stuck in and force a later
+  // analysis to unroll it the same way (and to explore it twice, once restricted and
+  // once open); opening more is always sound (a later run only explores more). What
+  // was verified before the loop, on paths that never reach an open part, and the
+  // paths to undecided targets (an error path the earlier analysis could not refute)
+  // stay exact.
   std::vector<uint8_t> collapsed(nodes.size(), 0);
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!needed[i] || open[i] || nodes[i]->coveredBy) continue;
+    if (!leadsToCut[i] || open[i] || nodes[i]->coveredBy) continue;
     auto* l = cpa::extract<cpa::LocationState>(*nodes[i]);
     if (l && l->func < prog.functions.size() && l->loc < prog.functions[l->func].locs.size() &&
         prog.functions[l->func].locs[l->loc].isLoopHead)

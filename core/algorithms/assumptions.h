@@ -7,8 +7,8 @@
 // target whose error path could not be decided, an unsupported construct). Every other
 // expanded node has all its successors in the ARG (or covered). Nodes from which no
 // open node can be reached (through children and coverage) collapse into the verified
-// sink; open nodes, and unverified nodes at loop heads (see buildCondition), become
-// the open state; the remaining nodes are automaton states
+// sink; open nodes, and nodes at loop heads from which a cut can be reached (see
+// buildCondition), become the open state; the remaining nodes are automaton states
 // with one transition per ARG edge (a covered child stands for its covering node).
 #pragma once
 
