@@ -507,6 +507,8 @@ private:
   // Conditional model checking: an unknown run still says what it verified, from the
   // ARG (assumptions.h): states still waiting and undecided targets are open.
   void attachCondition(VerificationResult& r) {
+    constexpr size_t kMaxDescribedAbstractions = 50;
+    size_t described = 0;
     BuiltCondition b = buildCondition(
         prog_, prog_.functions[entry_].name, reached_, root_,
         [](const ArgState& n) -> std::optional<std::string> {
@@ -517,9 +519,11 @@ private:
             return std::string(cpa::propertyName(l->property)) + " target not decided";
           return std::nullopt;
         },
-        [](const ArgState& n) {
+        [&described](const ArgState& n) {
+          // printing abstractions is not free: the first few only; `false` (a stronger
+          // assumption, so claiming less) for the rest
           const PredicateState& p = predOf(n);
-          if (!p.isAbstraction || !p.abstraction) return std::string("false");
+          if (!p.isAbstraction || !p.abstraction || ++described > kMaxDescribedAbstractions) return std::string("false");
           std::string a = p.abstraction->str();
           if (a.size() > 200) a = a.substr(0, 200) + "...";
           return "!(" + a + ")";
