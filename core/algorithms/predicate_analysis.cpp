@@ -5,10 +5,12 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "core/algorithms/assumptions.h"
 #include "core/algorithms/counterexample.h"
 #include "core/algorithms/cpa_algorithm.h"
 #include "core/algorithms/newton_refiner.h"
 #include "core/cpa/arg_cpa.h"
+#include "core/cpa/automaton_cpa.h"
 #include "core/cpa/callstack_cpa.h"
 #include "core/cpa/composite_cpa.h"
 #include "core/cpa/location_cpa.h"
@@ -53,7 +55,9 @@ public:
         loc_(cf_),
         cs_(cf_),
         pred_(cf_, pfm_, *absSolver_, opts.cpa, deadline_),
-        comp_({&loc_, &cs_, &pred_}),
+        aut_(opts.condition ? std::make_unique<cpa::AutomatonCpa>(*opts.condition) : nullptr),
+        comp_(aut_ ? std::vector<cpa::ConfigurableProgramAnalysis*>{&loc_, &cs_, &pred_, aut_.get()}
+                   : std::vector<cpa::ConfigurableProgramAnalysis*>{&loc_, &cs_, &pred_}),
         arg_(comp_),
         newton_(pfm_, opts.solver, deadline_),
         reached_(waitlistOrder(), partitionKey(), priority()) {}
@@ -67,6 +71,7 @@ public:
       cpa::StatePtr init = arg_.initialState();
       reached_.add(init, arg_.initialPrecision());
       arg_.onAdded(init);
+      root_ = static_cast<const ArgState*>(init.get());
       CpaAlgorithmOptions co;
       co.deadline = deadline_;
       co.maxStates = opts_.maxStates;
@@ -127,11 +132,13 @@ private:
   cpa::LocationCpa loc_;
   cpa::CallstackCpa cs_;
   cpa::PredicateCpa pred_;
+  std::unique_ptr<cpa::AutomatonCpa> aut_;  // input condition, if any (after pred_: kPredicateComponent stays 2)
   cpa::CompositeCpa comp_;
   cpa::ArgCpa arg_;
   NewtonRefiner newton_;
   cpa::ReachedSet reached_;
   std::vector<std::string> unsupported_;
+  const ArgState* root_ = nullptr;
   uint64_t refinements_ = 0, cexChecks_ = 0, pathCandidates_ = 0, fallbackRefinements_ = 0, allSatEscalations_ = 0;
   size_t maxPredicates_ = 0;
   double refineTimeS_ = 0, cexTimeS_ = 0;
@@ -497,7 +504,42 @@ private:
     return counterexampleFromReplay(prog_, entry_, run);
   }
 
+  // Conditional model checking: an unknown run still says what it verified, from the
+  // ARG (assumptions.h): states still waiting and undecided targets are open.
+  void attachCondition(VerificationResult& r) {
+    constexpr size_t kMaxDescribedAbstractions = 50;
+    size_t described = 0;
+    BuiltCondition b = buildCondition(
+        prog_, prog_.functions[entry_].name, reached_, root_,
+        [](const ArgState& n) -> std::optional<std::string> {
+          auto* l = cpa::extract<cpa::LocationState>(n);
+          auto* c = cpa::extract<cpa::CallstackState>(n);
+          if (c && c->recursion) return std::string("recursive call (not decided)");
+          if (l && l->property != cpa::Property::None)
+            return std::string(cpa::propertyName(l->property)) + " target not decided";
+          return std::nullopt;
+        },
+        [&described](const ArgState& n) {
+          // printing abstractions is not free: the first few only; `false` (a stronger
+          // assumption, so claiming less) for the rest
+          const PredicateState& p = predOf(n);
+          if (!p.isAbstraction || !p.abstraction || ++described > kMaxDescribedAbstractions) return std::string("false");
+          std::string a = p.abstraction->str();
+          if (a.size() > 200) a = a.substr(0, 200) + "...";
+          return "!(" + a + ")";
+        });
+    r.condition.automaton = std::make_shared<result::AssumptionAutomaton>(b.automaton);
+    r.condition.assumptions = b.formula;
+    if (b.automaton.initial == result::AssumptionAutomaton::kOpen) return;  // nothing verified after all
+    std::vector<std::string> items = summarizeOpen(prog_, b, r.reason == "timeout" ? "time limit" : r.reason);
+    for (const std::string& e : r.condition.excluded)
+      if (std::find(items.begin(), items.end(), e) == items.end()) items.push_back(e);
+    r.condition.excluded = items;
+    r.condition.summary = exceptSummary(items);
+  }
+
   VerificationResult finish(VerificationResult r, const Stopwatch& total) {
+    if (r.verdict == Verdict::Unknown && root_) attachCondition(r);
     const auto& ps = pred_.stats();
     r.stats.solverQueries = absSolver_->stats().checks + cexSolver_->stats().checks + newton_.solverQueries();
     r.stats.solverTimeS = absSolver_->stats().checkTimeS + cexSolver_->stats().checkTimeS + newton_.solverTimeS();

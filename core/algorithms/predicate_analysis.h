@@ -23,6 +23,7 @@
 #include "core/cfa/cfa.h"
 #include "core/cpa/predicate_cpa.h"
 #include "core/cpa/reached_set.h"
+#include "core/result/assumption_automaton.h"
 #include "core/result/result.h"
 #include "core/smt/solver.h"
 
@@ -39,6 +40,9 @@ struct PredicateAnalysisOptions {
   uint64_t maxStates = 2'000'000;
   std::function<void(const std::string&)> progress;
   bool corruptReplayForTest = false;
+  // Input condition (conditional model checking): an assumption automaton run in the
+  // composite, so only what it leaves open is explored (borrowed; may be null).
+  const result::AssumptionAutomaton* condition = nullptr;
 };
 
 result::VerificationResult runPredicateAnalysis(const cfa::Program& prog, cfa::FuncId entry,

@@ -72,6 +72,11 @@ void ReachedSet::setPrecision(const StatePtr& s, const PrecisionPtr& p) {
   it->second.precision = p;
 }
 
+size_t ReachedSet::partitionSize(const AbstractState& s) const {
+  auto it = partitions_.find(key_ ? key_(s) : 0);
+  return it == partitions_.end() ? 0 : it->second.size();
+}
+
 std::vector<StatePtr> ReachedSet::partition(const AbstractState& s) const {
   std::vector<StatePtr> out;
   auto it = partitions_.find(key_ ? key_(s) : 0);

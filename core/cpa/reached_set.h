@@ -49,6 +49,8 @@ public:
 
   // Reached states in the same partition as `s` (in insertion order).
   std::vector<StatePtr> partition(const AbstractState& s) const;
+  // Number of reached states in the partition of `s`.
+  size_t partitionSize(const AbstractState& s) const;
   // All reached states in insertion order.
   std::vector<StatePtr> states() const;
   size_t size() const { return entries_.size(); }

@@ -1,10 +1,19 @@
 #include "core/engine/verify.h"
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 
+#include "core/algorithms/assumptions.h"
 #include "core/algorithms/bmc.h"
+#include "core/algorithms/explicit_analysis.h"
 #include "core/algorithms/predicate_analysis.h"
+#include "core/cfa/cfa_hash.h"
 #include "core/engine/sessions.h"
 #include "core/support/deadline.h"
 #include "core/support/large_stack.h"
@@ -15,7 +24,10 @@ Algorithm parseAlgorithm(const std::string& s) {
   if (s == "bmc") return Algorithm::Bmc;
   if (s == "ibmc" || s == "auto") return Algorithm::Ibmc;
   if (s == "pred") return Algorithm::Pred;
-  throw std::invalid_argument("unknown or not yet available algorithm '" + s + "' (available: bmc, ibmc, pred, auto)");
+  if (s == "explicit") return Algorithm::Explicit;
+  if (s == "cmc") return Algorithm::Cmc;
+  throw std::invalid_argument("unknown or not yet available algorithm '" + s +
+                              "' (available: bmc, ibmc, pred, explicit, cmc, auto)");
 }
 
 const char* algorithmName(Algorithm a) {
@@ -23,6 +35,8 @@ const char* algorithmName(Algorithm a) {
     case Algorithm::Bmc: return "bmc";
     case Algorithm::Ibmc: return "ibmc";
     case Algorithm::Pred: return "pred";
+    case Algorithm::Explicit: return "explicit";
+    case Algorithm::Cmc: return "cmc";
   }
   return "?";
 }
@@ -59,6 +73,278 @@ VerifyOutcome verifyParsed(const cfa::Program& program, const VerifyRequest& req
   return verifyGuarded(req, &program);
 }
 
+namespace {
+
+// Per-stage settings of a chain (or of a single run, from the request).
+struct StageParams {
+  double timeS = 0;        // 0 = whatever is left
+  uint32_t bound = 0;      // bmc/ibmc: k
+  uint64_t maxStates = 0;  // explicit
+  cpa::PathLimits limits;  // explicit
+};
+
+struct Stage {
+  Algorithm algorithm;
+  std::string spec;
+  StageParams params;
+};
+
+uint64_t parseCount(const std::string& key, const std::string& v) {
+  char* end = nullptr;
+  unsigned long long x = std::strtoull(v.c_str(), &end, 10);
+  if (v.empty() || !end || *end) throw std::invalid_argument("bad value '" + v + "' for " + key + " in --chain");
+  return x;
+}
+
+std::vector<Stage> parseChain(const std::string& spec) {
+  std::vector<Stage> out;
+  std::stringstream ss(spec);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) continue;
+    Stage st;
+    st.spec = item;
+    std::vector<std::string> parts;
+    std::string cur;
+    for (char c : item) {
+      if (c == ':' || c == ';' || c == '+') {
+        parts.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    parts.push_back(cur);
+    const std::string& name = parts[0];
+    if (name == "bmc") st.algorithm = Algorithm::Bmc;
+    else if (name == "ibmc") st.algorithm = Algorithm::Ibmc;
+    else if (name == "explicit") st.algorithm = Algorithm::Explicit;
+    else if (name == "pred") st.algorithm = Algorithm::Pred;
+    else throw std::invalid_argument("unknown chain stage '" + name + "' (stages: bmc, ibmc, explicit, pred)");
+    for (size_t i = 1; i < parts.size(); ++i) {
+      auto eq = parts[i].find('=');
+      if (eq == std::string::npos) throw std::invalid_argument("chain option '" + parts[i] + "' needs key=value");
+      std::string k = parts[i].substr(0, eq), v = parts[i].substr(eq + 1);
+      if (k == "time") {
+        char* end = nullptr;
+        st.params.timeS = std::strtod(v.c_str(), &end);
+        if (v.empty() || !end || *end || st.params.timeS < 0) throw std::invalid_argument("bad time '" + v + "' in --chain");
+      } else if (k == "k" && (st.algorithm == Algorithm::Bmc || st.algorithm == Algorithm::Ibmc)) {
+        st.params.bound = static_cast<uint32_t>(parseCount(k, v));
+      } else if (st.algorithm == Algorithm::Explicit && k == "states") {
+        st.params.maxStates = parseCount(k, v);
+      } else if (st.algorithm == Algorithm::Explicit && k == "repeats") {
+        st.params.limits.maxRepeats = static_cast<uint32_t>(parseCount(k, v));
+      } else if (st.algorithm == Algorithm::Explicit && k == "length") {
+        st.params.limits.maxPathLength = static_cast<uint32_t>(parseCount(k, v));
+      } else if (st.algorithm == Algorithm::Explicit && k == "perloc") {
+        st.params.limits.maxStatesPerLocation = static_cast<uint32_t>(parseCount(k, v));
+      } else if (st.algorithm == Algorithm::Explicit && k == "assumes") {
+        st.params.limits.maxAssumeEdges = static_cast<uint32_t>(parseCount(k, v));
+      } else {
+        throw std::invalid_argument("unknown option '" + k + "' for chain stage " + name);
+      }
+    }
+    out.push_back(st);
+  }
+  if (out.empty()) throw std::invalid_argument("empty --chain");
+  return out;
+}
+
+// "the loop at main.c:6" for every loop head of the functions the entry can reach.
+std::vector<std::string> loopsOf(const cfa::Program& p, const cfa::Function& entry) {
+  std::vector<std::string> out;
+  std::set<std::string> fs = cfa::reachableFunctions(p, entry);
+  for (const cfa::Function& f : p.functions) {
+    if (!fs.count(f.name)) continue;
+    for (const cfa::Location& l : f.locs)
+      if (l.isLoopHead) {
+        std::string w = "the loop at " + algorithms::locationWhere(p, f.id, l.id);
+        if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+      }
+  }
+  return out;
+}
+
+// One algorithm run. `cond` restricts the CPA-based analyses (explicit, pred).
+result::VerificationResult runSingle(const cfa::Program& program, const cfa::Function& entry, const VerifyRequest& req,
+                                     Algorithm alg, double timeoutS, const StageParams& sp,
+                                     const result::AssumptionAutomaton* cond) {
+  result::VerificationResult r;
+  if (alg == Algorithm::Pred) {
+    algorithms::PredicateAnalysisOptions po;
+    po.solver = req.solver;
+    po.timeoutS = timeoutS;
+    po.progress = req.progress;
+    po.corruptReplayForTest = req.corruptReplayForTest;
+    po.condition = cond;
+    r = algorithms::runPredicateAnalysis(program, entry.id, po);
+  } else if (alg == Algorithm::Explicit) {
+    algorithms::ExplicitAnalysisOptions eo;
+    eo.solver = req.solver;
+    eo.timeoutS = timeoutS;
+    eo.maxStates = sp.maxStates;
+    eo.pathLimits = sp.limits;
+    eo.condition = cond;
+    eo.progress = req.progress;
+    eo.corruptReplayForTest = req.corruptReplayForTest;
+    r = algorithms::runExplicitAnalysis(program, entry.id, eo);
+  } else {
+    algorithms::BmcOptions bo;
+    bo.incremental = alg == Algorithm::Ibmc;
+    bo.solver = req.solver;
+    bo.timeoutS = timeoutS;
+    if (sp.bound > 0) bo.maxBound = sp.bound;
+    bo.progress = req.progress;
+    bo.corruptReplayForTest = req.corruptReplayForTest;
+    if (req.sessions && alg == Algorithm::Ibmc && !req.sessionKey.empty() && req.keepAlive) {
+      // continue a warm deepening, or start one that later stages can continue
+      std::unique_ptr<SessionCache::Entry> e = req.sessions->take(req.sessionKey);
+      uint32_t limit = sp.bound > 0 ? sp.bound : bo.maxBound;
+      uint32_t resumedFrom = 0;
+      if (e && e->bound < limit && e->session->resumable()) {
+        resumedFrom = e->bound;
+      } else {
+        e = std::make_unique<SessionCache::Entry>();
+        e->keepAlive = req.keepAlive;
+        algorithms::BmcOptions kept = bo;
+        kept.progress = nullptr;  // the session outlives this request's callback
+        e->session = std::make_unique<algorithms::BmcSession>(program, entry.id, kept);
+      }
+      r = e->session->deepen(limit, bo.timeoutS);
+      if (resumedFrom) r.stats.extra["resumed_from_bound"] = resumedFrom;
+      if (e->session->resumable()) {
+        e->bound = limit;
+        req.sessions->put(req.sessionKey, std::move(e));
+      }
+    } else {
+      r = algorithms::runBmc(program, entry.id, bo);
+    }
+    // the bound as a condition: which loops were cut
+    if (r.verdict == result::Verdict::Unknown && r.condition.bound) {
+      std::vector<std::string> loops = loopsOf(program, entry);
+      std::string k = std::to_string(*r.condition.bound);
+      for (const std::string& l : loops) r.condition.excluded.push_back(l + " beyond " + k + " iterations");
+      if (!loops.empty()) {
+        r.condition.summary += "; not verified: ";
+        for (size_t i = 0; i < loops.size() && i < 5; ++i) r.condition.summary += (i ? ", " : "") + loops[i];
+        if (loops.size() > 5) r.condition.summary += " and " + std::to_string(loops.size() - 5) + " more loops";
+        r.condition.summary += " beyond " + k + " iterations";
+      }
+    }
+  }
+  // Every run leaves an automaton: its own, or what it can vouch for.
+  if (!r.condition.automaton) {
+    if (r.verdict == result::Verdict::True)
+      r.condition.automaton = std::make_shared<result::AssumptionAutomaton>(
+          algorithms::trivialAutomaton(program, entry.name, true));
+    else if (cond)
+      r.condition.automaton = std::make_shared<result::AssumptionAutomaton>(*cond);  // nothing more verified
+    else
+      r.condition.automaton = std::make_shared<result::AssumptionAutomaton>(
+          algorithms::trivialAutomaton(program, entry.name, false));
+  }
+  return r;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Conditional model checking: the stages run one after the other, each restricted by
+// the previous stages' output condition; the first true/false answer ends the chain.
+result::VerificationResult runChain(const cfa::Program& program, const cfa::Function& entry, const VerifyRequest& req,
+                                    std::chrono::steady_clock::time_point wall0) {
+  std::vector<Stage> stages = parseChain(req.chain.empty() ? kDefaultChain : req.chain);
+  std::shared_ptr<const result::AssumptionAutomaton> cond = req.conditionIn;
+  result::VerificationResult last;
+  std::vector<std::string> trail;
+  double solverTime = 0;
+  uint64_t queries = 0;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const Stage& st = stages[i];
+    double left = req.timeoutS > 0 ? std::max(0.1, req.timeoutS - secondsSince(wall0)) : 0;
+    double t = st.params.timeS > 0 ? (left > 0 ? std::min(left, st.params.timeS) : st.params.timeS) : left;
+    // bmc without k in a chain: a shallow check (k = 1)
+    StageParams sp = st.params;
+    if ((st.algorithm == Algorithm::Bmc || st.algorithm == Algorithm::Ibmc) && sp.bound == 0 && i + 1 < stages.size())
+      sp.bound = 1;
+    auto t0 = std::chrono::steady_clock::now();
+    double c0 = support::processCpuSeconds();
+    bool restrictable = st.algorithm == Algorithm::Explicit || st.algorithm == Algorithm::Pred;
+    result::VerificationResult r;
+    try {
+      r = runSingle(program, entry, req, st.algorithm, t, sp, restrictable ? cond.get() : nullptr);
+    } catch (const std::bad_alloc&) {
+      // one stage running out of memory does not end the chain: the next one gets the
+      // condition this stage was given
+      r = result::VerificationResult();
+      r.algorithm = algorithmName(st.algorithm);
+      r.reason = "out of memory";
+      r.condition.kind = "memory";
+      r.condition.summary = "nothing more verified (out of memory)";
+    }
+    r.stats.wallTimeS = secondsSince(t0);
+    r.stats.cpuTimeS = support::processCpuSeconds() - c0;
+    if (req.stageFinished) req.stageFinished(i, st.spec, r);
+    std::string key = "stage" + std::to_string(i + 1) + "_";
+    last.stats.extra[key + "cpu_time_s"] = r.stats.cpuTimeS;
+    last.stats.extra[key + "verdict"] = r.verdict == result::Verdict::True ? 1 : r.verdict == result::Verdict::False ? -1 : 0;
+    solverTime += r.stats.solverTimeS;
+    queries += r.stats.solverQueries;
+    trail.push_back(st.spec + ": " + result::verdictName(r.verdict));
+    // a stage that could not use the condition passes on what it got, unless it proved more
+    if (r.verdict == result::Verdict::Unknown && !restrictable && cond) r.condition.automaton = cond;
+    if (r.condition.automaton) cond = r.condition.automaton;
+    auto extra = last.stats.extra;
+    last = std::move(r);
+    for (auto& [k, v] : extra) last.stats.extra[k] = v;
+    if (last.verdict != result::Verdict::Unknown) break;
+    if (req.timeoutS > 0 && secondsSince(wall0) >= req.timeoutS) break;
+  }
+  if (!last.condition.automaton) last.condition.automaton = cond;  // a stage that failed passes on its input
+  last.algorithm = "cmc";
+  last.stats.solverTimeS = solverTime;
+  last.stats.solverQueries = queries;
+  std::string chain;
+  for (size_t i = 0; i < trail.size(); ++i) chain += (i ? " -> " : "") + trail[i];
+  last.stats.extra["stages_run"] = static_cast<double>(trail.size());
+  if (last.verdict == result::Verdict::Unknown) last.reason = "chain " + chain + ": " + last.reason;
+  return last;
+}
+
+void writeCondition(const cfa::Program& program, const VerifyRequest& req, const result::VerificationResult& r) {
+  result::AssumptionAutomaton open = algorithms::trivialAutomaton(program, req.function, false);
+  const result::AssumptionAutomaton& a = r.condition.automaton ? *r.condition.automaton : open;
+  bool json = req.conditionFormat.empty() ? req.conditionOut.size() >= 5 &&
+                                                req.conditionOut.compare(req.conditionOut.size() - 5, 5, ".json") == 0
+                                          : req.conditionFormat == "json";
+  std::ofstream f(req.conditionOut);
+  if (!f) throw std::runtime_error("cannot write the condition to '" + req.conditionOut + "'");
+  if (json) {
+    nlohmann::json j = result::toJson(a);
+    nlohmann::json c;
+    c["verdict"] = result::verdictName(r.verdict);
+    c["algorithm"] = r.algorithm;
+    c["kind"] = r.condition.kind;
+    c["summary"] = r.condition.summary;
+    c["excluded"] = r.condition.excluded;
+    c["assumption_formula"] = r.condition.assumptions;
+    j["condition"] = c;
+    f << j.dump(1) << "\n";
+  } else {
+    f << "// verdict: " << result::verdictName(r.verdict) << " (" << r.algorithm << ")\n";
+    f << "// condition: " << r.condition.summary << "\n";
+    for (const std::string& cl : r.condition.assumptions) f << "// assumption: " << cl << "\n";
+    f << result::toCpachecker(a, program);
+  }
+  if (!f) throw std::runtime_error("cannot write the condition to '" + req.conditionOut + "'");
+}
+
+}  // namespace
+
+const char* const kDefaultChain = "bmc:k=1,explicit:time=10,pred";
+
 static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Program* parsed) {
   VerifyOutcome out;
   auto wall0 = std::chrono::steady_clock::now();
@@ -83,51 +369,58 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     out.error = "no function '" + req.function + "' with a body in " + req.file;
     return out;
   }
-  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  double remaining = req.timeoutS > 0 ? std::max(0.1, req.timeoutS - elapsed) : 0;
-  if (req.algorithm == Algorithm::Pred) {
-    algorithms::PredicateAnalysisOptions po;
-    po.solver = req.solver;
-    po.timeoutS = remaining;
-    po.progress = req.progress;
-    po.corruptReplayForTest = req.corruptReplayForTest;
-    out.result = algorithms::runPredicateAnalysis(program, entry->id, po);
-    out.result.stats.wallTimeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    out.result.stats.cpuTimeS = support::processCpuSeconds() - cpu0;
+  if (req.conditionIn) {
+    if (req.conditionIn->programHash != result::programHash(program, req.function) ||
+        req.conditionIn->entry != req.function) {
+      out.inputError = true;
+      out.error = "the input condition was built for another program or entry function";
+      return out;
+    }
+    for (const result::AutomatonState& s : req.conditionIn->states)
+      for (const result::AutomatonTransition& t : s.out)
+        if (t.func >= program.functions.size() || t.toFunc >= program.functions.size()) {
+          out.inputError = true;
+          out.error = "the input condition does not fit the program";
+          return out;
+        }
+  }
+  if (req.chain.size() && req.algorithm != Algorithm::Cmc) {
+    out.inputError = true;
+    out.error = "--chain needs --algorithm cmc";
     return out;
   }
-  algorithms::BmcOptions bo;
-  bo.incremental = req.algorithm == Algorithm::Ibmc;
-  bo.solver = req.solver;
-  bo.timeoutS = remaining;
-  if (req.maxBound > 0) bo.maxBound = req.maxBound;
-  bo.progress = req.progress;
-  bo.corruptReplayForTest = req.corruptReplayForTest;
-  if (req.sessions && req.algorithm == Algorithm::Ibmc && !req.sessionKey.empty() && req.keepAlive) {
-    // continue a warm deepening, or start one that later stages can continue
-    std::unique_ptr<SessionCache::Entry> e = req.sessions->take(req.sessionKey);
-    uint32_t limit = req.maxBound > 0 ? req.maxBound : bo.maxBound;
-    uint32_t resumedFrom = 0;
-    if (e && e->bound < limit && e->session->resumable()) {
-      resumedFrom = e->bound;
-    } else {
-      e = std::make_unique<SessionCache::Entry>();
-      e->keepAlive = req.keepAlive;
-      algorithms::BmcOptions kept = bo;
-      kept.progress = nullptr;  // the session outlives this request's callback
-      e->session = std::make_unique<algorithms::BmcSession>(program, entry->id, kept);
+  if (req.algorithm == Algorithm::Cmc) {
+    try {
+      parseChain(req.chain.empty() ? kDefaultChain : req.chain);
+    } catch (const std::invalid_argument& e) {
+      out.inputError = true;
+      out.error = e.what();
+      return out;
     }
-    out.result = e->session->deepen(limit, bo.timeoutS);
-    if (resumedFrom) out.result.stats.extra["resumed_from_bound"] = resumedFrom;
-    if (e->session->resumable()) {
-      e->bound = limit;
-      req.sessions->put(req.sessionKey, std::move(e));
-    }
-  } else {
-    out.result = algorithms::runBmc(program, entry->id, bo);
   }
-  out.result.stats.wallTimeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  double remaining = req.timeoutS > 0 ? std::max(0.1, req.timeoutS - secondsSince(wall0)) : 0;
+  if (req.algorithm == Algorithm::Cmc) {
+    out.result = runChain(program, *entry, req, wall0);
+  } else {
+    StageParams sp;
+    sp.bound = req.maxBound;
+    sp.maxStates = req.maxStates;
+    sp.limits.maxPathLength = req.maxPathLength;
+    sp.limits.maxAssumeEdges = req.maxAssumeEdges;
+    sp.limits.maxRepeats = req.maxRepeats;
+    sp.limits.maxStatesPerLocation = req.maxStatesPerLocation;
+    out.result = runSingle(program, *entry, req, req.algorithm, remaining, sp, req.conditionIn.get());
+  }
+  out.result.stats.wallTimeS = secondsSince(wall0);
   out.result.stats.cpuTimeS = support::processCpuSeconds() - cpu0;
+  if (!req.conditionOut.empty()) {
+    try {
+      writeCondition(program, req, out.result);
+    } catch (const std::runtime_error& e) {
+      out.inputError = true;  // the verdict stands, but the requested file is missing
+      out.error = e.what();
+    }
+  }
   return out;
 }
 

@@ -10,12 +10,13 @@
 #include <vector>
 
 #include "core/frontend/frontend.h"
+#include "core/result/assumption_automaton.h"
 #include "core/result/result.h"
 #include "core/smt/solver.h"
 
 namespace argus::engine {
 
-enum class Algorithm { Bmc, Ibmc, Pred };
+enum class Algorithm { Bmc, Ibmc, Pred, Explicit, Cmc };
 // Parses an --algorithm value; throws std::invalid_argument naming the known ones.
 Algorithm parseAlgorithm(const std::string& s);
 const char* algorithmName(Algorithm a);
@@ -40,7 +41,26 @@ struct VerifyRequest {
   SessionCache* sessions = nullptr;
   std::string sessionKey;
   std::shared_ptr<const void> keepAlive;
+
+  // Conditional model checking (see runChain in verify.cpp).
+  // Input condition: only what it leaves open is explored (explicit, pred, and the
+  // CPA-based stages of a chain); it must have been built for this program and entry.
+  std::shared_ptr<const result::AssumptionAutomaton> conditionIn;
+  // Output condition file: our JSON if it ends in .json (or conditionFormat == "json"),
+  // else CPAchecker's automaton language (or conditionFormat == "cpachecker").
+  std::string conditionOut;
+  std::string conditionFormat;
+  // --algorithm cmc: the stages, e.g. "bmc:k=1,explicit:time=10,pred"; empty = default.
+  std::string chain;
+  // Called when a chain stage finishes: (index from 0, stage spec, its result).
+  std::function<void(size_t, const std::string&, const result::VerificationResult&)> stageFinished;
+  // Limits of the explicit-value analysis (0 = none; see explicit_analysis.h).
+  uint64_t maxStates = 0;
+  uint32_t maxPathLength = 0, maxAssumeEdges = 0, maxRepeats = 0, maxStatesPerLocation = 0;
 };
+
+// The chain --algorithm cmc runs when --chain is not given.
+extern const char* const kDefaultChain;
 
 struct VerifyOutcome {
   bool inputError = false;             // the request could not be run (file, parse, entry)

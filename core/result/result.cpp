@@ -1,5 +1,7 @@
 #include "core/result/result.h"
 
+#include "core/result/assumption_automaton.h"
+
 #include <nlohmann/json.hpp>
 
 #include <iomanip>
@@ -47,6 +49,21 @@ nlohmann::json toJson(const VerificationResult& r) {
   c["summary"] = r.condition.summary;
   if (r.condition.bound) c["bound"] = *r.condition.bound;
   c["excluded"] = r.condition.excluded;
+  if (!r.condition.assumptions.empty()) {
+    // the formula can be long: the first clauses here, all of them in --condition-out
+    constexpr size_t kMaxClauses = 50;
+    nlohmann::json f = nlohmann::json::array();
+    for (size_t i = 0; i < r.condition.assumptions.size() && i < kMaxClauses; ++i) f.push_back(r.condition.assumptions[i]);
+    c["assumption_formula"] = f;
+    c["assumption_clauses"] = r.condition.assumptions.size();
+  }
+  if (r.condition.automaton) {
+    const AssumptionAutomaton& a = *r.condition.automaton;
+    c["automaton_states"] = a.ordinaryStates();
+    c["automaton_initial"] = a.initial == AssumptionAutomaton::kVerified ? "verified"
+                             : a.initial == AssumptionAutomaton::kOpen   ? "open"
+                                                                         : "restricted";
+  }
   j["condition"] = c;
   nlohmann::json st;
   st["cpu_time_s"] = r.stats.cpuTimeS;

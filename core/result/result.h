@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,8 @@
 #include <nlohmann/json_fwd.hpp>
 
 namespace argus::result {
+
+struct AssumptionAutomaton;  // result/assumption_automaton.h
 
 enum class Verdict { True, False, Unknown };
 const char* verdictName(Verdict v);
@@ -41,6 +44,12 @@ struct Condition {
   std::string summary;     // human sentence, e.g. "verified for loops unrolled <= 8 times"
   std::optional<uint32_t> bound;  // loop/recursion unwinding bound that was fully checked
   std::vector<std::string> excluded;  // parts not verified, each "what at file:line"
+  // The assumption formula (conditional model checking): one clause pc = l => psi per
+  // part that was not verified; empty when nothing is excluded or the run cannot say.
+  std::vector<std::string> assumptions;
+  // The assumption automaton of the run (result/assumption_automaton.h), when the
+  // algorithm builds one; null otherwise.
+  std::shared_ptr<const AssumptionAutomaton> automaton;
 };
 
 struct Stats {

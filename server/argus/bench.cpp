@@ -30,6 +30,7 @@ const char* kUsage =
     "usage: argus bench MANIFEST.tsv [options]\n"
     "  --algorithm A      passed to `argus verify --algorithm` (default: verifier's)\n"
     "  --solver z3|cvc5   passed to `argus verify --solver` (default: verifier's)\n"
+    "  --chain SPEC       passed to `argus verify --chain` (with --algorithm cmc)\n"
     "  --timeout SEC      per-task time limit passed to verify (default 30)\n"
     "  --memory-mb MB     per-task address-space limit (default 4096)\n"
     "  --jobs N, -j N     tasks run in parallel (default 1)\n"
@@ -43,7 +44,7 @@ const char* kUsage =
 
 struct Options {
   std::string manifest;
-  std::optional<std::string> algorithm, solver;
+  std::optional<std::string> algorithm, solver, chain;
   double timeout = 30;
   long memoryMb = 4096;
   int jobs = 1;
@@ -87,7 +88,8 @@ std::string parseOptions(const std::vector<std::string>& args, Options& o) {
       a = a.substr(0, eq);
     }
     static const char* known[] = {"--algorithm", "--solver", "--timeout", "--memory-mb", "--jobs",
-                                  "-j",          "--out",    "--filter",  "--limit",     "--grace"};
+                                  "-j",          "--out",    "--filter",  "--limit",     "--grace",
+                                  "--chain"};
     if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return a == k; }) ==
         std::end(known))
       return "unknown option '" + a + "'";
@@ -101,6 +103,9 @@ std::string parseOptions(const std::vector<std::string>& args, Options& o) {
     if (a == "--algorithm") {
       if (v.empty() || v[0] == '-') return "bad --algorithm '" + v + "'";
       o.algorithm = v;
+    } else if (a == "--chain") {
+      if (v.empty() || v[0] == '-') return "bad --chain '" + v + "'";
+      o.chain = v;
     } else if (a == "--solver") {
       if (v != "z3" && v != "cvc5") return "bad --solver '" + v + "' (want z3 or cvc5)";
       o.solver = v;
@@ -194,6 +199,7 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
               formatSeconds(opt.timeout), "--data-model", t->dataModel};
     if (opt.algorithm) s.argv.insert(s.argv.end(), {"--algorithm", *opt.algorithm});
     if (opt.solver) s.argv.insert(s.argv.end(), {"--solver", *opt.solver});
+    if (opt.chain) s.argv.insert(s.argv.end(), {"--chain", *opt.chain});
     specs.push_back(std::move(s));
   }
 

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <limits.h>
 #include <nlohmann/json.hpp>
@@ -17,9 +18,17 @@ namespace {
 
 const char* kUsage =
     "usage:\n"
-    "  argus verify FILE.c [--algorithm bmc|ibmc|pred|auto] [--solver z3|cvc5] [--timeout SEC]\n"
-    "                      [--data-model ILP32|LP64] [--format text|json] [--function NAME]\n"
-    "                      [--progress] [-- CLANG-FLAGS...]\n"
+    "  argus verify FILE.c [--algorithm bmc|ibmc|pred|explicit|cmc|auto] [--solver z3|cvc5]\n"
+    "                      [--timeout SEC] [--data-model ILP32|LP64] [--format text|json]\n"
+    "                      [--function NAME] [--progress]\n"
+    "                      [--chain SPEC] [--condition-in F.json] [--condition-out F]\n"
+    "                      [--condition-format json|cpachecker] [--max-states N]\n"
+    "                      [--max-path-length N] [--max-assume-edges N] [--max-repeats N]\n"
+    "                      [--max-states-per-location N]\n"
+    "                      [-- CLANG-FLAGS...]\n"
+    "      --chain (with --algorithm cmc): stages separated by commas, each NAME[:key=value...]:\n"
+    "        bmc|ibmc:k=N:time=S, explicit:time=S:states=N:repeats=N:length=N:assumes=N:perloc=N,\n"
+    "        pred:time=S (default: bmc:k=1,explicit:time=10,pred)\n"
     "  argus bench MANIFEST.tsv [--algorithm A] [--solver S] [--timeout SEC] [--jobs N]\n"
     "                      [--out results.json] [--memory-mb MB] [--filter TEXT] [--limit N]\n";
 
@@ -39,6 +48,13 @@ int runVerify(const std::vector<std::string>& args) {
   argus::engine::VerifyRequest req;
   std::string format = "text";
   bool progress = false, haveFile = false;
+  std::string conditionIn;
+  auto count = [](const std::string& v) -> uint64_t {
+    char* end = nullptr;
+    unsigned long long x = std::strtoull(v.c_str(), &end, 10);
+    if (v.empty() || !end || *end) throw std::invalid_argument("bad number '" + v + "'");
+    return x;
+  };
   try {
     for (size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -64,6 +80,18 @@ int runVerify(const std::vector<std::string>& args) {
       } else if (a == "--function") req.function = value();
       else if (a == "--progress") progress = true;
       else if (a == "--corrupt-replay-for-test") req.corruptReplayForTest = true;
+      else if (a == "--chain") req.chain = value();
+      else if (a == "--condition-out") req.conditionOut = value();
+      else if (a == "--condition-format") {
+        req.conditionFormat = value();
+        if (req.conditionFormat != "json" && req.conditionFormat != "cpachecker")
+          throw std::invalid_argument("bad --condition-format '" + req.conditionFormat + "'");
+      } else if (a == "--condition-in") conditionIn = value();
+      else if (a == "--max-states") req.maxStates = count(value());
+      else if (a == "--max-path-length") req.maxPathLength = static_cast<uint32_t>(count(value()));
+      else if (a == "--max-assume-edges") req.maxAssumeEdges = static_cast<uint32_t>(count(value()));
+      else if (a == "--max-repeats") req.maxRepeats = static_cast<uint32_t>(count(value()));
+      else if (a == "--max-states-per-location") req.maxStatesPerLocation = static_cast<uint32_t>(count(value()));
       else if (a == "--") {
         req.extraArgs.assign(args.begin() + i + 1, args.end());
         break;
@@ -83,6 +111,28 @@ int runVerify(const std::vector<std::string>& args) {
   }
   if (progress || (format == "text" && isatty(STDERR_FILENO)))
     req.progress = [](const std::string& line) { std::cerr << "argus: " << line << std::endl; };
+  if (!conditionIn.empty()) {
+    std::ifstream f(conditionIn);
+    if (!f) {
+      std::cerr << "argus: cannot read '" << conditionIn << "': " << std::strerror(errno) << "\n";
+      return 2;
+    }
+    try {
+      nlohmann::json j = nlohmann::json::parse(f);
+      req.conditionIn = std::make_shared<argus::result::AssumptionAutomaton>(argus::result::automatonFromJson(j));
+    } catch (const std::exception& e) {
+      std::cerr << "argus: bad condition '" << conditionIn << "': " << e.what() << "\n";
+      return 2;
+    }
+  }
+  // each chain stage's result as soon as it finishes (stdout for text, stderr for JSON)
+  std::ostream& stageOut = format == "json" ? std::cerr : std::cout;
+  req.stageFinished = [&stageOut](size_t i, const std::string& spec, const argus::result::VerificationResult& r) {
+    stageOut << "stage " << i + 1 << " " << spec << ": " << argus::result::verdictName(r.verdict) << " ("
+             << r.stats.cpuTimeS << " s cpu)";
+    if (!r.condition.summary.empty()) stageOut << " - " << r.condition.summary;
+    stageOut << std::endl;
+  };
   argus::engine::VerifyOutcome out = argus::engine::verify(req);
   if (out.inputError) {
     std::cerr << "argus: " << out.error << "\n";

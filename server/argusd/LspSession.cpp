@@ -179,6 +179,8 @@ std::string lensTitle(const FunctionStatus& f) {
   auto conditional = [&]() -> std::string {
     const auto& r = *f.result;
     if (r.condition.bound) return "verified for loops unrolled ≤ " + std::to_string(*r.condition.bound) + " times";
+    // conditional model checking: the summary names what was left out
+    if (r.condition.summary.rfind("verified except", 0) == 0) return "unknown: " + r.condition.summary;
     return "unknown: " + (r.reason.empty() ? r.condition.summary : r.reason);
   };
   std::string t;
@@ -665,6 +667,8 @@ void LspSession::onSnapshot(const std::string& uri, const DocumentSnapshot& snap
     } else if (f.state == FunctionState::Conditional && f.result) {
       std::string what = f.result->condition.bound
                              ? "verified for loops unrolled ≤ " + std::to_string(*f.result->condition.bound) + " times"
+                         : f.result->condition.summary.rfind("verified except", 0) == 0
+                             ? "unknown: " + f.result->condition.summary
                              : "unknown: " + (f.result->reason.empty() ? f.result->condition.summary : f.result->reason);
       diag(simpleRange(f.range.line, f.range.column, f.name.size()), protocol::DiagnosticSeverity::Information,
            "argus: '" + f.name + "' " + what + (f.final ? "" : " (deeper check pending)"), json::array(),

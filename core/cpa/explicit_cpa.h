@@ -1,0 +1,77 @@
+// The explicit-value CPA (conditional-model-checking paper, Sect. IV: "explicit-value
+// analysis, which keeps track of integer values explicitly"; no merge, stop-sep).
+//
+// A state maps register variables to concrete bit-vector values; a variable without
+// an entry is "top" (any value). The same for the allocator pointer `brk` and for the
+// bytes of the flat memory: a byte without an entry may hold anything. Expression
+// evaluation uses the concrete interpreter's helpers (core/result/replay.h), so
+// wraparound, division by zero and shifts are bit-for-bit the semantics of
+// core/cfa/expr.h; an operation whose operand is top yields top.
+//
+// Transfer (per step, see step.h):
+//  - Assign: lhs := value of rhs (or top); Havoc: lhs := top;
+//  - Assume: blocked iff the condition evaluates to a known value of the wrong truth;
+//    an equality `v == c` (or `v != c` on the negative branch) with v top sets v := c;
+//  - Alloc: lhs := brk, brk += align8(max(size,1)) (top when brk or size is top);
+//    zeroInit of a known block up to kMaxTrackedZeroInit bytes records zero bytes;
+//  - Store: known address and value: the bytes; known address, unknown value: those
+//    bytes become top; unknown address: every byte becomes top;
+//  - CallEnter: the callee's own variables become top, then its parameters get the
+//    arguments' values; Return: the call's lhs := the callee's return variable (top
+//    for a void callee); Start: the entry's parameters are top.
+// The initial state knows nothing except brk = Program::heapBase (the global
+// initialisation function assigns the globals before the entry runs).
+//
+// Domain: e ⊑ e' iff every fact of e' (variable value, brk, memory byte) is also a
+// fact of e. Operators: merge-sep, stop-sep, static precision.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "core/cpa/location_cpa.h"
+
+namespace argus::cpa {
+
+constexpr uint64_t kMaxTrackedZeroInit = 4096;  // bytes; larger zeroed blocks are left unknown
+
+class ExplicitState final : public AbstractState {
+public:
+  using Vars = std::vector<std::pair<cfa::VarId, uint64_t>>;  // sorted by VarId
+  using Memory = std::map<uint64_t, uint8_t>;                  // known bytes
+
+  std::shared_ptr<const Vars> vars;
+  std::optional<uint64_t> brk;
+  std::shared_ptr<const Memory> mem;
+  size_t hash = 0;
+
+  std::optional<uint64_t> value(cfa::VarId v) const;
+  bool equals(const AbstractState& o) const override;
+  std::string str() const override;
+  // every fact of `weaker` holds in this state
+  bool entails(const ExplicitState& weaker) const;
+};
+
+class ExplicitCpa final : public ConfigurableProgramAnalysis {
+public:
+  explicit ExplicitCpa(const cfa::Program& prog);
+  ~ExplicitCpa() override;
+  AbstractDomain& domain() override;
+  TransferRelation& transfer() override;
+  MergeOperator& merge() override { return merge_; }
+  StopOperator& stop() override;
+  PrecisionAdjustment& precisionAdjustment() override { return prec_; }
+  StatePtr initialState() override;
+  PrecisionPtr initialPrecision() override { return NoPrecision::get(); }
+
+private:
+  struct Ops;
+  std::unique_ptr<Ops> ops_;
+  MergeSep merge_;
+  StaticPrecision prec_;
+};
+
+}  // namespace argus::cpa
