@@ -11,11 +11,14 @@
 
 namespace argus::engine {
 
+const char* const kDefaultRefiner = "newton-sp-core-live";
+
 Algorithm parseAlgorithm(const std::string& s) {
   if (s == "bmc") return Algorithm::Bmc;
   if (s == "ibmc" || s == "auto") return Algorithm::Ibmc;
   if (s == "pred") return Algorithm::Pred;
-  throw std::invalid_argument("unknown or not yet available algorithm '" + s + "' (available: bmc, ibmc, pred, auto)");
+  if (s == "impact") return Algorithm::Impact;
+  throw std::invalid_argument("unknown or not yet available algorithm '" + s + "' (available: bmc, ibmc, pred, impact, auto)");
 }
 
 const char* algorithmName(Algorithm a) {
@@ -23,6 +26,7 @@ const char* algorithmName(Algorithm a) {
     case Algorithm::Bmc: return "bmc";
     case Algorithm::Ibmc: return "ibmc";
     case Algorithm::Pred: return "pred";
+    case Algorithm::Impact: return "impact";
   }
   return "?";
 }
@@ -85,9 +89,11 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   }
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   double remaining = req.timeoutS > 0 ? std::max(0.1, req.timeoutS - elapsed) : 0;
-  if (req.algorithm == Algorithm::Pred) {
+  if (req.algorithm == Algorithm::Pred || req.algorithm == Algorithm::Impact) {
     algorithms::PredicateAnalysisOptions po;
     po.solver = req.solver;
+    po.refiner = algorithms::RefinerConfig::parse(req.refiner.empty() ? kDefaultRefiner : req.refiner);
+    po.impact = req.algorithm == Algorithm::Impact;
     po.timeoutS = remaining;
     po.progress = req.progress;
     po.corruptReplayForTest = req.corruptReplayForTest;

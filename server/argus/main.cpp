@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/algorithms/refinement_engine.h"
 #include "core/engine/verify.h"
 #include "server/argus/bench.h"
 
@@ -17,11 +18,21 @@ namespace {
 
 const char* kUsage =
     "usage:\n"
-    "  argus verify FILE.c [--algorithm bmc|ibmc|pred|auto] [--solver z3|cvc5] [--timeout SEC]\n"
-    "                      [--data-model ILP32|LP64] [--format text|json] [--function NAME]\n"
-    "                      [--progress] [-- CLANG-FLAGS...]\n"
-    "  argus bench MANIFEST.tsv [--algorithm A] [--solver S] [--timeout SEC] [--jobs N]\n"
-    "                      [--out results.json] [--memory-mb MB] [--filter TEXT] [--limit N]\n";
+    "  argus verify FILE.c [--algorithm bmc|ibmc|pred|impact|auto] [--solver z3|cvc5] [--timeout SEC]\n"
+    "                      [--refiner R] [--data-model ILP32|LP64] [--format text|json] [--function NAME]\n"
+    "                      [--stats] [--progress] [-- CLANG-FLAGS...]\n"
+    "  argus bench MANIFEST.tsv [--algorithm A] [--refiner R] [--solver S] [--timeout SEC] [--jobs N]\n"
+    "                      [--out results.json] [--memory-mb MB] [--filter TEXT] [--limit N]\n"
+    "\n"
+    "refiners (pred, impact): an inductive sequence of interpolants for a spurious path\n"
+    "  craig                 cvc5's Craig interpolation, chained (with --solver z3 too)\n"
+    "  newton-D-C-L          Newton (Dietsch et al.), eight variants:\n"
+    "     D = sp | wp          strongest post forward / weakest precondition backward\n"
+    "     C = core | all       infeasible core from an unsat core / the whole path\n"
+    "     L = live | all       projection to live variables / none\n"
+    "  default: newton-sp-core-live\n"
+    "--stats prints the run's statistics (refinements, abstractions, ARG size, predicates,\n"
+    "  time in abstraction / refinement / forced covering / solver) after the result.\n";
 
 std::string selfExe(const char* argv0) {
   char buf[PATH_MAX];
@@ -38,7 +49,7 @@ int usageError(const std::string& msg) {
 int runVerify(const std::vector<std::string>& args) {
   argus::engine::VerifyRequest req;
   std::string format = "text";
-  bool progress = false, haveFile = false;
+  bool progress = false, haveFile = false, stats = false;
   try {
     for (size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -52,6 +63,10 @@ int runVerify(const std::vector<std::string>& args) {
       }
       if (a == "--algorithm") req.algorithm = argus::engine::parseAlgorithm(value());
       else if (a == "--solver") req.solver = argus::smt::parseSolverKind(value());
+      else if (a == "--refiner") {
+        req.refiner = value();
+        (void)argus::algorithms::RefinerConfig::parse(req.refiner);  // reject unknown names here
+      } else if (a == "--stats") stats = true;
       else if (a == "--timeout") {
         const std::string& v = value();
         char* end = nullptr;
@@ -90,6 +105,12 @@ int runVerify(const std::vector<std::string>& args) {
   }
   if (format == "json") std::cout << argus::result::toJson(out.result).dump(2) << std::endl;
   else std::cout << argus::result::toText(out.result) << std::flush;
+  if (stats && format == "text") {
+    const auto& st = out.result.stats;
+    std::cout << "statistics:\n"
+              << "  solver_queries: " << st.solverQueries << "\n  solver_time_s: " << st.solverTimeS << "\n";
+    for (const auto& [k, v] : st.extra) std::cout << "  " << k << ": " << v << "\n";
+  }
   return 0;
 }
 
