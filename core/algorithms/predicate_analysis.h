@@ -45,6 +45,10 @@ struct PredicateAnalysisOptions {
   // became false removed), and fcover^Impact runs before each abstraction state is
   // expanded (unless forcedCovering is false). Every interpolation sequence is checked
   // with the solver before it strengthens a state (soundness depends on it).
+  // Not done (an optimisation of the paper's refinement, soundness does not need it):
+  // after a refinement, strengthened states are not checked for being covered by
+  // other states; their subtrees stay in the reached set and are explored.
+  // fcover^Impact tries at most 8 candidates (the most recent first) per state.
   bool impact = false;
   bool forcedCovering = true;
   // pred: check every sequence too (debugging; Impact always checks).

@@ -73,10 +73,6 @@ public:
       const auto* vi = pfm_.info(v);
       return vi && vi->indexed ? vi : nullptr;
     };
-    auto isCurrentAt = [&](Term v, size_t pos) {
-      const auto* vi = indexedInfo(v);
-      return vi && vi->index == ssaAt(in, pos).index(vi->key);
-    };
     // live-variable sets: future live at pos = occurs in blocks pos+1..n (1-based);
     // past live at pos = occurs in blocks 1..pos
     auto occursIn = [&](Term v, size_t from, size_t to) {  // blocks [from, to), 0-based
@@ -140,7 +136,6 @@ public:
       seq.assign(rev.rbegin(), rev.rend());
       seq.push_back(tm.falseTerm());
     }
-    (void)isCurrentAt;
     solverTimeS_ += sw.elapsedS();
     out.seq = std::move(seq);
     out.ok = true;
