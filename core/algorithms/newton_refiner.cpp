@@ -13,6 +13,7 @@ namespace {
 constexpr size_t kMaxCoreMinimisation = 64;
 constexpr size_t kMaxRelationalVars = 6;
 constexpr unsigned kMinimisationQueryMs = 300;
+constexpr int kMaxDisjunctionDepth = 4;
 
 bool mentions(smt::TermManager& tm, Term t, Term v) {
   for (Term x : tm.freeVars(t))
@@ -23,23 +24,13 @@ bool mentions(smt::TermManager& tm, Term t, Term v) {
 }  // namespace
 
 
-Term NewtonRefiner::project(const std::vector<Term>& k, const encoding::SsaMap& ssa, bool keepStale) {
-  smt::TermManager& tm = pfm_.tm();
-  auto isStale = [&](Term v) {
-    if (v->kind != Kind::Var) return false;
-    const auto* vi = pfm_.info(v);
-    return vi && vi->indexed && vi->index != ssa.index(vi->key);
-  };
+std::vector<Term> eliminateVariables(encoding::PathFormulaManager& pfm, const std::vector<Term>& k,
+                                     const std::function<bool(Term)>& eliminate, int depth) {
+  smt::TermManager& tm = pfm.tm();
+  auto isStale = [&](Term v) { return v->kind == Kind::Var && eliminate(v); };
   auto hasStale = [&](Term t) {
     for (Term v : tm.freeVars(t))
       if (isStale(v)) return true;
-    return false;
-  };
-  auto hasCurrent = [&](Term t) {
-    for (Term v : tm.freeVars(t)) {
-      const auto* vi = pfm_.info(v);
-      if (vi && vi->indexed && vi->index == ssa.index(vi->key)) return true;
-    }
     return false;
   };
   std::vector<Term> rest(k.begin(), k.end());
@@ -124,6 +115,43 @@ Term NewtonRefiner::project(const std::vector<Term>& k, const encoding::SsaMap& 
     }
     if (c) expanded.push_back(c);
   }
+  // ∃v. (D1 ∨ … ∨ Dk) = (∃v. D1) ∨ … ∨ (∃v. Dk): a disjunction (ABE merges of
+  // branches) that still mentions eliminated variables is projected disjunct by
+  // disjunct (each disjunct's remaining conjuncts with eliminated variables dropped).
+  for (Term& c : expanded) {
+    if (c->kind != Kind::Or || !hasStale(c) || depth >= kMaxDisjunctionDepth) continue;
+    std::vector<Term> ds;
+    for (Term d : c->children) {
+      std::vector<Term> kept;
+      for (Term x : eliminateVariables(pfm, encoding::conjuncts(d), eliminate, depth + 1))
+        if (!hasStale(x)) kept.push_back(x);
+      ds.push_back(tm.mkAnd(kept));
+    }
+    c = tm.mkOr(ds);
+  }
+  return expanded;
+}
+
+Term NewtonRefiner::project(const std::vector<Term>& k, const encoding::SsaMap& ssa, bool keepStale) {
+  smt::TermManager& tm = pfm_.tm();
+  auto isStale = [&](Term v) {
+    if (v->kind != Kind::Var) return false;
+    const auto* vi = pfm_.info(v);
+    return vi && vi->indexed && vi->index != ssa.index(vi->key);
+  };
+  auto hasStale = [&](Term t) {
+    for (Term v : tm.freeVars(t))
+      if (isStale(v)) return true;
+    return false;
+  };
+  auto hasCurrent = [&](Term t) {
+    for (Term v : tm.freeVars(t)) {
+      const auto* vi = pfm_.info(v);
+      if (vi && vi->indexed && vi->index == ssa.index(vi->key)) return true;
+    }
+    return false;
+  };
+  std::vector<Term> expanded = eliminateVariables(pfm_, k, isStale);
   std::vector<Term> kept;
   for (Term c : expanded)
     if (!hasStale(c) || (keepStale && hasCurrent(c))) kept.push_back(c);

@@ -24,6 +24,7 @@
 // this is the sound, theory-independent choice; predicates never affect soundness.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,18 @@ namespace argus::algorithms {
 struct RefinementInput {
   std::vector<smt::Term> blocks;                    // φ_1..φ_n over indexed variables
   std::vector<const encoding::SsaMap*> ssaAfter;    // indices at the end of each block
+  const encoding::SsaMap* ssaBefore = nullptr;      // indices at the start (null: all 0)
 };
+
+// Partial quantifier elimination for a conjunction K: ∃ {v | eliminate(v)}. K,
+// returned as conjuncts still possibly mentioning eliminated variables (the caller
+// drops those — an over-approximation — or keeps them). Destructive equality
+// resolution (v = t substitutes t), inversion of bijective definitions (a = v + t
+// gives v = a - t; also -, xor, not, neg), array stores over an eliminated base
+// (M = store(R, a, x) gives select(M, a) = x), and disjunctions projected disjunct by
+// disjunct (nested up to a small depth).
+std::vector<smt::Term> eliminateVariables(encoding::PathFormulaManager& pfm, const std::vector<smt::Term>& k,
+                                          const std::function<bool(smt::Term)>& eliminate, int depth = 0);
 
 struct RefinementOutput {
   bool ok = false;

@@ -32,6 +32,7 @@ namespace {
 constexpr size_t kPredicateComponent = 2;  // index in Composite(Location, Callstack, Predicate)
 constexpr int kMaxPathCandidates = 64;
 constexpr uint32_t kMaxAllSatModelsLimit = 4096;
+constexpr size_t kMaxForcedCoveringCandidates = 8;
 
 
 const PredicateState& predOf(const ArgState& s) { return *cpa::extract<PredicateState>(s); }
@@ -60,25 +61,45 @@ public:
                    : std::vector<cpa::ConfigurableProgramAnalysis*>{&loc_, &cs_, &pred_}),
         arg_(comp_),
         newton_(pfm_, opts.solver, deadline_),
+        engine_(makeRefinementEngine(opts.refiner, pfm_, opts.solver, deadline_)),
         reached_(waitlistOrder(), partitionKey(), priority()) {}
 
   VerificationResult run() {
     VerificationResult r;
-    r.algorithm = "pred";
+    r.algorithm = opts_.impact ? "impact" : "pred";
     r.solver = smt::solverName(opts_.solver);
     Stopwatch total;
     try {
       cpa::StatePtr init = arg_.initialState();
-      reached_.add(init, arg_.initialPrecision());
+      initPrec_ = arg_.initialPrecision();
+      reached_.add(init, initPrec_);
       arg_.onAdded(init);
       root_ = static_cast<const ArgState*>(init.get());
       CpaAlgorithmOptions co;
       co.deadline = deadline_;
       co.maxStates = opts_.maxStates;
+      if (opts_.impact && opts_.forcedCovering)
+        co.forcedCovering = [this](cpa::ReachedSet&, const cpa::StatePtr& e, const cpa::PrecisionPtr&) {
+          return forceCover(std::static_pointer_cast<const ArgState>(e));
+        };
       while (true) {
+        if (!pendingTargets_.empty()) {
+          ArgState* t = pendingTargets_.back();
+          pendingTargets_.pop_back();
+          if (t->removed || t->coveredBy || !reached_.contains(t->shared_from_this())) continue;
+          if (auto cex = handleTarget(std::static_pointer_cast<const ArgState>(t->shared_from_this()))) {
+            r.verdict = Verdict::False;
+            r.counterexample = std::move(*cex);
+            r.condition.kind = "none";
+            r.condition.summary = "error reachable";
+            return finish(std::move(r), total);
+          }
+          continue;
+        }
         CpaRunResult cr = runCpaAlgorithm(arg_, reached_, co);
         if (cr.status == CpaStatus::Interrupted) throw Abort{cr.reason, cr.reason == "timeout" ? "timeout" : "limit"};
         if (cr.status == CpaStatus::Completed) {
+          if (!pendingTargets_.empty()) continue;
           if (!unsupported_.empty()) {
             r.condition.excluded = unsupported_;
             throw Abort{"unsupported: " + unsupported_.front(), "unsupported"};
@@ -136,7 +157,14 @@ private:
   cpa::CompositeCpa comp_;
   cpa::ArgCpa arg_;
   NewtonRefiner newton_;
+  std::unique_ptr<RefinementEngine> engine_;
   cpa::ReachedSet reached_;
+  cpa::PrecisionPtr initPrec_;
+  // Impact statistics
+  uint64_t strengthened_ = 0, uncovered_ = 0, removedFalse_ = 0, fcAttempts_ = 0, fcCandidates_ = 0, fcSuccess_ = 0;
+  uint64_t sequenceChecks_ = 0, engineFailures_ = 0;
+  double fcTimeS_ = 0, checkTimeS_ = 0;
+  std::vector<ArgState*> pendingTargets_;
   std::vector<std::string> unsupported_;
   const ArgState* root_ = nullptr;
   uint64_t refinements_ = 0, cexChecks_ = 0, pathCandidates_ = 0, fallbackRefinements_ = 0, allSatEscalations_ = 0;
@@ -234,7 +262,8 @@ private:
     }
     cexSolver_->pop();
     cexTimeS_ += sw.elapsedS();
-    refine(path, target);
+    if (opts_.impact) refineImpact(path);
+    else refine(path, target);
     return std::nullopt;
   }
 
@@ -260,17 +289,43 @@ private:
     std::shared_ptr<const cpa::PredicatePrecision> newPred;
     const ArgState* pivot = nullptr;
     // first the Newton predicates; if they do not grow the precision, the fallback
+    // (the engine on the single path, then on the blocks; for Newton engines, then
+    // the stale-keeping predicates of newton_refiner.h)
     struct Attempt {
       const RefinementInput* in;
-      bool keepStale;
+      bool legacyKeepStale;
     };
     std::vector<Attempt> attempts;
     if (havePath) attempts.push_back({&pathIn, false});
     attempts.push_back({&blocksIn, false});
-    if (havePath) attempts.push_back({&pathIn, true});
-    attempts.push_back({&blocksIn, true});
+    if (opts_.refiner.kind == RefinerConfig::Kind::Newton) {
+      if (havePath) attempts.push_back({&pathIn, true});
+      attempts.push_back({&blocksIn, true});
+    }
     for (size_t ai = 0; ai < attempts.size(); ++ai) {
-      out = newton_.refine(*attempts[ai].in, attempts[ai].keepStale);
+      if (attempts[ai].legacyKeepStale) {
+        out = newton_.refine(*attempts[ai].in, true);
+      } else {
+        InterpolationSequence sq = engine_->interpolate(*attempts[ai].in);
+        out = RefinementOutput{};
+        out.ok = sq.ok;
+        out.reason = sq.reason;
+        out.coreSize = sq.coreSize;
+        out.conjunctCount = sq.conjunctCount;
+        if (sq.ok) {
+          if (opts_.checkSequences) {
+            Stopwatch cw;
+            ++sequenceChecks_;
+            std::string bad = checkSequence(pfm_, opts_.solver, *attempts[ai].in, sq.seq, deadline_.remainingMs());
+            checkTimeS_ += cw.elapsedS();
+            if (!bad.empty()) throw Abort{"refinement: " + opts_.refiner.name() + " gave a bad sequence: " + bad, "refinement"};
+          }
+          out.sequence = sq.seq;
+          out.predicates = sequencePredicates(pfm_, sq.seq);
+        } else {
+          ++engineFailures_;
+        }
+      }
       if (getenv("ARGUS_DEBUG_PRED"))
         fprintf(stderr, "attempt %zu: ok %d core %llu/%llu\n", ai, out.ok, (unsigned long long)out.coreSize,
                 (unsigned long long)out.conjunctCount);
@@ -318,7 +373,9 @@ private:
         for (Term p : out.predicates[i - 1]) fprintf(stderr, "    pred %s\n", p->str().c_str());
       }
     }
-    if (!pivot) throw Abort{"refinement made no progress (no new predicates for a spurious counterexample)", "refinement"};
+    if (!pivot) throw Abort{"refinement made no progress (no new predicates for a spurious counterexample" +
+                                (out.ok ? std::string(")") : "; " + out.reason + ")"),
+                            "refinement"};
     auto newPrec = targetPrec->with(kPredicateComponent, newPred);
     arg_.removeSubtree(reached_, const_cast<ArgState*>(pivot), newPrec);
     refineTimeS_ += sw.elapsedS();
@@ -328,6 +385,196 @@ private:
         << out.conjunctCount << ", " << newPred->total() << " predicates, reached " << reached_.size();
       opts_.progress(o.str());
     }
+  }
+
+  // ---- Impact (unifying-view paper, Sect. 3.2 "Impact refinement", 3.3 forced covering)
+
+  cpa::PredicateState& predMut(const ArgState* s) { return const_cast<PredicateState&>(predOf(*s)); }
+
+  // The abstraction states from the root to `s` (inclusive), via first parents (the
+  // abstraction states form a tree: every block has one start).
+  std::vector<const ArgState*> abstractionAncestors(const ArgState* s) { return abstractPath(s); }
+
+  // An interpolation sequence for `in`, checked; nullopt if the engine fails or the
+  // check does not pass (then nothing is strengthened).
+  std::optional<std::vector<Term>> checkedSequence(const RefinementInput& in, std::string& why) {
+    InterpolationSequence sq = engine_->interpolate(in);
+    if (!sq.ok) {
+      ++engineFailures_;
+      why = sq.reason;
+      return std::nullopt;
+    }
+    Stopwatch cw;
+    ++sequenceChecks_;
+    std::string bad = checkSequence(pfm_, opts_.solver, in, sq.seq, deadline_.remainingMs());
+    checkTimeS_ += cw.elapsedS();
+    if (!bad.empty()) {
+      why = opts_.refiner.name() + " gave a sequence that fails the check: " + bad;
+      return std::nullopt;
+    }
+    return sq.seq;
+  }
+
+  void uncover(ArgState* x) {
+    if (x->coveredBy) {
+      auto& cv = x->coveredBy->covers;
+      cv.erase(std::remove(cv.begin(), cv.end(), x), cv.end());
+    }
+    x->coveredBy = nullptr;
+    if (x->removed) return;
+    ++uncovered_;
+    reached_.add(x->shared_from_this(), initPrec_);
+    // CPA++ checks abort() only for new states: an uncovered target is handled by the
+    // CEGAR loop before CPA++ resumes
+    if (arg_.isTarget(*x)) pendingTargets_.push_back(x);
+  }
+
+  // ψ_e := ψ_e ∧ u (u over unindexed variables); rechecks what e covers. Returns
+  // whether e changed.
+  bool strengthen(const ArgState* e, Term u) {
+    auto& ps = predMut(e);
+    if (pred_.implies(ps.abstraction, u)) return false;
+    ps.abstraction = tm_.mkAnd(ps.abstraction, u);
+    ps.abstractionInstantiated = pfm_.instantiate(ps.abstraction, *ps.pf.ssa);
+    ++strengthened_;
+    std::vector<ArgState*> covered = e->covers;
+    for (ArgState* x : covered)
+      if (!pred_.implies(predOf(*x).abstraction, ps.abstraction)) uncover(x);
+    return true;
+  }
+
+  void removeFalse(const ArgState* e) {
+    ++removedFalse_;
+    for (ArgState* x : arg_.removeUnreachableSubtree(reached_, const_cast<ArgState*>(e))) uncover(x);
+  }
+
+  // Strengthens chain[j] with seq[j] (j < chain.size()); a false element removes its
+  // state and everything below. Returns false if a state was removed.
+  bool applySequence(const std::vector<const ArgState*>& chain, const std::vector<Term>& seq) {
+    for (size_t j = 0; j < chain.size(); ++j) {
+      Term u = pfm_.uninstantiate(seq[j]);
+      if (u->isFalse() || pred_.implies(predOf(*chain[j]).abstraction, tm_.mkNot(u))) {
+        removeFalse(chain[j]);
+        return false;
+      }
+      strengthen(chain[j], u);
+    }
+    return true;
+  }
+
+  void refineImpact(const std::vector<const ArgState*>& path) {
+    Stopwatch sw;
+    if (++refinements_ > opts_.maxRefinements) throw Abort{"refinement limit reached", "limit"};
+    RefinementInput in;
+    for (size_t i = 1; i < path.size(); ++i) {
+      Term b = predOf(*path[i]).blockFormula;
+      if (i == 1) b = tm_.mkAnd(predOf(*path[0]).abstractionInstantiated, b);
+      in.blocks.push_back(b);
+      in.ssaAfter.push_back(predOf(*path[i]).pf.ssa.get());
+    }
+    std::string why;
+    auto seq = checkedSequence(in, why);
+    if (!seq) throw Abort{"refinement failed: " + why, "refinement"};
+    std::vector<const ArgState*> chain(path.begin() + 1, path.end());
+    if (applySequence(chain, *seq)) throw Abort{"internal: Impact refinement did not remove the error state", "error"};
+    refineTimeS_ += sw.elapsedS();
+    if (opts_.progress) {
+      std::ostringstream o;
+      o << "impact refinement " << refinements_ << ": " << path.size() - 1 << " blocks, reached " << reached_.size()
+        << ", strengthened " << strengthened_;
+      opts_.progress(o.str());
+    }
+  }
+
+  // fcover^Impact: try to cover the abstraction state e (about to be expanded) by an
+  // older reached abstraction state e' at the same location: with ê the nearest common
+  // ancestor and φ the blocks from ê to e, if ψ̂ ∧ φ ⇒ ψ' then the abstraction states
+  // after ê on the way to e are strengthened with a checked interpolation sequence for
+  // ψ̂ ∧ φ ∧ ¬ψ', e with ψ', and e is covered by e'.
+  bool forceCover(const std::shared_ptr<const ArgState>& e) {
+    const PredicateState& pe = predOf(*e);
+    if (!pe.isAbstraction || e->parents.empty()) return false;
+    if (cpa::extract<cpa::LocationState>(*e)->property != cpa::Property::None) return false;
+    Stopwatch sw;
+    ++fcAttempts_;
+    bool done = false;
+    auto mine = abstractionAncestors(e.get());
+    std::vector<cpa::StatePtr> cands;
+    for (const cpa::StatePtr& o : reached_.partition(*e)) {
+      auto a = std::static_pointer_cast<const ArgState>(o);
+      if (a.get() == e.get() || a->removed || a->id > e->id || !predOf(*a).isAbstraction) continue;
+      if (predOf(*a).abstraction->isTrue()) continue;  // stop would have covered e
+      cands.push_back(o);
+    }
+    // most recent first, a bounded number per attempt
+    std::reverse(cands.begin(), cands.end());
+    if (cands.size() > kMaxForcedCoveringCandidates) cands.resize(kMaxForcedCoveringCandidates);
+    for (const cpa::StatePtr& o : cands) {
+      auto c = std::static_pointer_cast<const ArgState>(o);
+      if (c->removed || !reached_.contains(o)) continue;
+      ++fcCandidates_;
+      Term psiC = predOf(*c).abstraction;
+      if (pred_.implies(pe.abstraction, psiC)) {
+        coverBy(e, c);
+        done = true;
+        break;
+      }
+      auto theirs = abstractionAncestors(c.get());
+      size_t k = 0;
+      while (k < mine.size() && k < theirs.size() && mine[k] == theirs[k]) ++k;
+      if (k == 0) continue;
+      const ArgState* nca = mine[k - 1];
+      std::vector<const ArgState*> chain(mine.begin() + static_cast<long>(k), mine.end());
+      if (chain.empty()) continue;  // e is an ancestor of c (cannot happen: c is older)
+      RefinementInput in;
+      in.ssaBefore = predOf(*nca).pf.ssa.get();
+      for (size_t j = 0; j < chain.size(); ++j) {
+        Term b = predOf(*chain[j]).blockFormula;
+        if (j == 0) b = tm_.mkAnd(predOf(*nca).abstractionInstantiated, b);
+        if (j + 1 == chain.size()) b = tm_.mkAnd(b, tm_.mkNot(pfm_.instantiate(psiC, *predOf(*chain[j]).pf.ssa)));
+        in.blocks.push_back(b);
+        in.ssaAfter.push_back(predOf(*chain[j]).pf.ssa.get());
+      }
+      cexSolver_->push();
+      cexSolver_->add(tm_.mkAnd(in.blocks));
+      CheckResult r;
+      try {
+        r = check(*cexSolver_);
+      } catch (...) {
+        cexSolver_->pop();
+        throw;
+      }
+      cexSolver_->pop();
+      if (r != CheckResult::Unsat) continue;
+      if (chain.size() > 1) {
+        std::string why;
+        auto seq = checkedSequence(in, why);
+        if (!seq) continue;
+        std::vector<const ArgState*> inner(chain.begin(), chain.end() - 1);
+        if (!applySequence(inner, *seq)) {  // e became unreachable
+          done = true;
+          break;
+        }
+      }
+      strengthen(e.get(), psiC);
+      if (!reached_.contains(o) || c->removed) continue;
+      if (getenv("ARGUS_DEBUG_PRED"))
+        fprintf(stderr, "fcover #%llu by #%llu (nca #%llu, %zu blocks): %s\n", (unsigned long long)e->id,
+                (unsigned long long)c->id, (unsigned long long)nca->id, chain.size(), psiC->str().substr(0, 300).c_str());
+      coverBy(e, c);
+      done = true;
+      break;
+    }
+    fcTimeS_ += sw.elapsedS();
+    if (done) ++fcSuccess_;
+    return done;
+  }
+
+  void coverBy(const std::shared_ptr<const ArgState>& e, const std::shared_ptr<const ArgState>& c) {
+    ArgState* x = const_cast<ArgState*>(e.get());
+    x->coveredBy = const_cast<ArgState*>(c.get());
+    x->coveredBy->covers.push_back(x);
+    reached_.remove(e);
   }
 
   // Is the path through `parent` and `step` into `child` the one the model (of
@@ -541,8 +788,22 @@ private:
   VerificationResult finish(VerificationResult r, const Stopwatch& total) {
     if (r.verdict == Verdict::Unknown && root_) attachCondition(r);
     const auto& ps = pred_.stats();
-    r.stats.solverQueries = absSolver_->stats().checks + cexSolver_->stats().checks + newton_.solverQueries();
-    r.stats.solverTimeS = absSolver_->stats().checkTimeS + cexSolver_->stats().checkTimeS + newton_.solverTimeS();
+    r.stats.solverQueries = absSolver_->stats().checks + cexSolver_->stats().checks + newton_.solverQueries() +
+                            engine_->solverQueries() + sequenceChecks_;
+    r.stats.solverTimeS = absSolver_->stats().checkTimeS + cexSolver_->stats().checkTimeS + newton_.solverTimeS() +
+                          engine_->solverTimeS() + checkTimeS_;
+    r.stats.extra["refiner_engine_failures"] = static_cast<double>(engineFailures_);
+    r.stats.extra["sequence_checks"] = static_cast<double>(sequenceChecks_);
+    r.stats.extra["time_refiner_engine_s"] = engine_->solverTimeS();
+    if (opts_.impact) {
+      r.stats.extra["strengthened_states"] = static_cast<double>(strengthened_);
+      r.stats.extra["uncovered_states"] = static_cast<double>(uncovered_);
+      r.stats.extra["removed_false_states"] = static_cast<double>(removedFalse_);
+      r.stats.extra["forced_covering_attempts"] = static_cast<double>(fcAttempts_);
+      r.stats.extra["forced_covering_candidates"] = static_cast<double>(fcCandidates_);
+      r.stats.extra["forced_coverings"] = static_cast<double>(fcSuccess_);
+      r.stats.extra["time_forced_covering_s"] = fcTimeS_;
+    }
     r.stats.formulaTerms = tm_.size();
     r.stats.extra["refinements"] = static_cast<double>(refinements_);
     r.stats.extra["refinements_with_fallback"] = static_cast<double>(fallbackRefinements_);

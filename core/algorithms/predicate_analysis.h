@@ -14,12 +14,15 @@
 //    the first abstraction state whose precision grows; its subtree is removed and the
 //    remaining parents are re-added with the new precision π'. No growth: unknown.
 // Every solver unknown, timeout or limit gives unknown with the reason.
+// Impact (options.impact) shares the CPA, the CEGAR loop and the counterexample
+// check; see the option's comment.
 // Debugging: ARGUS_DEBUG_PRED=1 prints each refinement's blocks, τ and predicates.
 #pragma once
 
 #include <functional>
 #include <string>
 
+#include "core/algorithms/refinement_engine.h"
 #include "core/cfa/cfa.h"
 #include "core/cpa/predicate_cpa.h"
 #include "core/cpa/reached_set.h"
@@ -33,6 +36,24 @@ enum class WaitlistKind { Bfs, Dfs, Callstack, ReversePostorder };
 
 struct PredicateAnalysisOptions {
   smt::SolverKind solver = smt::SolverKind::Z3;
+  // The refinement engine (refinement_engine.h). For pred, a Newton refiner whose
+  // predicates do not grow the precision falls back to newton_refiner.h's
+  // stale-keeping predicates; Craig has no fallback (it fails: unknown).
+  RefinerConfig refiner;
+  // Impact (unifying-view paper, Sect. 4.4) instead of predicate abstraction: the
+  // precision stays empty, refinement conjoins the interpolants to the abstraction
+  // states of the path (coverage rechecked, uncovered states re-added, states that
+  // became false removed), and fcover^Impact runs before each abstraction state is
+  // expanded (unless forcedCovering is false). Every interpolation sequence is checked
+  // with the solver before it strengthens a state (soundness depends on it).
+  // Not done (an optimisation of the paper's refinement, soundness does not need it):
+  // after a refinement, strengthened states are not checked for being covered by
+  // other states; their subtrees stay in the reached set and are explored.
+  // fcover^Impact tries at most 8 candidates (the most recent first) per state.
+  bool impact = false;
+  bool forcedCovering = true;
+  // pred: check every sequence too (debugging; Impact always checks).
+  bool checkSequences = false;
   double timeoutS = 0;  // wall clock for the whole run; 0 = none
   cpa::PredicateCpaOptions cpa;
   WaitlistKind waitlist = WaitlistKind::ReversePostorder;

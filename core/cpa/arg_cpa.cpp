@@ -175,4 +175,31 @@ std::vector<ArgState*> ArgCpa::removeSubtree(ReachedSet& reached, ArgState* root
   return out;
 }
 
+std::vector<ArgState*> ArgCpa::removeUnreachableSubtree(ReachedSet& reached, ArgState* root) {
+  std::unordered_set<ArgState*> sub{root};
+  std::deque<ArgState*> work{root};
+  while (!work.empty()) {
+    ArgState* x = work.front();
+    work.pop_front();
+    for (ArgState* c : x->children)
+      if (sub.insert(c).second) work.push_back(c);
+  }
+  std::vector<ArgState*> uncovered;
+  for (ArgState* x : sub) {
+    for (ArgState* c : x->covers) {
+      if (sub.count(c)) continue;
+      c->coveredBy = nullptr;
+      if (std::find(uncovered.begin(), uncovered.end(), c) == uncovered.end()) uncovered.push_back(c);
+    }
+    x->covers.clear();
+    for (auto& [p, st] : x->parents)
+      if (!sub.count(p)) eraseOne(p->children, x);
+    if (x->coveredBy && !sub.count(x->coveredBy)) eraseOne(x->coveredBy->covers, x);
+    x->coveredBy = nullptr;
+    x->removed = true;
+    reached.remove(x->shared_from_this());
+  }
+  return uncovered;
+}
+
 }  // namespace argus::cpa

@@ -61,6 +61,11 @@ public:
   // states back on the waitlist (with precision `newPrecision` if given). Returns
   // those parents.
   std::vector<ArgState*> removeSubtree(ReachedSet& reached, ArgState* root, const PrecisionPtr& newPrecision = nullptr);
+  // Impact's removal of states that became false: removes `root` and its descendants
+  // from the ARG and the reached set without re-adding any parent (the removed states
+  // are unreachable); the states they covered are uncovered and returned (the caller
+  // puts them back into the reached set).
+  std::vector<ArgState*> removeUnreachableSubtree(ReachedSet& reached, ArgState* root);
 
 private:
   struct Ops;

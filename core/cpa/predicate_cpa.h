@@ -53,8 +53,12 @@ public:
 class PredicateState final : public AbstractState {
 public:
   uint64_t id = 0;              // unique per state (for the merged-into rule)
-  smt::Term abstraction;        // ψ, over unindexed variables
-  smt::Term abstractionInstantiated;  // ψ at the indices the block starts with
+  // ψ, over unindexed variables, and ψ at the indices the block starts with. Mutable
+  // for one purpose: the Impact refinement and forced covering strengthen the
+  // abstraction formulas of reached abstraction states in place (unifying-view paper,
+  // Sect. 3.2/3.3); nothing else changes them after creation.
+  mutable smt::Term abstraction;
+  mutable smt::Term abstractionInstantiated;
   uint64_t block = 0;           // id of the abstraction state that starts this block
   encoding::PathFormula pf;     // φ (true with the block's start indices for abstraction states)
   bool isAbstraction = false;

@@ -20,14 +20,17 @@
 
 namespace argus::engine {
 
+const char* const kDefaultRefiner = "newton-sp-core-live";
+
 Algorithm parseAlgorithm(const std::string& s) {
   if (s == "bmc") return Algorithm::Bmc;
   if (s == "ibmc" || s == "auto") return Algorithm::Ibmc;
   if (s == "pred") return Algorithm::Pred;
+  if (s == "impact") return Algorithm::Impact;
   if (s == "explicit") return Algorithm::Explicit;
   if (s == "cmc") return Algorithm::Cmc;
   throw std::invalid_argument("unknown or not yet available algorithm '" + s +
-                              "' (available: bmc, ibmc, pred, explicit, cmc, auto)");
+                              "' (available: bmc, ibmc, pred, impact, explicit, cmc, auto)");
 }
 
 const char* algorithmName(Algorithm a) {
@@ -35,6 +38,7 @@ const char* algorithmName(Algorithm a) {
     case Algorithm::Bmc: return "bmc";
     case Algorithm::Ibmc: return "ibmc";
     case Algorithm::Pred: return "pred";
+    case Algorithm::Impact: return "impact";
     case Algorithm::Explicit: return "explicit";
     case Algorithm::Cmc: return "cmc";
   }
@@ -171,9 +175,11 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
                                      Algorithm alg, double timeoutS, const StageParams& sp,
                                      const result::AssumptionAutomaton* cond) {
   result::VerificationResult r;
-  if (alg == Algorithm::Pred) {
+  if (alg == Algorithm::Pred || alg == Algorithm::Impact) {
     algorithms::PredicateAnalysisOptions po;
     po.solver = req.solver;
+    po.refiner = algorithms::RefinerConfig::parse(req.refiner.empty() ? kDefaultRefiner : req.refiner);
+    po.impact = alg == Algorithm::Impact;
     po.timeoutS = timeoutS;
     po.progress = req.progress;
     po.corruptReplayForTest = req.corruptReplayForTest;

@@ -16,7 +16,7 @@
 
 namespace argus::engine {
 
-enum class Algorithm { Bmc, Ibmc, Pred, Explicit, Cmc };
+enum class Algorithm { Bmc, Ibmc, Pred, Impact, Explicit, Cmc };
 // Parses an --algorithm value; throws std::invalid_argument naming the known ones.
 Algorithm parseAlgorithm(const std::string& s);
 const char* algorithmName(Algorithm a);
@@ -28,6 +28,9 @@ struct VerifyRequest {
   std::optional<std::string> source;   // contents; read from `file` when absent
   Algorithm algorithm = Algorithm::Bmc;
   smt::SolverKind solver = smt::SolverKind::Z3;
+  // pred/impact: the refinement engine (algorithms::RefinerConfig names: craig,
+  // newton-{sp,wp}-{core,all}-{live,all}); empty = the default (kDefaultRefiner).
+  std::string refiner;
   double timeoutS = 0;                 // whole run, wall clock; 0 = none
   uint32_t maxBound = 0;               // stop BMC deepening at this bound (unknown + condition); 0 = no limit
   frontend::DataModel dataModel = frontend::DataModel::LP64;
@@ -69,6 +72,9 @@ struct VerifyOutcome {
 };
 
 VerifyOutcome verify(const VerifyRequest& req);
+
+// The refiner pred and impact use when VerifyRequest::refiner is empty.
+extern const char* const kDefaultRefiner;
 
 // Same, for a program parsed before (req.source/file/extraArgs/dataModel must be what
 // it was parsed from; req.file still names it in results). Lets a long-lived caller

@@ -15,6 +15,12 @@
 //    the subset of that call's assumptions the backend found responsible.
 //  - interrupt() may be called from any thread; the running check() returns Unknown.
 //  - Per-query time limit: Options::timeoutMs (0 = none), also settable later.
+//  - interpolant(A, B) (needs Options::interpolants): for an unsatisfiable A ∧ B, a
+//    Craig interpolant I with A ⇒ I, I ∧ B unsatisfiable, over the symbols A and B
+//    share; the assertion stack is left as it was. Returns nullptr when the backend
+//    cannot give one (reasonUnknown() says why: unsupported, timeout, a term it cannot
+//    translate back). Only cvc5 supports it (SyGuS-based, cvc5 1.0.3); Z3 4.8.12 has
+//    no interpolation and always returns nullptr.
 // Violations of the "valid only right after" rules throw SolverError.
 #pragma once
 
@@ -47,6 +53,7 @@ struct SolverOptions {
   bool models = true;
   bool unsatCores = false;
   unsigned timeoutMs = 0;  // per check(); 0 = no limit
+  bool interpolants = false;  // enable interpolant() (cvc5 only)
 };
 
 struct SolverStats {
@@ -71,6 +78,9 @@ public:
   virtual std::vector<Term> unsatCore() = 0;
   // The backend's reason for the last Unknown ("timeout", "interrupted", "incomplete", ...).
   virtual std::string reasonUnknown() const = 0;
+
+  virtual bool supportsInterpolation() const { return false; }
+  virtual Term interpolant(Term a, Term b) = 0;
 
   virtual void setTimeoutMs(unsigned ms) = 0;
   virtual void interrupt() = 0;  // thread-safe

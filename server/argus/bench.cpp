@@ -29,6 +29,7 @@ using namespace bench;
 const char* kUsage =
     "usage: argus bench MANIFEST.tsv [options]\n"
     "  --algorithm A      passed to `argus verify --algorithm` (default: verifier's)\n"
+    "  --refiner R        passed to `argus verify --refiner` (pred, impact)\n"
     "  --solver z3|cvc5   passed to `argus verify --solver` (default: verifier's)\n"
     "  --chain SPEC       passed to `argus verify --chain` (with --algorithm cmc)\n"
     "  --timeout SEC      per-task time limit passed to verify (default 30)\n"
@@ -44,7 +45,7 @@ const char* kUsage =
 
 struct Options {
   std::string manifest;
-  std::optional<std::string> algorithm, solver, chain;
+  std::optional<std::string> algorithm, solver, chain, refiner;
   double timeout = 30;
   long memoryMb = 4096;
   int jobs = 1;
@@ -87,9 +88,8 @@ std::string parseOptions(const std::vector<std::string>& args, Options& o) {
       inlineValue = a.substr(eq + 1);
       a = a.substr(0, eq);
     }
-    static const char* known[] = {"--algorithm", "--solver", "--timeout", "--memory-mb", "--jobs",
-                                  "-j",          "--out",    "--filter",  "--limit",     "--grace",
-                                  "--chain"};
+    static const char* known[] = {"--algorithm", "--refiner", "--solver", "--timeout", "--memory-mb", "--jobs",
+                                  "-j",          "--out",     "--filter", "--limit",   "--grace",     "--chain"};
     if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return a == k; }) ==
         std::end(known))
       return "unknown option '" + a + "'";
@@ -106,6 +106,9 @@ std::string parseOptions(const std::vector<std::string>& args, Options& o) {
     } else if (a == "--chain") {
       if (v.empty() || v[0] == '-') return "bad --chain '" + v + "'";
       o.chain = v;
+    } else if (a == "--refiner") {
+      if (v.empty() || v[0] == '-') return "bad --refiner '" + v + "'";
+      o.refiner = v;
     } else if (a == "--solver") {
       if (v != "z3" && v != "cvc5") return "bad --solver '" + v + "' (want z3 or cvc5)";
       o.solver = v;
@@ -200,6 +203,7 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
     if (opt.algorithm) s.argv.insert(s.argv.end(), {"--algorithm", *opt.algorithm});
     if (opt.solver) s.argv.insert(s.argv.end(), {"--solver", *opt.solver});
     if (opt.chain) s.argv.insert(s.argv.end(), {"--chain", *opt.chain});
+    if (opt.refiner) s.argv.insert(s.argv.end(), {"--refiner", *opt.refiner});
     specs.push_back(std::move(s));
   }
 
@@ -260,6 +264,7 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
   info.manifest = manifest.path;
   info.algorithm = opt.algorithm;
   info.solver = opt.solver;
+  info.refiner = opt.refiner;
   info.timeoutSec = opt.timeout;
   info.memoryMb = opt.memoryMb;
   info.jobs = opt.jobs;

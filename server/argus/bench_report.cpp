@@ -111,6 +111,7 @@ nlohmann::json resultsJson(const RunInfo& info, const std::vector<TaskResult>& r
   return {{"manifest", info.manifest},
           {"algorithm", opt(info.algorithm)},
           {"solver", opt(info.solver)},
+          {"refiner", opt(info.refiner)},
           {"timeout_s", info.timeoutSec},
           {"memory_mb", info.memoryMb},
           {"jobs", info.jobs},
@@ -172,7 +173,8 @@ void printSummary(std::ostream& os, const RunInfo& info, const std::vector<TaskR
 
   os << "\nargus bench: " << info.manifest << "\n"
      << "algorithm " << info.algorithm.value_or("(default)") << ", solver "
-     << info.solver.value_or("(default)") << ", timeout " << info.timeoutSec << " s, memory "
+     << info.solver.value_or("(default)") << (info.refiner ? ", refiner " + *info.refiner : std::string())
+     << ", timeout " << info.timeoutSec << " s, memory "
      << info.memoryMb << " MB, jobs " << info.jobs << ", wall time " << fixed(info.wallSec, 1)
      << " s" << (info.interrupted ? ", INTERRUPTED" : "") << "\n\n";
   printTable(os, "", {{"all", all}});

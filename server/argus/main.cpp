@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/algorithms/refinement_engine.h"
 #include "core/engine/verify.h"
 #include "server/argus/bench.h"
 
@@ -18,9 +19,9 @@ namespace {
 
 const char* kUsage =
     "usage:\n"
-    "  argus verify FILE.c [--algorithm bmc|ibmc|pred|explicit|cmc|auto] [--solver z3|cvc5]\n"
+    "  argus verify FILE.c [--algorithm bmc|ibmc|pred|impact|explicit|cmc|auto] [--solver z3|cvc5]\n"
     "                      [--timeout SEC] [--data-model ILP32|LP64] [--format text|json]\n"
-    "                      [--function NAME] [--progress]\n"
+    "                      [--function NAME] [--refiner R] [--stats] [--progress]\n"
     "                      [--chain SPEC] [--condition-in F.json] [--condition-out F]\n"
     "                      [--condition-format json|cpachecker] [--max-states N]\n"
     "                      [--max-path-length N] [--max-assume-edges N] [--max-repeats N]\n"
@@ -29,8 +30,19 @@ const char* kUsage =
     "      --chain (with --algorithm cmc): stages separated by commas, each NAME[:key=value...]:\n"
     "        bmc|ibmc:k=N:time=S, explicit:time=S:states=N:repeats=N:length=N:assumes=N:perloc=N,\n"
     "        pred:time=S (default: bmc:k=1,explicit:time=10,pred)\n"
-    "  argus bench MANIFEST.tsv [--algorithm A] [--solver S] [--timeout SEC] [--jobs N]\n"
-    "                      [--out results.json] [--memory-mb MB] [--filter TEXT] [--limit N]\n";
+    "  argus bench MANIFEST.tsv [--algorithm A] [--refiner R] [--solver S] [--chain SPEC]\n"
+    "                      [--timeout SEC] [--jobs N] [--out results.json] [--memory-mb MB]\n"
+    "                      [--filter TEXT] [--limit N]\n"
+    "\n"
+    "refiners (pred, impact): an inductive sequence of interpolants for a spurious path\n"
+    "  craig                 cvc5's Craig interpolation, chained (with --solver z3 too)\n"
+    "  newton-D-C-L          Newton (Dietsch et al.), eight variants:\n"
+    "     D = sp | wp          strongest post forward / weakest precondition backward\n"
+    "     C = core | all       infeasible core from an unsat core / the whole path\n"
+    "     L = live | all       projection to live variables / none\n"
+    "  default: newton-sp-core-live\n"
+    "--stats prints the run's statistics (refinements, abstractions, ARG size, predicates,\n"
+    "  time in abstraction / refinement / forced covering / solver) after the result.\n";
 
 std::string selfExe(const char* argv0) {
   char buf[PATH_MAX];
@@ -47,7 +59,7 @@ int usageError(const std::string& msg) {
 int runVerify(const std::vector<std::string>& args) {
   argus::engine::VerifyRequest req;
   std::string format = "text";
-  bool progress = false, haveFile = false;
+  bool progress = false, haveFile = false, stats = false;
   std::string conditionIn;
   auto count = [](const std::string& v) -> uint64_t {
     char* end = nullptr;
@@ -68,6 +80,10 @@ int runVerify(const std::vector<std::string>& args) {
       }
       if (a == "--algorithm") req.algorithm = argus::engine::parseAlgorithm(value());
       else if (a == "--solver") req.solver = argus::smt::parseSolverKind(value());
+      else if (a == "--refiner") {
+        req.refiner = value();
+        (void)argus::algorithms::RefinerConfig::parse(req.refiner);  // reject unknown names here
+      } else if (a == "--stats") stats = true;
       else if (a == "--timeout") {
         const std::string& v = value();
         char* end = nullptr;
@@ -140,6 +156,12 @@ int runVerify(const std::vector<std::string>& args) {
   }
   if (format == "json") std::cout << argus::result::toJson(out.result).dump(2) << std::endl;
   else std::cout << argus::result::toText(out.result) << std::flush;
+  if (stats && format == "text") {
+    const auto& st = out.result.stats;
+    std::cout << "statistics:\n"
+              << "  solver_queries: " << st.solverQueries << "\n  solver_time_s: " << st.solverTimeS << "\n";
+    for (const auto& [k, v] : st.extra) std::cout << "  " << k << ": " << v << "\n";
+  }
   return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <cvc5/cvc5.h>
 
 #include <atomic>
+#include <functional>
 #include <map>
 
 #include "core/smt/solver_base.h"
@@ -26,6 +27,14 @@ public:
     s_.setOption("incremental", "true");
     s_.setOption("produce-models", opts.models ? "true" : "false");
     if (opts.unsatCores) s_.setOption("produce-unsat-assumptions", "true");
+    // An interpolating instance bit-blasts internally: its SyGuS search often ends at
+    // the time limit, and with the CaDiCaL sub-solver that aborts the process (above;
+    // bv-sat-solver=minisat alone does not avoid it).
+    if (opts.interpolants) {
+      s_.setOption("produce-interpolants", "true");
+      s_.setOption("bv-solver", "bitblast-internal");
+    }
+    interpolants_ = opts.interpolants;
     s_.setLogic("ALL");
     if (opts.timeoutMs) setTimeoutMs(opts.timeoutMs);
   }
@@ -45,6 +54,37 @@ public:
     s_.setOption("tlimit-per", std::to_string(ms));
   }
   void interrupt() override { interrupted_ = true; }
+  bool supportsInterpolation() const override { return interpolants_; }
+  // cvc5's interpolation is SyGuS-based: it enumerates candidate terms over the shared
+  // symbols, so it can be slow or give up (null term) where a proof-based interpolating
+  // solver would not; the per-check time limit applies. The result is translated back;
+  // a symbol or operator outside our term language makes it fail (nullptr).
+  Term interpolant(Term a, Term b) override {
+    if (!interpolants_) {
+      reason_ = "interpolation was not enabled for this solver";
+      return nullptr;
+    }
+    if (interrupted_) {
+      reason_ = "interrupted";
+      return nullptr;
+    }
+    Term out = nullptr;
+    runOnLargeStack([&] {
+      s_.push();
+      try {
+        s_.assertFormula(toCvc5(a));
+        cvc5::Term itp = s_.getInterpolant(s_.mkTerm(cvc5::Kind::NOT, {toCvc5(b)}));
+        if (itp.isNull()) reason_ = "cvc5 found no interpolant (SyGuS search gave up or hit the time limit)";
+        else out = fromCvc5(itp);
+      } catch (const cvc5::CVC5ApiException& e) {
+        reason_ = std::string("cvc5 interpolation: ") + e.what();
+      } catch (const SolverError& e) {
+        reason_ = e.what();
+      }
+      s_.pop();
+    });
+    return out;
+  }
 
 protected:
   void pushImpl() override { s_.push(); }
@@ -102,6 +142,102 @@ private:
   std::map<std::string, cvc5::Term> functions_;
   std::string reason_;
   std::atomic<bool> interrupted_{false};  // set from any thread
+  bool interpolants_ = false;
+
+  // cvc5 term -> our term (interpolants): variables are mapped back through the
+  // translation cache; unknown symbols or operators throw SolverError.
+  Term fromCvc5(const cvc5::Term& root) {
+    std::unordered_map<cvc5::Term, Term> back;
+    for (auto& [t, c] : cache_)
+      if (t->kind == Kind::Var) back.emplace(c, t);
+    std::unordered_map<cvc5::Term, Term> memo;
+    std::function<Term(const cvc5::Term&)> go = [&](const cvc5::Term& c) -> Term {
+      auto it = memo.find(c);
+      if (it != memo.end()) return it->second;
+      Term r = nullptr;
+      if (auto b = back.find(c); b != back.end()) r = b->second;
+      else if (c.isBooleanValue()) r = tm_.boolVal(c.getBooleanValue());
+      else if (c.isBitVectorValue()) {
+        uint32_t w = c.getSort().getBitVectorSize();
+        if (w > 64) throw SolverError("cvc5 interpolant: bit-vector constant wider than 64 bits");
+        r = tm_.bvVal(std::stoull(c.getBitVectorValue(10)), w);
+      } else {
+        std::vector<Term> a;
+        for (size_t i = 0; i < c.getNumChildren(); ++i) a.push_back(go(c[i]));
+        auto fold = [&](auto f) {
+          if (a.empty()) throw SolverError("cvc5 interpolant: empty application");
+          Term x = a[0];
+          for (size_t i = 1; i < a.size(); ++i) x = f(x, a[i]);
+          return x;
+        };
+        auto two = [&]() {
+          if (a.size() != 2) throw SolverError("cvc5 interpolant: binary operator with " + std::to_string(a.size()) + " arguments");
+        };
+        using K = cvc5::Kind;
+        switch (c.getKind()) {
+          case K::NOT: r = tm_.mkNot(a.at(0)); break;
+          case K::AND: r = tm_.mkAnd(a); break;
+          case K::OR: r = tm_.mkOr(a); break;
+          case K::IMPLIES: two(); r = tm_.mkImplies(a[0], a[1]); break;
+          case K::XOR: r = fold([&](Term x, Term y) { return tm_.mkXor(x, y); }); break;
+          case K::ITE: r = tm_.mkIte(a.at(0), a.at(1), a.at(2)); break;
+          case K::EQUAL: {
+            std::vector<Term> eqs;
+            for (size_t i = 1; i < a.size(); ++i) eqs.push_back(tm_.mkEq(a[0], a[i]));
+            r = tm_.mkAnd(eqs);
+            break;
+          }
+          case K::DISTINCT: {
+            std::vector<Term> ds;
+            for (size_t i = 0; i < a.size(); ++i)
+              for (size_t j = i + 1; j < a.size(); ++j) ds.push_back(tm_.mkDistinct(a[i], a[j]));
+            r = tm_.mkAnd(ds);
+            break;
+          }
+          case K::BITVECTOR_NEG: r = tm_.bvNeg(a.at(0)); break;
+          case K::BITVECTOR_NOT: r = tm_.bvNot(a.at(0)); break;
+          case K::BITVECTOR_ADD: r = fold([&](Term x, Term y) { return tm_.bvAdd(x, y); }); break;
+          case K::BITVECTOR_SUB: two(); r = tm_.bvSub(a[0], a[1]); break;
+          case K::BITVECTOR_MULT: r = fold([&](Term x, Term y) { return tm_.bvMul(x, y); }); break;
+          case K::BITVECTOR_UDIV: two(); r = tm_.bvUDiv(a[0], a[1]); break;
+          case K::BITVECTOR_SDIV: two(); r = tm_.bvSDiv(a[0], a[1]); break;
+          case K::BITVECTOR_UREM: two(); r = tm_.bvURem(a[0], a[1]); break;
+          case K::BITVECTOR_SREM: two(); r = tm_.bvSRem(a[0], a[1]); break;
+          case K::BITVECTOR_AND: r = fold([&](Term x, Term y) { return tm_.bvAnd(x, y); }); break;
+          case K::BITVECTOR_OR: r = fold([&](Term x, Term y) { return tm_.bvOr(x, y); }); break;
+          case K::BITVECTOR_XOR: r = fold([&](Term x, Term y) { return tm_.bvXor(x, y); }); break;
+          case K::BITVECTOR_NAND: two(); r = tm_.bvNot(tm_.bvAnd(a[0], a[1])); break;
+          case K::BITVECTOR_NOR: two(); r = tm_.bvNot(tm_.bvOr(a[0], a[1])); break;
+          case K::BITVECTOR_XNOR: two(); r = tm_.bvNot(tm_.bvXor(a[0], a[1])); break;
+          case K::BITVECTOR_SHL: two(); r = tm_.bvShl(a[0], a[1]); break;
+          case K::BITVECTOR_LSHR: two(); r = tm_.bvLShr(a[0], a[1]); break;
+          case K::BITVECTOR_ASHR: two(); r = tm_.bvAShr(a[0], a[1]); break;
+          case K::BITVECTOR_ULT: two(); r = tm_.bvUlt(a[0], a[1]); break;
+          case K::BITVECTOR_ULE: two(); r = tm_.bvUle(a[0], a[1]); break;
+          case K::BITVECTOR_UGT: two(); r = tm_.bvUgt(a[0], a[1]); break;
+          case K::BITVECTOR_UGE: two(); r = tm_.bvUge(a[0], a[1]); break;
+          case K::BITVECTOR_SLT: two(); r = tm_.bvSlt(a[0], a[1]); break;
+          case K::BITVECTOR_SLE: two(); r = tm_.bvSle(a[0], a[1]); break;
+          case K::BITVECTOR_SGT: two(); r = tm_.bvSgt(a[0], a[1]); break;
+          case K::BITVECTOR_SGE: two(); r = tm_.bvSge(a[0], a[1]); break;
+          case K::BITVECTOR_CONCAT: r = fold([&](Term x, Term y) { return tm_.concat(x, y); }); break;
+          case K::BITVECTOR_EXTRACT:
+            r = tm_.extract(a.at(0), c.getOp()[0].getUInt32Value(), c.getOp()[1].getUInt32Value());
+            break;
+          case K::BITVECTOR_ZERO_EXTEND: r = tm_.zeroExt(a.at(0), c.getOp()[0].getUInt32Value()); break;
+          case K::BITVECTOR_SIGN_EXTEND: r = tm_.signExt(a.at(0), c.getOp()[0].getUInt32Value()); break;
+          case K::SELECT: two(); r = tm_.select(a[0], a[1]); break;
+          case K::STORE: r = tm_.store(a.at(0), a.at(1), a.at(2)); break;
+          default:
+            throw SolverError(c.getKind() == K::CONSTANT ? "cvc5 interpolant: unknown symbol " + c.toString()
+                                                         : "cvc5 interpolant: unsupported operator in " + c.toString().substr(0, 200));
+        }
+      }
+      memo.emplace(c, r);
+      return r;
+    };
+    return go(root);
+  }
 
   cvc5::Sort sortOf(Sort s) {
     switch (s->kind) {

@@ -27,6 +27,10 @@ public:
     solver_.set(p);
   }
   void interrupt() override { ctx_.interrupt(); }
+  Term interpolant(Term, Term) override {
+    reason_ = "interpolation is not supported by z3 4.8.12";
+    return nullptr;
+  }
 
 protected:
   void pushImpl() override { solver_.push(); }

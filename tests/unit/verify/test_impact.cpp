@@ -1,0 +1,166 @@
+// Impact (--algorithm impact) end to end: safe and buggy programs with loops,
+// replayed counterexamples, forced covering, statistics; and pred/impact under every
+// refiner on a safe and a buggy loop (never a wrong verdict).
+#include <gtest/gtest.h>
+
+#include "core/algorithms/predicate_analysis.h"
+#include "core/frontend/frontend.h"
+#include "tests/unit/verify/verify_helpers.h"
+
+using argus::engine::Algorithm;
+using argus::frontend::DataModel;
+using argus::result::Verdict;
+using argus::smt::SolverKind;
+using argus::testing::kPrelude;
+using argus::testing::verifySource;
+
+namespace {
+
+class Impact : public ::testing::TestWithParam<SolverKind> {
+protected:
+  argus::engine::VerifyOutcome run(const std::string& body, double timeout = 60) {
+    auto out = verifySource(std::string(kPrelude) + body, Algorithm::Impact, GetParam(), DataModel::LP64, "main", timeout);
+    EXPECT_FALSE(out.inputError) << out.error;
+    EXPECT_EQ(out.result.algorithm, "impact");
+    return out;
+  }
+};
+
+TEST_P(Impact, SafeLoopWithUnboundedInputUsesForcedCovering) {
+  auto out = run(
+      "int main(){ unsigned n = __VERIFIER_nondet_uint(); unsigned i = 0; while (i < n) { i++; } "
+      "if (i != n) reach_error(); return 0; }");
+  EXPECT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
+  EXPECT_GE(out.result.stats.extra.at("refinements"), 1.0);
+  // the loop head of the second iteration is covered by forcing the interpolant
+  EXPECT_GE(out.result.stats.extra.at("forced_coverings"), 1.0);
+  EXPECT_GE(out.result.stats.extra.at("strengthened_states"), 1.0);
+  // every refinement's sequence was checked before it strengthened states
+  EXPECT_GE(out.result.stats.extra.at("sequence_checks"), out.result.stats.extra.at("refinements"));
+}
+
+TEST_P(Impact, SafeLoopWithBranchesInTheBody) {
+  // ABE merges the branches: the interpolants come from disjunctive block formulas
+  auto out = run(
+      "int main(){ int i = 0; int a = 0; while (i < 10) { if (__VERIFIER_nondet_int()) a = 1; else a = 2; i++; } "
+      "if (a == 3) reach_error(); return 0; }");
+  EXPECT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
+}
+
+// (Z3 only: the run ends at its deadline, where cvc5 1.0.3 may abort the process.)
+TEST(ImpactOptions, WithoutForcedCoveringNoneIsCounted) {
+  argus::frontend::FrontendOptions po;
+  std::string src = std::string(kPrelude) +
+                    "int main(){ unsigned n = __VERIFIER_nondet_uint(); unsigned i = 0; while (i < n) { i++; } "
+                    "if (i != n) reach_error(); return 0; }";
+  auto parsed = argus::frontend::parseSource(src, "test.c", po);
+  ASSERT_TRUE(parsed.ok()) << parsed.diagnostics;
+  const argus::cfa::Function* mainF = parsed.program->find("main");
+  ASSERT_NE(mainF, nullptr);
+  argus::algorithms::PredicateAnalysisOptions opts;
+  opts.solver = SolverKind::Z3;
+  opts.impact = true;
+  opts.forcedCovering = false;
+  opts.timeoutS = 5;
+  auto r = argus::algorithms::runPredicateAnalysis(*parsed.program, mainF->id, opts);
+  // with point-wise interpolants (i = 0, i = 1, …) Impact without forced covering
+  // unrolls the loop until the deadline (with it, SafeLoopWithUnboundedInput… is proved)
+  EXPECT_NE(r.verdict, Verdict::False);
+  EXPECT_EQ(r.stats.extra.at("forced_coverings"), 0.0);
+  EXPECT_EQ(r.stats.extra.at("forced_covering_attempts"), 0.0);
+}
+
+TEST_P(Impact, BugAfterLoopIsReplayed) {
+  auto out = run(
+      "int main(){ int s = 0; int n = __VERIFIER_nondet_int(); __VERIFIER_assume(n > 0 && n < 100); "
+      "for (int i = 0; i < n; i++) { s += 2; } if (s == 14) reach_error(); return 0; }");
+  ASSERT_EQ(out.result.verdict, Verdict::False) << out.result.reason;
+  ASSERT_TRUE(out.result.counterexample.has_value());
+  EXPECT_TRUE(out.result.counterexample->replayed);
+  bool sawN = false;
+  for (const auto& st : out.result.counterexample->steps)
+    for (const auto& [k, v] : st.values)
+      if (k == "n" && v == "7") sawN = true;
+  EXPECT_TRUE(sawN);
+  EXPECT_GE(out.result.stats.extra.at("removed_false_states"), 1.0);
+}
+
+TEST_P(Impact, BugInCalleeInsideLoop) {
+  auto out = run(
+      "int g; void step(int k){ g += k; if (g == 6) reach_error(); } "
+      "int main(){ for (int i = 1; i <= 3; i++) step(i); return 0; }");
+  ASSERT_EQ(out.result.verdict, Verdict::False) << out.result.reason;
+  EXPECT_TRUE(out.result.counterexample->replayed);
+}
+
+TEST_P(Impact, StatisticsAreReported) {
+  auto out = run("int main(){ int x = __VERIFIER_nondet_int(); if (x > 3 && x < 2) reach_error(); return 0; }");
+  EXPECT_EQ(out.result.verdict, Verdict::True);
+  for (const char* k : {"refinements", "abstractions", "arg_states_created", "reached_states", "predicates",
+                        "time_abstraction_s", "time_refinement_s", "time_forced_covering_s", "forced_coverings",
+                        "strengthened_states", "uncovered_states", "removed_false_states"})
+    EXPECT_TRUE(out.result.stats.extra.count(k)) << k;
+  EXPECT_EQ(out.result.stats.extra.at("refinements"), 1.0);
+  EXPECT_GT(out.result.stats.solverQueries, 0u);
+}
+
+TEST_P(Impact, RecursionIsUnknownWithTheCall) {
+  auto out = run("int f(int n){ return n <= 0 ? 0 : 1 + f(n - 1); } int main(){ if (f(3) != 3) reach_error(); return 0; }");
+  EXPECT_EQ(out.result.verdict, Verdict::Unknown);
+  EXPECT_NE(out.result.reason.find("recursive call of f"), std::string::npos) << out.result.reason;
+}
+
+INSTANTIATE_TEST_SUITE_P(Solvers, Impact, ::testing::Values(SolverKind::Z3, SolverKind::CVC5),
+                         [](const auto& info) { return std::string(argus::smt::solverName(info.param)); });
+
+// Every refiner under pred and impact: a safe loop and a bug after a loop. The
+// verdict may be unknown where an engine cannot refine (it must say why), never wrong.
+// (Impact checks every sequence before using it; pred uses only their predicates.)
+class Refiners : public ::testing::TestWithParam<std::tuple<std::string, Algorithm>> {};
+
+TEST_P(Refiners, NoWrongVerdictOnLoops) {
+  auto [refiner, alg] = GetParam();
+  auto runOne = [&](const std::string& body) {
+    argus::engine::VerifyRequest req;
+    req.file = "test.c";
+    req.source = std::string(kPrelude) + body;
+    req.algorithm = alg;
+    req.solver = SolverKind::Z3;
+    req.refiner = refiner;
+    req.timeoutS = 20;
+    auto out = argus::engine::verify(req);
+    EXPECT_FALSE(out.inputError) << out.error;
+    return out.result;
+  };
+  auto safe = runOne(
+      "int main(){ unsigned n = __VERIFIER_nondet_uint(); unsigned i = 0; while (i < n) { i++; } "
+      "if (i != n) reach_error(); return 0; }");
+  EXPECT_NE(safe.verdict, Verdict::False);
+  if (safe.verdict == Verdict::Unknown) EXPECT_FALSE(safe.reason.empty());
+  auto bug = runOne(
+      "int main(){ int s = 0; int n = __VERIFIER_nondet_int(); __VERIFIER_assume(n > 0 && n < 5); "
+      "for (int i = 0; i < n; i++) { s += 2; } if (s == 6) reach_error(); return 0; }");
+  EXPECT_NE(bug.verdict, Verdict::True);
+  if (bug.verdict == Verdict::False) EXPECT_TRUE(bug.counterexample && bug.counterexample->replayed);
+  // the default refiner solves both
+  if (refiner == argus::engine::kDefaultRefiner) {
+    EXPECT_EQ(safe.verdict, Verdict::True) << safe.reason;
+    EXPECT_EQ(bug.verdict, Verdict::False) << bug.reason;
+  }
+}
+
+std::vector<std::tuple<std::string, Algorithm>> refinerParams() {
+  std::vector<std::tuple<std::string, Algorithm>> out;
+  for (const std::string& n : argus::algorithms::RefinerConfig::allNames())
+    for (Algorithm a : {Algorithm::Pred, Algorithm::Impact}) out.push_back({n, a});
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Refiners, ::testing::ValuesIn(refinerParams()), [](const auto& info) {
+  std::string n = std::string(argus::engine::algorithmName(std::get<1>(info.param))) + "_" + std::get<0>(info.param);
+  for (char& c : n)
+    if (c == '-') c = '_';
+  return n;
+});
+
+}  // namespace
