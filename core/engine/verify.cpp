@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/algorithms/bmc.h"
+#include "core/algorithms/kinduction.h"
 #include "core/algorithms/predicate_analysis.h"
 #include "core/engine/sessions.h"
 #include "core/support/deadline.h"
@@ -15,7 +16,10 @@ Algorithm parseAlgorithm(const std::string& s) {
   if (s == "bmc") return Algorithm::Bmc;
   if (s == "ibmc" || s == "auto") return Algorithm::Ibmc;
   if (s == "pred") return Algorithm::Pred;
-  throw std::invalid_argument("unknown or not yet available algorithm '" + s + "' (available: bmc, ibmc, pred, auto)");
+  if (s == "kind") return Algorithm::Kind;
+  if (s == "kind-noinv") return Algorithm::KindNoInv;
+  throw std::invalid_argument("unknown or not yet available algorithm '" + s +
+                              "' (available: bmc, ibmc, kind, kind-noinv, pred, auto)");
 }
 
 const char* algorithmName(Algorithm a) {
@@ -23,6 +27,8 @@ const char* algorithmName(Algorithm a) {
     case Algorithm::Bmc: return "bmc";
     case Algorithm::Ibmc: return "ibmc";
     case Algorithm::Pred: return "pred";
+    case Algorithm::Kind: return "kind";
+    case Algorithm::KindNoInv: return "kind-noinv";
   }
   return "?";
 }
@@ -92,6 +98,19 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     po.progress = req.progress;
     po.corruptReplayForTest = req.corruptReplayForTest;
     out.result = algorithms::runPredicateAnalysis(program, entry->id, po);
+    out.result.stats.wallTimeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    out.result.stats.cpuTimeS = support::processCpuSeconds() - cpu0;
+    return out;
+  }
+  if (req.algorithm == Algorithm::Kind || req.algorithm == Algorithm::KindNoInv) {
+    algorithms::KInductionOptions ko;
+    ko.solver = req.solver;
+    ko.timeoutS = remaining;
+    if (req.maxBound > 0) ko.maxBound = req.maxBound;
+    ko.invariants = req.algorithm == Algorithm::Kind;
+    ko.progress = req.progress;
+    ko.corruptReplayForTest = req.corruptReplayForTest;
+    out.result = algorithms::runKInduction(program, entry->id, ko);
     out.result.stats.wallTimeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     out.result.stats.cpuTimeS = support::processCpuSeconds() - cpu0;
     return out;

@@ -15,7 +15,8 @@
 
 namespace argus::engine {
 
-enum class Algorithm { Bmc, Ibmc, Pred };
+// Kind: k-induction with the concurrent interval invariant generator; KindNoInv: without it.
+enum class Algorithm { Bmc, Ibmc, Pred, Kind, KindNoInv };
 // Parses an --algorithm value; throws std::invalid_argument naming the known ones.
 Algorithm parseAlgorithm(const std::string& s);
 const char* algorithmName(Algorithm a);

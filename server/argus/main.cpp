@@ -17,9 +17,10 @@ namespace {
 
 const char* kUsage =
     "usage:\n"
-    "  argus verify FILE.c [--algorithm bmc|ibmc|pred|auto] [--solver z3|cvc5] [--timeout SEC]\n"
+    "  argus verify FILE.c [--algorithm bmc|ibmc|kind|kind-noinv|pred|auto] [--solver z3|cvc5] [--timeout SEC]\n"
     "                      [--data-model ILP32|LP64] [--format text|json] [--function NAME]\n"
-    "                      [--progress] [-- CLANG-FLAGS...]\n"
+    "                      [--progress] [--no-invariants] [-- CLANG-FLAGS...]\n"
+    "                      (kind-noinv = kind --no-invariants: k-induction without the generator)\n"
     "  argus bench MANIFEST.tsv [--algorithm A] [--solver S] [--timeout SEC] [--jobs N]\n"
     "                      [--out results.json] [--memory-mb MB] [--filter TEXT] [--limit N]\n";
 
@@ -38,7 +39,7 @@ int usageError(const std::string& msg) {
 int runVerify(const std::vector<std::string>& args) {
   argus::engine::VerifyRequest req;
   std::string format = "text";
-  bool progress = false, haveFile = false;
+  bool progress = false, haveFile = false, noInvariants = false;
   try {
     for (size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -63,6 +64,7 @@ int runVerify(const std::vector<std::string>& args) {
         if (format != "text" && format != "json") throw std::invalid_argument("bad --format '" + format + "'");
       } else if (a == "--function") req.function = value();
       else if (a == "--progress") progress = true;
+      else if (a == "--no-invariants") noInvariants = true;
       else if (a == "--corrupt-replay-for-test") req.corruptReplayForTest = true;
       else if (a == "--") {
         req.extraArgs.assign(args.begin() + i + 1, args.end());
@@ -77,6 +79,11 @@ int runVerify(const std::vector<std::string>& args) {
     return usageError(e.what());
   }
   if (!haveFile) return usageError("verify needs a C file");
+  if (noInvariants) {
+    if (req.algorithm != argus::engine::Algorithm::Kind && req.algorithm != argus::engine::Algorithm::KindNoInv)
+      return usageError("--no-invariants needs --algorithm kind");
+    req.algorithm = argus::engine::Algorithm::KindNoInv;  // k-induction without the invariant generator
+  }
   if (access(req.file.c_str(), R_OK) != 0) {
     std::cerr << "argus: cannot read '" << req.file << "': " << std::strerror(errno) << "\n";
     return 2;
