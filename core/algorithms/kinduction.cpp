@@ -369,7 +369,7 @@ result::VerificationResult runKInduction(const cfa::Program& prog, cfa::FuncId e
   std::unique_ptr<StepCase> step;
   std::unique_ptr<IntervalGenerator> gen;
   std::vector<IntervalInvariant> injected;
-  uint64_t stepChecks = 0;
+  uint64_t stepChecks = 0, stepSkipped = 0;
   uint32_t provedK = 0;
   double stepTime = 0;
   std::string stepNote;
@@ -417,9 +417,15 @@ result::VerificationResult runKInduction(const cfa::Program& prog, cfa::FuncId e
         injectAvailable(k);
         while (true) {
           if (deadline.expired()) return false;
-          // the step case may use about half of the time so far (at least a second), so
-          // that the base case keeps finding bugs as deep as plain BMC
-          double budget = std::max(1.0, 0.5 * elapsed());
+          // The step case may use about as much time as everything else (plus a second),
+          // so that the base case keeps finding bugs nearly as deep as plain BMC; when
+          // its share is used up, it waits for a later k.
+          double other = elapsed() - stepTime;
+          double budget = 1.0 + other - stepTime;
+          if (budget < 0.2) {
+            ++stepSkipped;
+            return false;
+          }
           unsigned ms = static_cast<unsigned>(budget * 1000);
           if (!deadline.isNever()) ms = std::min(ms, deadline.remainingMs());
           auto t0 = std::chrono::steady_clock::now();
@@ -455,6 +461,7 @@ result::VerificationResult runKInduction(const cfa::Program& prog, cfa::FuncId e
   if (!stepNote.empty() && r.verdict == result::Verdict::Unknown) r.reason += "; " + stepNote;
   r.stats.extra["step_checks"] = static_cast<double>(stepChecks);
   r.stats.extra["step_time_s"] = stepTime;
+  r.stats.extra["step_skipped"] = static_cast<double>(stepSkipped);
   r.stats.extra["invariants_injected"] = static_cast<double>(injected.size());
   if (step) {
     r.stats.solverQueries += step->queries();
