@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <iomanip>
-#include <sstream>
+#include <map>
+#include <stdexcept>
 
 #include "core/algorithms/bmc.h"
 #include "core/encoding/expr_encoder.h"
