@@ -146,6 +146,11 @@ public:
     }
     IntervalInvariant out;
     out.level = level_;
+    out.errorUnreachable = true;
+    for (const FlatEdge& e : fp_.edges)
+      if (e.kind == FlatEdge::Kind::Cfa && (e.edge->kind == EdgeKind::Error || e.edge->kind == EdgeKind::Unsupported) &&
+          !X_[e.from].bottom)
+        out.errorUnreachable = false;
     out.atCut.resize(fp_.cuts.size());
     for (size_t c = 0; c < fp_.cuts.size(); ++c) {
       const AbsState& s = X_[fp_.cuts[c]];

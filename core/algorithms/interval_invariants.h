@@ -48,6 +48,9 @@ struct CutInvariant {
 };
 struct IntervalInvariant {
   int level = 0;
+  // The analysis found no error and no unsupported construct reachable: on its own a
+  // proof of safety (abstract interpretation).
+  bool errorUnreachable = false;
   std::vector<CutInvariant> atCut;  // per FlatProgram::cuts index
 };
 

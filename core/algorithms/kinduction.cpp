@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "core/algorithms/bmc.h"
 #include "core/encoding/expr_encoder.h"
@@ -475,6 +478,60 @@ result::VerificationResult runKInduction(const cfa::Program& prog, cfa::FuncId e
         r.invariant[fp->describe(fp->cuts[c])] = formulaString(*fp, m.atCut[c]);
     }
   }
+  return r;
+}
+
+result::VerificationResult runIntervalAnalysis(const cfa::Program& prog, cfa::FuncId entry,
+                                               const KInductionOptions& opts) {
+  result::VerificationResult r;
+  r.algorithm = "ai";
+  r.solver = "none";
+  support::Deadline deadline = support::Deadline::in(opts.timeoutS);
+  std::shared_ptr<const FlatProgram> fp = buildFlatProgram(prog, entry);
+  auto unknown = [&](const std::string& why) {
+    r.verdict = result::Verdict::Unknown;
+    r.reason = why;
+    r.condition.kind = "unsupported";
+    r.condition.summary = "nothing verified";
+    return r;
+  };
+  if (!fp->unusable.empty()) return unknown("abstract interpretation not applicable: " + fp->unusable);
+  // the analysis polls `stop`; a watchdog sets it at the deadline
+  std::atomic<bool> stop{false};
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  std::thread watchdog;
+  if (!deadline.isNever())
+    watchdog = std::thread([&] {
+      std::unique_lock<std::mutex> lk(mu);
+      cv.wait_until(lk, deadline.at(), [&] { return done; });
+      stop.store(true);
+    });
+  std::optional<IntervalInvariant> proof;
+  int levels = 0;
+  for (int level = 0; level <= 2 && !stop.load(); ++level) {
+    auto inv = computeIntervals(*fp, level, &stop);
+    if (!inv) continue;
+    ++levels;
+    if (opts.progress) opts.progress("intervals: level " + std::to_string(level) + (inv->errorUnreachable ? ": error unreachable" : ": error not excluded"));
+    if (inv->errorUnreachable) {
+      proof = std::move(inv);
+      break;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lk(mu);
+    done = true;
+  }
+  cv.notify_all();
+  if (watchdog.joinable()) watchdog.join();
+  r.stats.extra["ai_levels"] = levels;
+  if (!proof) return unknown(deadline.expired() ? "timeout" : "the interval analysis does not exclude the error");
+  r.verdict = result::Verdict::True;
+  r.condition.kind = "none";
+  r.condition.summary = "verified by interval analysis (level " + std::to_string(proof->level) + ")";
+  for (size_t c = 0; c < fp->cuts.size(); ++c) r.invariant[fp->describe(fp->cuts[c])] = formulaString(*fp, proof->atCut[c]);
   return r;
 }
 

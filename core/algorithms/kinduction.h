@@ -56,6 +56,12 @@ struct KInductionOptions {
 
 result::VerificationResult runKInduction(const cfa::Program& prog, cfa::FuncId entry, const KInductionOptions& opts);
 
+// Abstract interpretation only (the generator's interval analysis, levels 0..2, no
+// solver): `true` when some level finds every error and unsupported construct
+// unreachable, otherwise `unknown`; never `false`. Uses timeoutS and progress.
+result::VerificationResult runIntervalAnalysis(const cfa::Program& prog, cfa::FuncId entry,
+                                               const KInductionOptions& opts);
+
 // The inductive-step case on its own incremental solver (exposed for tests).
 class StepCase {
 public:

@@ -18,8 +18,9 @@ Algorithm parseAlgorithm(const std::string& s) {
   if (s == "pred") return Algorithm::Pred;
   if (s == "kind") return Algorithm::Kind;
   if (s == "kind-noinv") return Algorithm::KindNoInv;
+  if (s == "ai") return Algorithm::Ai;
   throw std::invalid_argument("unknown or not yet available algorithm '" + s +
-                              "' (available: bmc, ibmc, kind, kind-noinv, pred, auto)");
+                              "' (available: bmc, ibmc, kind, kind-noinv, ai, pred, auto)");
 }
 
 const char* algorithmName(Algorithm a) {
@@ -29,6 +30,7 @@ const char* algorithmName(Algorithm a) {
     case Algorithm::Pred: return "pred";
     case Algorithm::Kind: return "kind";
     case Algorithm::KindNoInv: return "kind-noinv";
+    case Algorithm::Ai: return "ai";
   }
   return "?";
 }
@@ -111,6 +113,15 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     ko.progress = req.progress;
     ko.corruptReplayForTest = req.corruptReplayForTest;
     out.result = algorithms::runKInduction(program, entry->id, ko);
+    out.result.stats.wallTimeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    out.result.stats.cpuTimeS = support::processCpuSeconds() - cpu0;
+    return out;
+  }
+  if (req.algorithm == Algorithm::Ai) {
+    algorithms::KInductionOptions ko;
+    ko.timeoutS = remaining;
+    ko.progress = req.progress;
+    out.result = algorithms::runIntervalAnalysis(program, entry->id, ko);
     out.result.stats.wallTimeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     out.result.stats.cpuTimeS = support::processCpuSeconds() - cpu0;
     return out;

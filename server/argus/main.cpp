@@ -17,7 +17,7 @@ namespace {
 
 const char* kUsage =
     "usage:\n"
-    "  argus verify FILE.c [--algorithm bmc|ibmc|kind|kind-noinv|pred|auto] [--solver z3|cvc5] [--timeout SEC]\n"
+    "  argus verify FILE.c [--algorithm bmc|ibmc|kind|kind-noinv|ai|pred|auto] [--solver z3|cvc5] [--timeout SEC]\n"
     "                      [--data-model ILP32|LP64] [--format text|json] [--function NAME]\n"
     "                      [--progress] [--no-invariants] [-- CLANG-FLAGS...]\n"
     "                      (kind-noinv = kind --no-invariants: k-induction without the generator)\n"

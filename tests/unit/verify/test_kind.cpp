@@ -336,3 +336,30 @@ INSTANTIATE_TEST_SUITE_P(Solvers, Kind, ::testing::Values(SolverKind::Z3, Solver
                          [](const auto& info) { return std::string(argus::smt::solverName(info.param)); });
 
 }  // namespace
+
+namespace {
+
+// --algorithm ai: the interval analysis alone proves or says unknown, never false.
+TEST(AbstractInterpretation, ProvesWhatIntervalsProveAndNothingElse) {
+  auto safe = verifySource(std::string(kPrelude) + kNeedsInvariant, Algorithm::Ai, SolverKind::Z3);
+  EXPECT_EQ(safe.result.verdict, Verdict::True) << safe.result.reason;
+  EXPECT_EQ(safe.result.algorithm, "ai");
+  EXPECT_FALSE(safe.result.invariant.empty());
+  auto buggy = verifySource(std::string(kPrelude) +
+                                "int main(){ int i = 0; while (__VERIFIER_nondet_int()) { if (i < 10) i++; } "
+                                "if (i == 10) reach_error(); return 0; }",
+                            Algorithm::Ai, SolverKind::Z3);
+  EXPECT_EQ(buggy.result.verdict, Verdict::Unknown);
+  // relational: beyond intervals
+  auto rel = verifySource(std::string(kPrelude) +
+                              "int main(){ int x = 0, y = 0; while (__VERIFIER_nondet_int()) { x++; y++; if (x > 100) { x = 0; y = 0; } } "
+                              "if (x != y) reach_error(); return 0; }",
+                          Algorithm::Ai, SolverKind::Z3);
+  EXPECT_EQ(rel.result.verdict, Verdict::Unknown);
+  // an unsupported construct that the intervals cannot exclude
+  auto uns = verifySource(std::string(kPrelude) + "int main(){ float f = 1.5f; f = f * 2; return 0; }", Algorithm::Ai,
+                          SolverKind::Z3);
+  EXPECT_EQ(uns.result.verdict, Verdict::Unknown);
+}
+
+}  // namespace
