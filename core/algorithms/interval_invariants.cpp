@@ -83,7 +83,7 @@ public:
   std::optional<IntervalInvariant> run() {
     if (!supported_) return std::nullopt;  // 1-bit or wider-than-64-bit values: not modelled
     size_t nn = fp_.nodes.size();
-    if (nn * nv_ > 40'000'000) return std::nullopt;  // too large to keep a state per node
+    if (nn * nv_ > 10'000'000) return std::nullopt;  // too large to keep a state per node (16 bytes a fact)
     X_.assign(nn, AbsState{});
     visits_.assign(nn, 0);
     AbsState init;
@@ -690,7 +690,7 @@ void IntervalGenerator::start() {
       std::optional<IntervalInvariant> r;
       try {
         r = computeIntervals(*fp_, level, &stop_);
-      } catch (const std::bad_alloc&) {
+      } catch (...) {  // out of memory, or a defect: no invariant rather than a dead process
         break;
       }
       if (!r) continue;
