@@ -83,6 +83,16 @@ public:
           r.condition.excluded.push_back(what);
           return unknown(std::move(r), "unsupported: " + what, verifiedBound, anyBound, "unsupported");
         }
+        // 4. k-induction: the base case for k passed; does the inductive step hold?
+        // An unsupported construct within the bound rules out a proof (the step case
+        // treats those constructs as errors; the base case must exclude them as well).
+        if (opts_.inductiveStep && checkAny(unw_->unsupported()) == CheckResult::Unsat && opts_.inductiveStep(k)) {
+          r.verdict = Verdict::True;
+          r.condition.kind = "none";
+          r.condition.summary = "verified by k-induction with k = " + std::to_string(k);
+          r.condition.bound = k;
+          return finish(std::move(r));
+        }
       }
       nextK_ = maxBound + 1;
       resumable_ = true;

@@ -28,6 +28,10 @@ struct BmcOptions {
   // Test hook: perturbs the nondeterministic values before replay, to check that a path
   // that does not replay is never reported as `false`.
   bool corruptReplayForTest = false;
+  // k-induction (kinduction.h): called after the base case for bound k found no error
+  // and longer paths exist; returns true when the inductive step for k holds, which
+  // proves the program safe. Needs `incremental`.
+  std::function<bool(uint32_t k)> inductiveStep;
 };
 
 result::VerificationResult runBmc(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts);

@@ -12,6 +12,7 @@
 #include "core/algorithms/assumptions.h"
 #include "core/algorithms/bmc.h"
 #include "core/algorithms/explicit_analysis.h"
+#include "core/algorithms/kinduction.h"
 #include "core/algorithms/predicate_analysis.h"
 #include "core/cfa/cfa_hash.h"
 #include "core/engine/sessions.h"
@@ -27,10 +28,13 @@ Algorithm parseAlgorithm(const std::string& s) {
   if (s == "ibmc" || s == "auto") return Algorithm::Ibmc;
   if (s == "pred") return Algorithm::Pred;
   if (s == "impact") return Algorithm::Impact;
+  if (s == "kind") return Algorithm::Kind;
+  if (s == "kind-noinv") return Algorithm::KindNoInv;
+  if (s == "ai") return Algorithm::Ai;
   if (s == "explicit") return Algorithm::Explicit;
   if (s == "cmc") return Algorithm::Cmc;
   throw std::invalid_argument("unknown or not yet available algorithm '" + s +
-                              "' (available: bmc, ibmc, pred, impact, explicit, cmc, auto)");
+                              "' (available: bmc, ibmc, kind, kind-noinv, ai, pred, impact, explicit, cmc, auto)");
 }
 
 const char* algorithmName(Algorithm a) {
@@ -41,6 +45,9 @@ const char* algorithmName(Algorithm a) {
     case Algorithm::Impact: return "impact";
     case Algorithm::Explicit: return "explicit";
     case Algorithm::Cmc: return "cmc";
+    case Algorithm::Kind: return "kind";
+    case Algorithm::KindNoInv: return "kind-noinv";
+    case Algorithm::Ai: return "ai";
   }
   return "?";
 }
@@ -185,6 +192,20 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     po.corruptReplayForTest = req.corruptReplayForTest;
     po.condition = cond;
     r = algorithms::runPredicateAnalysis(program, entry.id, po);
+  } else if (alg == Algorithm::Kind || alg == Algorithm::KindNoInv) {
+    algorithms::KInductionOptions ko;
+    ko.solver = req.solver;
+    ko.timeoutS = timeoutS;
+    if (sp.bound > 0) ko.maxBound = sp.bound;
+    ko.invariants = alg == Algorithm::Kind;
+    ko.progress = req.progress;
+    ko.corruptReplayForTest = req.corruptReplayForTest;
+    r = algorithms::runKInduction(program, entry.id, ko);
+  } else if (alg == Algorithm::Ai) {
+    algorithms::KInductionOptions ko;
+    ko.timeoutS = timeoutS;
+    ko.progress = req.progress;
+    r = algorithms::runIntervalAnalysis(program, entry.id, ko);
   } else if (alg == Algorithm::Explicit) {
     algorithms::ExplicitAnalysisOptions eo;
     eo.solver = req.solver;

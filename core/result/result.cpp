@@ -65,6 +65,11 @@ nlohmann::json toJson(const VerificationResult& r) {
                                                                          : "restricted";
   }
   j["condition"] = c;
+  if (!r.invariant.empty()) {
+    nlohmann::json inv = nlohmann::json::object();
+    for (const auto& [loc, f] : r.invariant) inv[loc] = f;
+    j["invariant"] = inv;
+  }
   nlohmann::json st;
   st["cpu_time_s"] = r.stats.cpuTimeS;
   st["wall_time_s"] = r.stats.wallTimeS;
@@ -100,6 +105,7 @@ std::string toText(const VerificationResult& r) {
   }
   if (!r.condition.summary.empty()) o << "condition: " << r.condition.summary << "\n";
   if (!r.reason.empty()) o << "reason: " << r.reason << "\n";
+  for (const auto& [loc, f] : r.invariant) o << "invariant at " << loc << ": " << f << "\n";
   o << std::fixed << std::setprecision(2) << "time: " << r.stats.cpuTimeS << " s CPU, "
     << r.stats.wallTimeS << " s wall, " << r.stats.solverQueries << " solver queries, bound "
     << r.stats.bound << "\n";

@@ -70,6 +70,9 @@ struct VerificationResult {
   std::optional<Counterexample> counterexample;
   Condition condition;
   Stats stats;
+  // For a proof that used auxiliary invariants (k-induction): location -> formula
+  // (C syntax) that holds there on every execution. Empty otherwise.
+  std::map<std::string, std::string> invariant;
 };
 
 nlohmann::json toJson(const VerificationResult& r);

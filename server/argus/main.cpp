@@ -19,9 +19,9 @@ namespace {
 
 const char* kUsage =
     "usage:\n"
-    "  argus verify FILE.c [--algorithm bmc|ibmc|pred|impact|explicit|cmc|auto] [--solver z3|cvc5]\n"
-    "                      [--timeout SEC] [--data-model ILP32|LP64] [--format text|json]\n"
-    "                      [--function NAME] [--refiner R] [--stats] [--progress]\n"
+    "  argus verify FILE.c [--algorithm bmc|ibmc|kind|kind-noinv|ai|pred|impact|explicit|cmc|auto]\n"
+    "                      [--solver z3|cvc5] [--timeout SEC] [--data-model ILP32|LP64] [--format text|json]\n"
+    "                      [--function NAME] [--refiner R] [--stats] [--progress] [--no-invariants]\n"
     "                      [--chain SPEC] [--condition-in F.json] [--condition-out F]\n"
     "                      [--condition-format json|cpachecker] [--max-states N]\n"
     "                      [--max-path-length N] [--max-assume-edges N] [--max-repeats N]\n"
@@ -30,6 +30,8 @@ const char* kUsage =
     "      --chain (with --algorithm cmc): stages separated by commas, each NAME[:key=value...]:\n"
     "        bmc|ibmc:k=N:time=S, explicit:time=S:states=N:repeats=N:length=N:assumes=N:perloc=N,\n"
     "        pred:time=S (default: bmc:k=1,explicit:time=10,pred)\n"
+    "      kind-noinv = kind --no-invariants: k-induction without the invariant generator;\n"
+    "      ai = the generator's interval analysis alone (a proof or unknown, never false)\n"
     "  argus bench MANIFEST.tsv [--algorithm A] [--refiner R] [--solver S] [--chain SPEC]\n"
     "                      [--timeout SEC] [--jobs N] [--out results.json] [--memory-mb MB]\n"
     "                      [--filter TEXT] [--limit N]\n"
@@ -59,7 +61,7 @@ int usageError(const std::string& msg) {
 int runVerify(const std::vector<std::string>& args) {
   argus::engine::VerifyRequest req;
   std::string format = "text";
-  bool progress = false, haveFile = false, stats = false;
+  bool progress = false, haveFile = false, stats = false, noInvariants = false;
   std::string conditionIn;
   auto count = [](const std::string& v) -> uint64_t {
     char* end = nullptr;
@@ -95,6 +97,7 @@ int runVerify(const std::vector<std::string>& args) {
         if (format != "text" && format != "json") throw std::invalid_argument("bad --format '" + format + "'");
       } else if (a == "--function") req.function = value();
       else if (a == "--progress") progress = true;
+      else if (a == "--no-invariants") noInvariants = true;
       else if (a == "--corrupt-replay-for-test") req.corruptReplayForTest = true;
       else if (a == "--chain") req.chain = value();
       else if (a == "--condition-out") req.conditionOut = value();
@@ -121,6 +124,11 @@ int runVerify(const std::vector<std::string>& args) {
     return usageError(e.what());
   }
   if (!haveFile) return usageError("verify needs a C file");
+  if (noInvariants) {
+    if (req.algorithm != argus::engine::Algorithm::Kind && req.algorithm != argus::engine::Algorithm::KindNoInv)
+      return usageError("--no-invariants needs --algorithm kind");
+    req.algorithm = argus::engine::Algorithm::KindNoInv;  // k-induction without the invariant generator
+  }
   if (access(req.file.c_str(), R_OK) != 0) {
     std::cerr << "argus: cannot read '" << req.file << "': " << std::strerror(errno) << "\n";
     return 2;
