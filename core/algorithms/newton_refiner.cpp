@@ -13,7 +13,6 @@ namespace {
 constexpr size_t kMaxCoreMinimisation = 64;
 constexpr size_t kMaxRelationalVars = 6;
 constexpr unsigned kMinimisationQueryMs = 300;
-constexpr int kMaxDisjunctionDepth = 4;
 
 bool mentions(smt::TermManager& tm, Term t, Term v) {
   for (Term x : tm.freeVars(t))
@@ -25,7 +24,7 @@ bool mentions(smt::TermManager& tm, Term t, Term v) {
 
 
 std::vector<Term> eliminateVariables(encoding::PathFormulaManager& pfm, const std::vector<Term>& k,
-                                     const std::function<bool(Term)>& eliminate, int depth) {
+                                     const std::function<bool(Term)>& eliminate, int disjunctionDepth) {
   smt::TermManager& tm = pfm.tm();
   auto isStale = [&](Term v) { return v->kind == Kind::Var && eliminate(v); };
   auto hasStale = [&](Term t) {
@@ -119,11 +118,11 @@ std::vector<Term> eliminateVariables(encoding::PathFormulaManager& pfm, const st
   // branches) that still mentions eliminated variables is projected disjunct by
   // disjunct (each disjunct's remaining conjuncts with eliminated variables dropped).
   for (Term& c : expanded) {
-    if (c->kind != Kind::Or || !hasStale(c) || depth >= kMaxDisjunctionDepth) continue;
+    if (c->kind != Kind::Or || !hasStale(c) || disjunctionDepth <= 0) continue;
     std::vector<Term> ds;
     for (Term d : c->children) {
       std::vector<Term> kept;
-      for (Term x : eliminateVariables(pfm, encoding::conjuncts(d), eliminate, depth + 1))
+      for (Term x : eliminateVariables(pfm, encoding::conjuncts(d), eliminate, disjunctionDepth - 1))
         if (!hasStale(x)) kept.push_back(x);
       ds.push_back(tm.mkAnd(kept));
     }
@@ -151,7 +150,7 @@ Term NewtonRefiner::project(const std::vector<Term>& k, const encoding::SsaMap& 
     }
     return false;
   };
-  std::vector<Term> expanded = eliminateVariables(pfm_, k, isStale);
+  std::vector<Term> expanded = eliminateVariables(pfm_, k, isStale, 0);
   std::vector<Term> kept;
   for (Term c : expanded)
     if (!hasStale(c) || (keepStale && hasCurrent(c))) kept.push_back(c);

@@ -46,9 +46,11 @@ struct RefinementInput {
 // resolution (v = t substitutes t), inversion of bijective definitions (a = v + t
 // gives v = a - t; also -, xor, not, neg), array stores over an eliminated base
 // (M = store(R, a, x) gives select(M, a) = x), and disjunctions projected disjunct by
-// disjunct (nested up to a small depth).
+// disjunct, nested up to `disjunctionDepth` levels (0: a disjunction that still
+// mentions an eliminated variable is left as it is, so callers that drop such
+// conjuncts drop the whole disjunction).
 std::vector<smt::Term> eliminateVariables(encoding::PathFormulaManager& pfm, const std::vector<smt::Term>& k,
-                                          const std::function<bool(smt::Term)>& eliminate, int depth = 0);
+                                          const std::function<bool(smt::Term)>& eliminate, int disjunctionDepth);
 
 struct RefinementOutput {
   bool ok = false;

@@ -37,6 +37,18 @@ constexpr size_t kMaxForcedCoveringCandidates = 8;
 
 const PredicateState& predOf(const ArgState& s) { return *cpa::extract<PredicateState>(s); }
 
+// The refinement engine's configuration for this analysis. Predicate abstraction
+// takes the atoms of τ as predicates: projecting ABE disjunctions disjunct by
+// disjunct gives τ many atoms over merged (ite) values and the abstraction blows
+// up (measured: the systemc token_ring/pc_sfifo/bist_cell tasks end with
+// "refinement made no progress"), so pred drops such disjunctions; Impact conjoins τ
+// itself to its states and keeps the stronger projection.
+RefinerConfig engineConfig(const PredicateAnalysisOptions& o) {
+  RefinerConfig c = o.refiner;
+  if (!o.impact) c.disjunctionDepth = 0;
+  return c;
+}
+
 struct Abort {
   std::string reason;
   std::string kind = "error";
@@ -61,7 +73,7 @@ public:
                    : std::vector<cpa::ConfigurableProgramAnalysis*>{&loc_, &cs_, &pred_}),
         arg_(comp_),
         newton_(pfm_, opts.solver, deadline_),
-        engine_(makeRefinementEngine(opts.refiner, pfm_, opts.solver, deadline_)),
+        engine_(makeRefinementEngine(engineConfig(opts), pfm_, opts.solver, deadline_)),
         reached_(waitlistOrder(), partitionKey(), priority()) {}
 
   VerificationResult run() {
@@ -288,23 +300,26 @@ private:
     RefinementOutput out;
     std::shared_ptr<const cpa::PredicatePrecision> newPred;
     const ArgState* pivot = nullptr;
-    // first the Newton predicates; if they do not grow the precision, the fallback
-    // (the engine on the single path, then on the blocks; for Newton engines, then
-    // the stale-keeping predicates of newton_refiner.h)
+    // the engine's predicates on the single path, then on the blocks; if they do not
+    // grow the precision, for Newton engines the predicates of newton_refiner.h (its
+    // core minimisation differs), and last its stale-keeping predicates
+    enum class Via { Engine, Legacy, LegacyKeepStale };
     struct Attempt {
       const RefinementInput* in;
-      bool legacyKeepStale;
+      Via via;
     };
     std::vector<Attempt> attempts;
-    if (havePath) attempts.push_back({&pathIn, false});
-    attempts.push_back({&blocksIn, false});
+    if (havePath) attempts.push_back({&pathIn, Via::Engine});
+    attempts.push_back({&blocksIn, Via::Engine});
     if (opts_.refiner.kind == RefinerConfig::Kind::Newton) {
-      if (havePath) attempts.push_back({&pathIn, true});
-      attempts.push_back({&blocksIn, true});
+      if (havePath) attempts.push_back({&pathIn, Via::Legacy});
+      attempts.push_back({&blocksIn, Via::Legacy});
+      if (havePath) attempts.push_back({&pathIn, Via::LegacyKeepStale});
+      attempts.push_back({&blocksIn, Via::LegacyKeepStale});
     }
     for (size_t ai = 0; ai < attempts.size(); ++ai) {
-      if (attempts[ai].legacyKeepStale) {
-        out = newton_.refine(*attempts[ai].in, true);
+      if (attempts[ai].via != Via::Engine) {
+        out = newton_.refine(*attempts[ai].in, attempts[ai].via == Via::LegacyKeepStale);
       } else {
         InterpolationSequence sq = engine_->interpolate(*attempts[ai].in);
         out = RefinementOutput{};

@@ -92,7 +92,7 @@ public:
           if (vi->index != ssaAt(in, i).index(vi->key)) return true;       // stale
           return cfg_.live && !occursIn(v, i, n);                          // dead from here on
         };
-        tau = keepFree(eliminateVariables(pfm_, items, elim), elim);
+        tau = keepFree(eliminateVariables(pfm_, items, elim, cfg_.disjunctionDepth), elim);
         seq.push_back(tm.mkAnd(tau));
       }
       // the end: τ_{n-1} ∧ φ_n must be unsatisfiable
@@ -122,7 +122,7 @@ public:
           if (vi->index != ssaAt(in, i).index(vi->key)) return true;       // written later
           return cfg_.live && i > 0 && !occursIn(v, 0, i);                 // not past live
         };
-        rho = keepFree(eliminateVariables(pfm_, items, elim), elim);
+        rho = keepFree(eliminateVariables(pfm_, items, elim, cfg_.disjunctionDepth), elim);
         if (i > 0) rev.push_back(tm.mkNot(tm.mkAnd(rho)));
       }
       // the start: ρ_0 must be unsatisfiable (τ_0 = ¬ρ_0 = true)

@@ -56,6 +56,12 @@ struct RefinerConfig {
   bool core = true;   // Newton: infeasible core from unsat cores
   bool wp = false;    // Newton: weakest precondition instead of strongest post
   bool live = true;   // Newton: live-variable projection
+  // Newton: how deep the projection splits a disjunction (an ABE merge of branches)
+  // that mentions an eliminated variable and projects it disjunct by disjunct; 0
+  // drops such a disjunction. Not part of the name: a property of the caller
+  // (Impact conjoins τ to its states and gains from the stronger τ; predicate
+  // abstraction takes τ's atoms, and split disjunctions give it many ite atoms).
+  int disjunctionDepth = 4;
   std::string name() const;
   // "craig" or "newton-{sp,wp}-{core,all}-{live,all}"; throws std::invalid_argument.
   static RefinerConfig parse(const std::string& s);

@@ -2,6 +2,7 @@
 // verdict fails the test (unknown is allowed here; `argus bench` measures coverage).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -75,5 +76,33 @@ TEST_P(BenchmarkSubset, NoWrongVerdicts) {
 INSTANTIATE_TEST_SUITE_P(Algorithms, BenchmarkSubset,
                          ::testing::Values(argus::engine::Algorithm::Bmc, argus::engine::Algorithm::Ibmc),
                          [](const auto& info) { return std::string(argus::engine::algorithmName(info.param)); });
+
+}  // namespace
+
+namespace {
+
+// Predicate abstraction on state-machine programs whose refinements need the
+// predicates of plain conjunctions (the session-3 regression: projecting ABE
+// disjunctions disjunct by disjunct gave pred dozens of ite atoms and "refinement
+// made no progress" on each of these).
+TEST(PredStateMachines, SolvesSystemcTasks) {
+  std::vector<Task> tasks = loadManifest();
+  if (tasks.empty()) GTEST_FAIL() << "benchmark manifest not found under " << sharedDir();
+  const std::vector<std::string> ids = {"sv/systemc/token_ring.01.cil-1", "sv/systemc/bist_cell.cil",
+                                        "sv/systemc/transmitter.02.cil", "sv/systemc/token_ring.03.cil-1"};
+  for (const std::string& id : ids) {
+    auto it = std::find_if(tasks.begin(), tasks.end(), [&](const Task& t) { return t.id == id; });
+    ASSERT_NE(it, tasks.end()) << id << " is not in the manifest";
+    argus::engine::VerifyRequest req;
+    req.file = it->file;
+    req.algorithm = argus::engine::Algorithm::Pred;
+    req.timeoutS = 60;
+    req.dataModel = argus::frontend::parseDataModel(it->dataModel);
+    auto out = argus::engine::verify(req);
+    ASSERT_FALSE(out.inputError) << id;
+    Verdict expected = it->expected == "true" ? Verdict::True : Verdict::False;
+    EXPECT_EQ(out.result.verdict, expected) << id << ": " << out.result.reason;
+  }
+}
 
 }  // namespace
