@@ -1,5 +1,7 @@
 #include "core/algorithms/predicate_analysis.h"
 
+#include "core/cpa/loop_bound_cpa.h"
+
 #include <algorithm>
 #include <memory>
 #include <sstream>
@@ -69,16 +71,18 @@ public:
         cs_(cf_),
         pred_(cf_, pfm_, *absSolver_, opts.cpa, deadline_),
         aut_(opts.condition ? std::make_unique<cpa::AutomatonCpa>(*opts.condition) : nullptr),
-        comp_(aut_ ? std::vector<cpa::ConfigurableProgramAnalysis*>{&loc_, &cs_, &pred_, aut_.get()}
-                   : std::vector<cpa::ConfigurableProgramAnalysis*>{&loc_, &cs_, &pred_}),
+        bound_(opts.bmcBound ? std::make_unique<cpa::LoopBoundCpa>(cf_, opts.bmcBound) : nullptr),
+        comp_(components()),
         arg_(comp_),
         newton_(pfm_, opts.solver, deadline_),
         engine_(makeRefinementEngine(engineConfig(opts), pfm_, opts.solver, deadline_)),
-        reached_(waitlistOrder(), partitionKey(), priority()) {}
+        reached_(waitlistOrder(), partitionKey(), priority()) {
+    if (opts.bmcBound) pfm_.setFactorMerges(true);
+  }
 
   VerificationResult run() {
     VerificationResult r;
-    r.algorithm = opts_.impact ? "impact" : "pred";
+    r.algorithm = opts_.impact ? "impact" : opts_.bmcBound ? "bmc-cpa" : "pred";
     r.solver = smt::solverName(opts_.solver);
     Stopwatch total;
     try {
@@ -116,6 +120,7 @@ public:
             r.condition.excluded = unsupported_;
             throw Abort{"unsupported: " + unsupported_.front(), "unsupported"};
           }
+          if (opts_.bmcBound) return finishBmc(std::move(r), total);
           r.verdict = Verdict::True;
           r.condition.kind = "none";
           r.condition.summary = "verified: the abstract reachability graph is closed (" +
@@ -165,7 +170,8 @@ private:
   cpa::LocationCpa loc_;
   cpa::CallstackCpa cs_;
   cpa::PredicateCpa pred_;
-  std::unique_ptr<cpa::AutomatonCpa> aut_;  // input condition, if any (after pred_: kPredicateComponent stays 2)
+  std::unique_ptr<cpa::AutomatonCpa> aut_;
+  std::unique_ptr<cpa::LoopBoundCpa> bound_;  // input condition, if any (after pred_: kPredicateComponent stays 2)
   cpa::CompositeCpa comp_;
   cpa::ArgCpa arg_;
   NewtonRefiner newton_;
@@ -174,7 +180,8 @@ private:
   cpa::PrecisionPtr initPrec_;
   // Impact statistics
   uint64_t strengthened_ = 0, uncovered_ = 0, removedFalse_ = 0, fcAttempts_ = 0, fcCandidates_ = 0, fcSuccess_ = 0;
-  uint64_t sequenceChecks_ = 0, engineFailures_ = 0;
+  uint64_t sequenceChecks_ = 0, engineFailures_ = 0, pathSequenceAttempts_ = 0, pathSequenceSuccesses_ = 0;
+  uint64_t infeasibleTargets_ = 0;
   double fcTimeS_ = 0, checkTimeS_ = 0;
   std::vector<ArgState*> pendingTargets_;
   std::vector<std::string> unsupported_;
@@ -202,10 +209,17 @@ private:
   cpa::ReachedSet::PriorityFn priority() const {
     const cpa::ControlFlow* cf = &cf_;
     bool rpo = opts_.waitlist == WaitlistKind::ReversePostorder;
-    return [cf, rpo](const cpa::AbstractState& s) -> int64_t {
+    // BMC (blk^never): also the states inside more loops first (the loop stack of
+    // CPAchecker's BMC waitlist), so that the paths leaving a loop after different
+    // numbers of iterations all arrive before the exit is expanded and ABE merges
+    // them (the reverse postorder alone can put a loop exit before the loop body).
+    bool loopStack = opts_.bmcBound > 0;
+    return [cf, rpo, loopStack](const cpa::AbstractState& s) -> int64_t {
       auto* l = cpa::extract<cpa::LocationState>(s);
       auto* c = cpa::extract<cpa::CallstackState>(s);
-      int64_t p = static_cast<int64_t>(c->depth) << 32;
+      int64_t p = static_cast<int64_t>(c->depth) << 40;
+      if (loopStack)
+        if (auto* lb = cpa::extract<cpa::LoopBoundState>(s)) p += static_cast<int64_t>(std::min<size_t>(lb->visits->size(), 255)) << 32;
       if (rpo) p += static_cast<int64_t>(0xffffffffu - cf->reversePostorder(l->func, l->loc));
       return p;
     };
@@ -274,7 +288,8 @@ private:
     }
     cexSolver_->pop();
     cexTimeS_ += sw.elapsedS();
-    if (opts_.impact) refineImpact(path);
+    if (opts_.bmcBound) dropInfeasibleTarget(target.get());
+    else if (opts_.impact) refineImpact(path, target.get());
     else refine(path, target);
     return std::nullopt;
   }
@@ -402,6 +417,75 @@ private:
     }
   }
 
+  std::vector<cpa::ConfigurableProgramAnalysis*> components() {
+    // the predicate CPA stays at kPredicateComponent
+    std::vector<cpa::ConfigurableProgramAnalysis*> c{&loc_, &cs_, &pred_};
+    if (aut_) c.push_back(aut_.get());
+    if (bound_) c.push_back(bound_.get());
+    return c;
+  }
+
+  // ---- BMC as a configuration (bmcBound > 0)
+
+  // A target whose path formula is unsatisfiable: removed with nothing re-added (it
+  // has no successors; no precision to refine).
+  void dropInfeasibleTarget(const ArgState* target) {
+    ++infeasibleTargets_;
+    for (ArgState* x : arg_.removeUnreachableSubtree(reached_, const_cast<ArgState*>(target)))
+      if (!x->removed) reached_.add(x->shared_from_this(), initPrec_);
+  }
+
+  // The reached set is complete: the forward condition over the states the loop bound
+  // cut (one query: is any of their path formulas satisfiable?).
+  VerificationResult finishBmc(VerificationResult r, const Stopwatch& total) {
+    std::vector<Term> cuts;
+    std::vector<std::string> loops;
+    for (const cpa::StatePtr& s : reached_.states()) {
+      auto* lb = cpa::extract<cpa::LoopBoundState>(*s);
+      if (!lb || !lb->cut) continue;
+      const PredicateState& p = predOf(static_cast<const ArgState&>(*s));
+      cuts.push_back(tm_.mkAnd(predOf(*root_).abstractionInstantiated, p.pf.formula));
+      std::string where = loopWhere(lb->cutFunc, lb->cutLoc);
+      if (std::find(loops.begin(), loops.end(), where) == loops.end()) loops.push_back(where);
+    }
+    bool reachable = false;
+    if (!cuts.empty()) {
+      cexSolver_->push();
+      try {
+        cexSolver_->add(tm_.mkOr(cuts));
+        reachable = check(*cexSolver_) == CheckResult::Sat;
+      } catch (...) {
+        cexSolver_->pop(cexSolver_->depth());
+        throw;
+      }
+      cexSolver_->pop();
+    }
+    r.stats.bound = opts_.bmcBound;
+    r.stats.extra["bmc_cut_states"] = static_cast<double>(cuts.size());
+    if (!reachable) {
+      r.verdict = Verdict::True;
+      r.condition.kind = "none";
+      r.condition.bound = opts_.bmcBound;
+      r.condition.summary = "verified: no error on any path (forward condition: no path goes beyond " +
+                            std::to_string(opts_.bmcBound) + " loop iterations)";
+      return finishCounts(std::move(r), total);
+    }
+    r.verdict = Verdict::Unknown;
+    r.reason = "bound " + std::to_string(opts_.bmcBound) + " reached";
+    r.condition.kind = "bound";
+    r.condition.bound = opts_.bmcBound;
+    for (const std::string& l : loops) r.condition.excluded.push_back("the loop at " + l + " beyond " + std::to_string(opts_.bmcBound) + " iterations");
+    r.condition.summary = "verified for loops unrolled <= " + std::to_string(opts_.bmcBound) + " times";
+    return finishCounts(std::move(r), total);
+  }
+
+  std::string loopWhere(cfa::FuncId f, cfa::LocId l) const {
+    const cfa::SourceRange& r = prog_.functions[f].locs[l].range;
+    std::string file = r.file;
+    if (auto slash = file.find_last_of('/'); slash != std::string::npos) file = file.substr(slash + 1);
+    return file + ":" + std::to_string(r.line);
+  }
+
   // ---- Impact (unifying-view paper, Sect. 3.2 "Impact refinement", 3.3 forced covering)
 
   cpa::PredicateState& predMut(const ArgState* s) { return const_cast<PredicateState&>(predOf(*s)); }
@@ -477,7 +561,61 @@ private:
     return true;
   }
 
-  void refineImpact(const std::vector<const ArgState*>& path) {
+  // A sequence for the blocks of `in` from the single ARG path to `target` (Ufo-like):
+  // the engine's sequence for that path gives predicates P_i (its atoms, as in pred);
+  // τ'_i is the boolean predicate abstraction of τ'_{i-1} ∧ φ_i over P_i for the whole
+  // block formula φ_i (every path of the block, as Impact needs), so τ'_{i-1} ∧ φ_i ⇒
+  // τ'_i holds by construction; the result counts only if τ'_{n-1} ∧ φ_n is
+  // unsatisfiable, and checkSequence checks it once more, as every sequence Impact uses.
+  std::optional<std::vector<Term>> abstractedPathSequence(const std::vector<const ArgState*>& path,
+                                                          const ArgState* target, const RefinementInput& in,
+                                                          std::string& why) {
+    std::vector<std::shared_ptr<const encoding::SsaMap>> keep;
+    RefinementInput pathIn = singlePathInput(target, path, keep);
+    const size_t n = in.blocks.size();
+    if (pathIn.blocks.size() != n || n == 0) {
+      why = "no single path for the blocks";
+      return std::nullopt;
+    }
+    InterpolationSequence sq = engine_->interpolate(pathIn);
+    if (!sq.ok) {
+      why = sq.reason;
+      return std::nullopt;
+    }
+    ++pathSequenceAttempts_;
+    std::vector<std::vector<Term>> preds = sequencePredicates(pfm_, sq.seq);
+    std::vector<Term> out;
+    Term prev = tm_.trueTerm();  // τ'_{i-1}, instantiated at the block's start
+    for (size_t i = 0; i + 1 < n; ++i) {
+      Term psi = pred_.abstract(tm_.mkAnd(prev, in.blocks[i]), preds[i], *in.ssaAfter[i]);
+      prev = pfm_.instantiate(psi, *in.ssaAfter[i]);
+      out.push_back(prev);
+    }
+    cexSolver_->push();
+    CheckResult r;
+    try {
+      cexSolver_->add(tm_.mkAnd(prev, in.blocks[n - 1]));
+      r = check(*cexSolver_);
+    } catch (...) {
+      cexSolver_->pop(cexSolver_->depth());
+      throw;
+    }
+    cexSolver_->pop();
+    if (r != CheckResult::Unsat) {
+      why = "the abstraction of the blocks over the path's predicates does not exclude the error";
+      return std::nullopt;
+    }
+    out.push_back(tm_.falseTerm());
+    Stopwatch cw;
+    ++sequenceChecks_;
+    std::string bad = checkSequence(pfm_, opts_.solver, in, out, deadline_.remainingMs());
+    checkTimeS_ += cw.elapsedS();
+    if (!bad.empty()) throw Abort{"internal: abstracted path sequence fails the check: " + bad, "error"};
+    ++pathSequenceSuccesses_;
+    return out;
+  }
+
+  void refineImpact(const std::vector<const ArgState*>& path, const ArgState* target) {
     Stopwatch sw;
     if (++refinements_ > opts_.maxRefinements) throw Abort{"refinement limit reached", "limit"};
     RefinementInput in;
@@ -489,7 +627,13 @@ private:
     }
     std::string why;
     auto seq = checkedSequence(in, why);
-    if (!seq) throw Abort{"refinement failed: " + why, "refinement"};
+    if (!seq) {
+      // the projection of the blocks' ABE disjunctions can lose the infeasibility;
+      // then the blocks abstracted over the single path's predicates
+      std::string why2;
+      seq = abstractedPathSequence(path, target, in, why2);
+      if (!seq) throw Abort{"refinement failed: " + why + "; on the single path: " + why2, "refinement"};
+    }
     std::vector<const ArgState*> chain(path.begin() + 1, path.end());
     if (applySequence(chain, *seq)) throw Abort{"internal: Impact refinement did not remove the error state", "error"};
     refineTimeS_ += sw.elapsedS();
@@ -801,13 +945,22 @@ private:
   }
 
   VerificationResult finish(VerificationResult r, const Stopwatch& total) {
-    if (r.verdict == Verdict::Unknown && root_) attachCondition(r);
+    if (r.verdict == Verdict::Unknown && root_ && !opts_.bmcBound) attachCondition(r);
+    return finishCounts(std::move(r), total);
+  }
+
+  VerificationResult finishCounts(VerificationResult r, const Stopwatch& total) {
     const auto& ps = pred_.stats();
     r.stats.solverQueries = absSolver_->stats().checks + cexSolver_->stats().checks + newton_.solverQueries() +
                             engine_->solverQueries() + sequenceChecks_;
     r.stats.solverTimeS = absSolver_->stats().checkTimeS + cexSolver_->stats().checkTimeS + newton_.solverTimeS() +
                           engine_->solverTimeS() + checkTimeS_;
     r.stats.extra["refiner_engine_failures"] = static_cast<double>(engineFailures_);
+    if (opts_.bmcBound) r.stats.extra["bmc_infeasible_targets"] = static_cast<double>(infeasibleTargets_);
+    if (opts_.impact) {
+      r.stats.extra["impact_path_sequences_tried"] = static_cast<double>(pathSequenceAttempts_);
+      r.stats.extra["impact_path_sequences_used"] = static_cast<double>(pathSequenceSuccesses_);
+    }
     r.stats.extra["sequence_checks"] = static_cast<double>(sequenceChecks_);
     r.stats.extra["time_refiner_engine_s"] = engine_->solverTimeS();
     if (opts_.impact) {
@@ -848,6 +1001,49 @@ private:
 VerificationResult runPredicateAnalysis(const cfa::Program& prog, cfa::FuncId entry, const PredicateAnalysisOptions& opts) {
   PredicateRun run(prog, entry, opts);
   return run.run();
+}
+
+VerificationResult runCpaBmc(const cfa::Program& prog, cfa::FuncId entry, PredicateAnalysisOptions opts,
+                             uint32_t maxBound) {
+  Stopwatch total;
+  const double timeoutS = opts.timeoutS;
+  opts.cpa.block = cpa::BlockOperator::Never;
+  opts.impact = false;
+  VerificationResult last;
+  uint64_t queries = 0;
+  double solverTime = 0;
+  for (uint32_t k = 1;; ++k) {
+    opts.bmcBound = k;
+    if (timeoutS > 0) {
+      double left = timeoutS - total.elapsedS();
+      if (left <= 0.05) {
+        last.verdict = Verdict::Unknown;
+        last.reason = "timeout";
+        break;
+      }
+      opts.timeoutS = left;
+    }
+    if (opts.progress) opts.progress("bmc-cpa: bound " + std::to_string(k));
+    VerificationResult r = runPredicateAnalysis(prog, entry, opts);
+    queries += r.stats.solverQueries;
+    solverTime += r.stats.solverTimeS;
+    r.stats.bound = k;
+    bool deepen = r.verdict == Verdict::Unknown && r.condition.kind == "bound" && (maxBound == 0 || k < maxBound);
+    if (!deepen) {
+      if (r.verdict == Verdict::Unknown && r.condition.kind != "bound" && last.condition.kind == "bound") {
+        // a later bound ran out of time: what the last complete bound verified stands
+        r.condition = last.condition;
+        r.stats.bound = last.stats.bound;
+      }
+      last = std::move(r);
+      break;
+    }
+    last = std::move(r);
+  }
+  last.algorithm = "bmc-cpa";
+  last.stats.solverQueries = queries;
+  last.stats.solverTimeS = solverTime;
+  return last;
 }
 
 }  // namespace argus::algorithms

@@ -52,6 +52,14 @@ struct PredicateAnalysisOptions {
   // fcover^Impact tries at most 8 candidates (the most recent first) per state.
   bool impact = false;
   bool forcedCovering = true;
+  // BMC as a configuration of this analysis (unifying-view paper, Sect. 4.1, Table 1):
+  // with bmcBound = k > 0, the composite adds the loop-bound CPA (loop_bound_cpa.h)
+  // with bound k, the precision stays empty, and a spurious target is dropped instead
+  // of refined. The caller sets cpa.block = BlockOperator::Never (runCpaBmc does).
+  // When the reached set is complete the path formulas of the cut states are checked
+  // (forward condition): none satisfiable gives `true`; else unknown with condition
+  // kind "bound" (runCpaBmc then deepens).
+  uint32_t bmcBound = 0;
   // pred: check every sequence too (debugging; Impact always checks).
   bool checkSequences = false;
   double timeoutS = 0;  // wall clock for the whole run; 0 = none
@@ -68,5 +76,12 @@ struct PredicateAnalysisOptions {
 
 result::VerificationResult runPredicateAnalysis(const cfa::Program& prog, cfa::FuncId entry,
                                                 const PredicateAnalysisOptions& opts);
+
+// `--algorithm bmc-cpa`: BMC re-expressed over the CPA core — blk^never, the
+// loop-bound CPA and no refinement — with iterative deepening k = 1, 2, ... up to
+// `maxBound` (0 = until the time limit), each bound a fresh CPA++ run. Counterexamples
+// are replayed like pred's; `true` only from the forward condition.
+result::VerificationResult runCpaBmc(const cfa::Program& prog, cfa::FuncId entry, PredicateAnalysisOptions opts,
+                                     uint32_t maxBound = 0);
 
 }  // namespace argus::algorithms

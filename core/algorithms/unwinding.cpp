@@ -1,5 +1,7 @@
 #include "core/algorithms/unwinding.h"
 
+#include "core/cfa/loops.h"
+
 #include <algorithm>
 #include <deque>
 #include <stdexcept>
@@ -89,67 +91,10 @@ static std::unique_ptr<LoopInfo> computeLoops(const cfa::Program& prog, const cf
                                               bool callsRecursive) {
   auto li = std::make_unique<LoopInfo>();
   size_t nl = f.locs.size();
-  li->backEdge.assign(f.edges.size(), false);
-  li->loopsOf.assign(nl, {});
+  cfa::LoopStructure ls = cfa::computeLoopStructure(f);
+  li->backEdge = std::move(ls.backEdge);
+  li->loopsOf = std::move(ls.loopsOf);
   li->mayMerge.assign(nl, false);
-  // iterative DFS from the entry
-  std::vector<uint8_t> color(nl, 0);  // 0 white, 1 on stack, 2 done
-  std::vector<std::pair<cfa::LocId, size_t>> stack;
-  if (nl) {
-    stack.push_back({f.entry, 0});
-    color[f.entry] = 1;
-  }
-  while (!stack.empty()) {
-    auto& [loc, i] = stack.back();
-    const auto& out = f.locs[loc].out;
-    if (i < out.size()) {
-      uint32_t ei = out[i++];
-      cfa::LocId t = f.edges[ei].to;
-      if (color[t] == 1) li->backEdge[ei] = true;
-      else if (color[t] == 0) {
-        color[t] = 1;
-        stack.push_back({t, 0});
-      }
-    } else {
-      color[loc] = 2;
-      stack.pop_back();
-    }
-  }
-  // natural loop bodies
-  std::vector<std::vector<bool>> bodies;
-  std::vector<cfa::LocId> heads;
-  for (size_t ei = 0; ei < f.edges.size(); ++ei) {
-    if (!li->backEdge[ei]) continue;
-    cfa::LocId h = f.edges[ei].to, u = f.edges[ei].from;
-    auto it = std::find(heads.begin(), heads.end(), h);
-    size_t idx = it - heads.begin();
-    if (it == heads.end()) {
-      heads.push_back(h);
-      bodies.emplace_back(nl, false);
-      bodies.back()[h] = true;
-    }
-    std::vector<bool>& body = bodies[idx];
-    std::vector<cfa::LocId> work;
-    if (!body[u]) {
-      body[u] = true;
-      work.push_back(u);
-    }
-    while (!work.empty()) {
-      cfa::LocId x = work.back();
-      work.pop_back();
-      for (uint32_t ie : f.locs[x].in) {
-        cfa::LocId p = f.edges[ie].from;
-        if (!body[p] && color[p] != 0) {  // only locations reachable from the entry
-          body[p] = true;
-          work.push_back(p);
-        }
-      }
-    }
-  }
-  for (size_t i = 0; i < heads.size(); ++i)
-    for (size_t l = 0; l < nl; ++l)
-      if (bodies[i][l]) li->loopsOf[l].push_back(heads[i]);
-  for (auto& v : li->loopsOf) std::sort(v.begin(), v.end());
   // A node can gain in-edges when the bound grows only through a loop-exit edge (from a
   // location inside a loop that does not contain the target): a new source node has a
   // loop count above the old bound, and an edge that stays inside that loop leads to a

@@ -115,6 +115,7 @@ struct PredicateCpa::Ops final : AbstractDomain, TransferRelation, MergeOperator
     if (!loc) throw std::logic_error("predicate CPA: no location in the composite state");
     if (loc->property != Property::None) return true;
     if (auto* cs = extract<CallstackState>(full); cs && cs->recursion) return true;
+    if (c.opts_.block == BlockOperator::Never) return false;
     if (c.cf_.isLoopHead(loc->func, loc->loc)) return true;
     if (c.opts_.block == BlockOperator::LoopHeadsAndFunctions) {
       const cfa::Function& f = c.cf_.program().functions[loc->func];

@@ -69,7 +69,10 @@ public:
   std::string str() const override;
 };
 
-enum class BlockOperator { LoopHeads /* blk^l */, LoopHeadsAndFunctions /* blk^lf */ };
+// blk^never: no block ends except targets (and recursive calls, which are targets
+// of kind Recursion), so the whole program is one block and its path formula is the
+// BMC formula (with the loop-bound CPA, see loop_bound_cpa.h).
+enum class BlockOperator { LoopHeads /* blk^l */, LoopHeadsAndFunctions /* blk^lf */, Never /* blk^never */ };
 
 struct PredicateCpaOptions {
   BlockOperator block = BlockOperator::LoopHeads;

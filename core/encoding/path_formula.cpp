@@ -206,6 +206,26 @@ PathFormula PathFormulaManager::makeOr(const PathFormula& a, const PathFormula& 
     else eb.push_back(tm_.mkEq(indexed(k, hi), indexed(k, ib)));
   }
   Term fa = a.formula, fb = b.formula;
+  if (factorMerges_) {
+    std::vector<Term> ca = conjuncts(fa), cb = conjuncts(fb);
+    std::unordered_set<Term> inB(cb.begin(), cb.end());
+    std::unordered_set<Term> common;
+    std::vector<Term> shared, restA, restB;
+    for (Term t : ca) {
+      if (inB.count(t)) {
+        shared.push_back(t);
+        common.insert(t);
+      } else {
+        restA.push_back(t);
+      }
+    }
+    for (Term t : cb)
+      if (!common.count(t)) restB.push_back(t);
+    restA.insert(restA.end(), ea.begin(), ea.end());
+    restB.insert(restB.end(), eb.begin(), eb.end());
+    shared.push_back(tm_.mkOr(tm_.mkAnd(restA), tm_.mkAnd(restB)));
+    return {tm_.mkAnd(shared), std::make_shared<SsaMap>(std::move(ssa))};
+  }
   for (Term t : ea) fa = tm_.mkAnd(fa, t);
   for (Term t : eb) fb = tm_.mkAnd(fb, t);
   return {tm_.mkOr(fa, fb), std::make_shared<SsaMap>(std::move(ssa))};

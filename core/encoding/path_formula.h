@@ -79,6 +79,12 @@ public:
   // Disjunction of two path formulas of the same block: the result's indices are the
   // maxima; the side with a lower index gets x@max = x@low (ABE merge).
   PathFormula makeOr(const PathFormula& a, const PathFormula& b);
+  // With factoring on, makeOr pulls the top-level conjuncts both sides share (the
+  // common prefix of the two paths) out of the disjunction: P ∧ (A ∨ B) instead of
+  // (P ∧ A) ∨ (P ∧ B). Equivalent; over a whole unrolled program (BMC as a CPA
+  // configuration) the unfactored nesting made Z3's queries blow up. Off by default
+  // (predicate abstraction's blocks and refinements are measured without it).
+  void setFactorMerges(bool on) { factorMerges_ = on; }
   // The conjunction of pf with a formula over the same indices.
   PathFormula conjoin(const PathFormula& pf, smt::Term f) const;
 
@@ -115,6 +121,7 @@ private:
   std::unordered_map<uint64_t, smt::Term> indexedCache_;
   std::unordered_map<SsaKey, smt::Term> unindexedCache_;
   std::shared_ptr<const SsaMap> emptySsa_;
+  bool factorMerges_ = false;
 };
 
 // The top-level conjuncts of f (nested Ands flattened).

@@ -30,11 +30,12 @@ Algorithm parseAlgorithm(const std::string& s) {
   if (s == "impact") return Algorithm::Impact;
   if (s == "kind") return Algorithm::Kind;
   if (s == "kind-noinv") return Algorithm::KindNoInv;
+  if (s == "bmc-cpa") return Algorithm::BmcCpa;
   if (s == "ai") return Algorithm::Ai;
   if (s == "explicit") return Algorithm::Explicit;
   if (s == "cmc") return Algorithm::Cmc;
   throw std::invalid_argument("unknown or not yet available algorithm '" + s +
-                              "' (available: bmc, ibmc, kind, kind-noinv, ai, pred, impact, explicit, cmc, auto)");
+                              "' (available: bmc, ibmc, bmc-cpa, kind, kind-noinv, ai, pred, impact, explicit, cmc, auto)");
 }
 
 const char* algorithmName(Algorithm a) {
@@ -47,6 +48,7 @@ const char* algorithmName(Algorithm a) {
     case Algorithm::Cmc: return "cmc";
     case Algorithm::Kind: return "kind";
     case Algorithm::KindNoInv: return "kind-noinv";
+    case Algorithm::BmcCpa: return "bmc-cpa";
     case Algorithm::Ai: return "ai";
   }
   return "?";
@@ -192,6 +194,13 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     po.corruptReplayForTest = req.corruptReplayForTest;
     po.condition = cond;
     r = algorithms::runPredicateAnalysis(program, entry.id, po);
+  } else if (alg == Algorithm::BmcCpa) {
+    algorithms::PredicateAnalysisOptions po;
+    po.solver = req.solver;
+    po.timeoutS = timeoutS;
+    po.progress = req.progress;
+    po.corruptReplayForTest = req.corruptReplayForTest;
+    r = algorithms::runCpaBmc(program, entry.id, po, sp.bound > 0 ? sp.bound : 0);
   } else if (alg == Algorithm::Kind || alg == Algorithm::KindNoInv) {
     algorithms::KInductionOptions ko;
     ko.solver = req.solver;

@@ -18,7 +18,7 @@ namespace argus::engine {
 
 // Kind: k-induction with the concurrent interval invariant generator; KindNoInv: without
 // it; Ai: the generator's interval analysis alone.
-enum class Algorithm { Bmc, Ibmc, Pred, Impact, Explicit, Cmc, Kind, KindNoInv, Ai };
+enum class Algorithm { Bmc, Ibmc, Pred, Impact, Explicit, Cmc, Kind, KindNoInv, Ai, BmcCpa };
 // Parses an --algorithm value; throws std::invalid_argument naming the known ones.
 Algorithm parseAlgorithm(const std::string& s);
 const char* algorithmName(Algorithm a);

@@ -19,7 +19,7 @@ namespace {
 
 const char* kUsage =
     "usage:\n"
-    "  argus verify FILE.c [--algorithm bmc|ibmc|kind|kind-noinv|ai|pred|impact|explicit|cmc|auto]\n"
+    "  argus verify FILE.c [--algorithm bmc|ibmc|bmc-cpa|kind|kind-noinv|ai|pred|impact|explicit|cmc|auto]\n"
     "                      [--solver z3|cvc5] [--timeout SEC] [--data-model ILP32|LP64] [--format text|json]\n"
     "                      [--function NAME] [--refiner R] [--stats] [--progress] [--no-invariants]\n"
     "                      [--chain SPEC] [--condition-in F.json] [--condition-out F]\n"
@@ -32,6 +32,7 @@ const char* kUsage =
     "        pred:time=S (default: bmc:k=1,explicit:time=10,pred)\n"
     "      kind-noinv = kind --no-invariants: k-induction without the invariant generator;\n"
     "      ai = the generator's interval analysis alone (a proof or unknown, never false)\n"
+    "      bmc-cpa = BMC as a configuration of the CPA core (blk^never, loop-bound CPA, no refinement)\n"
     "  argus bench MANIFEST.tsv [--algorithm A] [--refiner R] [--solver S] [--chain SPEC]\n"
     "                      [--timeout SEC] [--jobs N] [--out results.json] [--memory-mb MB]\n"
     "                      [--filter TEXT] [--limit N]\n"

@@ -74,8 +74,14 @@ TEST_P(BenchmarkSubset, NoWrongVerdicts) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, BenchmarkSubset,
-                         ::testing::Values(argus::engine::Algorithm::Bmc, argus::engine::Algorithm::Ibmc),
-                         [](const auto& info) { return std::string(argus::engine::algorithmName(info.param)); });
+                         ::testing::Values(argus::engine::Algorithm::Bmc, argus::engine::Algorithm::Ibmc,
+                                           argus::engine::Algorithm::BmcCpa),
+                         [](const auto& info) {
+                           std::string n = argus::engine::algorithmName(info.param);
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
 
 }  // namespace
 
