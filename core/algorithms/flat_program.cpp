@@ -1,5 +1,7 @@
 #include "core/algorithms/flat_program.h"
 
+#include "core/cfa/loops.h"
+
 #include <algorithm>
 #include <deque>
 #include <map>
@@ -38,27 +40,10 @@ std::string FlatProgram::describe(uint32_t node) const {
 
 // Targets of DFS back edges from the entry (the loop heads the unwinding uses).
 static std::vector<bool> loopHeads(const cfa::Function& f) {
-  size_t nl = f.locs.size();
-  std::vector<bool> head(nl, false);
-  if (!nl) return head;
-  std::vector<uint8_t> color(nl, 0);
-  std::vector<std::pair<cfa::LocId, size_t>> stack{{f.entry, 0}};
-  color[f.entry] = 1;
-  while (!stack.empty()) {
-    auto& [loc, i] = stack.back();
-    const auto& out = f.locs[loc].out;
-    if (i < out.size()) {
-      cfa::LocId t = f.edges[out[i++]].to;
-      if (color[t] == 1) head[t] = true;
-      else if (color[t] == 0) {
-        color[t] = 1;
-        stack.push_back({t, 0});
-      }
-    } else {
-      color[loc] = 2;
-      stack.pop_back();
-    }
-  }
+  std::vector<bool> head(f.locs.size(), false);
+  cfa::LoopStructure ls = cfa::computeLoopStructure(f);
+  for (size_t ei = 0; ei < f.edges.size(); ++ei)
+    if (ls.backEdge[ei]) head[f.edges[ei].to] = true;
   return head;
 }
 

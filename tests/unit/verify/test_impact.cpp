@@ -71,17 +71,8 @@ TEST(ImpactOptions, WithoutForcedCoveringNoneIsCounted) {
 }
 
 TEST_P(Impact, BugAfterLoopIsReplayed) {
-  auto out = run(
-      "int main(){ int s = 0; int n = __VERIFIER_nondet_int(); __VERIFIER_assume(n > 0 && n < 100); "
-      "for (int i = 0; i < n; i++) { s += 2; } if (s == 14) reach_error(); return 0; }");
-  ASSERT_EQ(out.result.verdict, Verdict::False) << out.result.reason;
-  ASSERT_TRUE(out.result.counterexample.has_value());
-  EXPECT_TRUE(out.result.counterexample->replayed);
-  bool sawN = false;
-  for (const auto& st : out.result.counterexample->steps)
-    for (const auto& [k, v] : st.values)
-      if (k == "n" && v == "7") sawN = true;
-  EXPECT_TRUE(sawN);
+  auto out = run(argus::testing::kBugAfterLoop);
+  ASSERT_TRUE(argus::testing::replayedWithValue(out, "n", "7"));
   EXPECT_GE(out.result.stats.extra.at("removed_false_states"), 1.0);
 }
 

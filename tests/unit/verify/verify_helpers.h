@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "core/engine/verify.h"
 
 namespace argus::testing {
@@ -20,6 +22,26 @@ inline engine::VerifyOutcome verifySource(const std::string& code, engine::Algor
   req.function = function;
   req.timeoutS = timeout;
   return engine::verify(req);
+}
+
+// A bug after a loop that needs n = 7 iterations (pred, impact, bmc-cpa tests).
+inline const char* kBugAfterLoop =
+    "int main(){ int s = 0; int n = __VERIFIER_nondet_int(); __VERIFIER_assume(n > 0 && n < 100); "
+    "for (int i = 0; i < n; i++) { s += 2; } if (s == 14) reach_error(); return 0; }";
+
+// The result is `false` with a replayed counterexample whose steps give `name` the
+// value `value`.
+inline ::testing::AssertionResult replayedWithValue(const engine::VerifyOutcome& out, const std::string& name,
+                                                    const std::string& value) {
+  if (out.result.verdict != result::Verdict::False)
+    return ::testing::AssertionFailure() << "verdict " << result::verdictName(out.result.verdict) << " ("
+                                         << out.result.reason << ")";
+  if (!out.result.counterexample) return ::testing::AssertionFailure() << "no counterexample";
+  if (!out.result.counterexample->replayed) return ::testing::AssertionFailure() << "counterexample not replayed";
+  for (const auto& st : out.result.counterexample->steps)
+    for (const auto& [k, v] : st.values)
+      if (k == name && v == value) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "no step gives " << name << " = " << value;
 }
 
 inline const char* kPrelude =
