@@ -1,13 +1,38 @@
 #include "core/algorithms/cpa_algorithm.h"
 
+#include <map>
+
+#include "core/support/stopwatch.h"
+
 namespace argus::algorithms {
 
 using cpa::StatePtr;
+
+namespace {
+constexpr uint64_t kMemoryCheckInterval = 64;  // expansions between two memory checks
+}
 
 CpaRunResult runCpaAlgorithm(cpa::ConfigurableProgramAnalysis& c, cpa::ReachedSet& reached,
                              const CpaAlgorithmOptions& opts) {
   CpaRunResult res;
   auto abort = [&](const cpa::AbstractState& e) { return opts.abort ? opts.abort(e) : c.isTarget(e); };
+  const bool cutting = static_cast<bool>(opts.onCut);
+  const uint32_t maxEdgePosts = cutting ? opts.maxEdgePosts : 0;
+  const unsigned maxPostMs = cutting ? opts.maxTimePerPostMs : 0;
+  support::OperationBudget* budget = maxPostMs ? opts.postBudget : nullptr;
+  auto where = [&](const cpa::Step& st) { return opts.describeStep ? " " + opts.describeStep(st) : std::string(); };
+  // posts per CFA step (busy edge), keyed by (kind, func, edge, toFunc, toLoc)
+  std::map<std::tuple<uint8_t, uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t> edgePosts;
+  // a cut successor: reached (so it is part of the ARG and the condition) but never expanded
+  auto addCut = [&](const StatePtr& s, const cpa::PrecisionPtr& p, const std::string& why) {
+    if (c.stop().stop(s, reached.partition(*s), p)) return;  // covered: explored elsewhere
+    reached.add(s, p);
+    c.onAdded(s);
+    reached.unwait(s);
+    opts.onCut(s, why);
+    ++res.cuts;
+  };
+  uint64_t sinceMemoryCheck = kMemoryCheckInterval - 1;  // the first expansion is checked
   while (!reached.waitlistEmpty()) {
     if (opts.deadline.expired()) {
       res.status = CpaStatus::Interrupted;
@@ -19,26 +44,73 @@ CpaRunResult runCpaAlgorithm(cpa::ConfigurableProgramAnalysis& c, cpa::ReachedSe
       res.reason = "state limit " + std::to_string(opts.maxStates) + " reached";
       return res;
     }
+    if (opts.maxMemoryMb && ++sinceMemoryCheck >= kMemoryCheckInterval) {
+      sinceMemoryCheck = 0;
+      if (uint64_t mb = support::residentMemoryMb(); mb > opts.maxMemoryMb) {
+        res.status = CpaStatus::Interrupted;
+        res.reason = "memory limit " + std::to_string(opts.maxMemoryMb) + " MB reached";
+        return res;
+      }
+    }
     auto [e, prec] = reached.pop();
     if (opts.forcedCovering && opts.forcedCovering(reached, e, prec)) continue;
     ++res.expanded;
     auto succs = c.transfer().successors(e, prec);
     for (size_t si = 0; si < succs.size(); ++si) {
       auto& succ = succs[si];
-      auto adj = c.precisionAdjustment().adjust(succ.state, prec, reached, *succ.state);
-      if (!adj) continue;
-      StatePtr ehat = adj->state;
-      cpa::PrecisionPtr phat = adj->precision;
-      for (const StatePtr& other : reached.partition(*ehat)) {
-        if (!reached.contains(other)) continue;  // removed by an earlier replacement
-        StatePtr merged = c.merge().merge(ehat, other, phat);
-        if (merged != other) {
-          reached.replace(other, merged, phat);
-          c.onReplaced(reached, other, merged);
+      if (maxEdgePosts) {
+        const cpa::Step& st = succ.step;
+        uint32_t n = ++edgePosts[{static_cast<uint8_t>(st.kind), st.func, st.edge, st.toFunc, st.toLoc}];
+        if (n > maxEdgePosts) {
+          addCut(succ.state, prec,
+                 "busy edge: the edge" + where(st) + " was used in more than " + std::to_string(maxEdgePosts) + " posts");
+          continue;
         }
       }
-      auto part = reached.partition(*ehat);
-      if (c.stop().stop(ehat, part, phat)) continue;
+      Stopwatch postTime;
+      if (budget) budget->arm(maxPostMs);
+      std::optional<cpa::Adjusted> adj;
+      StatePtr ehat;
+      cpa::PrecisionPtr phat;
+      bool stopped = false;
+      try {
+        adj = c.precisionAdjustment().adjust(succ.state, prec, reached, *succ.state);
+        if (adj) {
+          ehat = adj->state;
+          phat = adj->precision;
+          std::optional<std::string> tooBig = opts.cutCheck && cutting ? opts.cutCheck(*ehat) : std::nullopt;
+          if (tooBig) {
+            if (budget) budget->disarm();
+            addCut(ehat, phat, *tooBig);
+            continue;
+          }
+          for (const StatePtr& other : reached.partition(*ehat)) {
+            if (!reached.contains(other)) continue;  // removed by an earlier replacement
+            StatePtr merged = c.merge().merge(ehat, other, phat);
+            if (merged != other) {
+              reached.replace(other, merged, phat);
+              c.onReplaced(reached, other, merged);
+            }
+          }
+          auto part = reached.partition(*ehat);
+          stopped = c.stop().stop(ehat, part, phat);
+        }
+      } catch (const support::BudgetExceeded&) {
+        if (budget) budget->disarm();
+        // the successor could not be computed in time: the expanded state is cut (the
+        // successors already added stay; the remaining ones are still computed)
+        opts.onCut(e, "time per post: computing the successor along the edge" + where(succ.step) +
+                          " took longer than " + std::to_string(maxPostMs) + " ms");
+        ++res.cuts;
+        continue;
+      }
+      if (budget) budget->disarm();
+      if (!adj || stopped) continue;
+      if (maxPostMs && postTime.elapsedS() * 1000.0 > maxPostMs) {
+        addCut(ehat, phat, "time per post: computing the successor along the edge" + where(succ.step) +
+                               " took longer than " + std::to_string(maxPostMs) + " ms");
+        continue;
+      }
       reached.add(ehat, phat);
       c.onAdded(ehat);
       if (abort(*ehat)) {
