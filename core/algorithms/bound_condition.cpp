@@ -110,8 +110,11 @@ std::optional<AssumptionAutomaton> boundAutomaton(const cfa::Program& prog, cfa:
       switch (st.kind) {
         case cpa::StepKind::Edge: {
           const cfa::Edge& e = prog.functions[st.func].edges[st.edge];
-          if (e.kind == cfa::EdgeKind::Error || e.kind == cfa::EdgeKind::Abort) break;  // verified / path ends
-          if (e.kind == cfa::EdgeKind::Unsupported || e.kind == cfa::EdgeKind::Call) {
+          // the unwinding does not follow edges out of a function's exit: not verified
+          const bool fromExit = key.loc == prog.functions[st.func].exit;
+          if (!fromExit && (e.kind == cfa::EdgeKind::Error || e.kind == cfa::EdgeKind::Abort))
+            break;  // verified (BMC found no error within the bound) / the path ends
+          if (fromExit || e.kind == cfa::EdgeKind::Unsupported || e.kind == cfa::EdgeKind::Call) {
             open = true;
             break;
           }

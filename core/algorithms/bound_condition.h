@@ -11,7 +11,8 @@
 // steps (step.h):
 //  - a back edge whose count would exceed k, and a call whose callee is already k deep
 //    on the stack, lead to the open state (the part BMC cut);
-//  - an Unsupported edge (and a Call edge without a body) leads to the open state;
+//  - an Unsupported edge (and a Call edge without a body, and any edge leaving a
+//    function's exit, which the unwinding does not follow) leads to the open state;
 //  - an Error edge has no transition (BMC found no error within the bound: verified),
 //    as has an Abort edge (the path ends);
 //  - a return goes only to the call site on top of the automaton's stack.

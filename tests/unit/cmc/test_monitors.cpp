@@ -409,7 +409,7 @@ TEST(Chain2, TimeoutInAChainStillLeavesANonTrivialCondition) {
   CmcRun c;
   c.algorithm = Algorithm::Cmc;
   c.chain = "bmc:k=2,pred";
-  c.timeout = 4;
+  c.timeout = 8;  // enough for bmc's bound even on a loaded machine
   // pred needs i <= 1000000 and runs into the time limit
   const char* body =
       "int main(){\n"
