@@ -30,6 +30,6 @@
 namespace argus::algorithms {
 
 std::optional<result::AssumptionAutomaton> boundAutomaton(const cfa::Program& prog, cfa::FuncId entry, uint32_t k,
-                                                          size_t maxStates = 200000);
+                                                          size_t maxStates = 100000);
 
 }  // namespace argus::algorithms

@@ -10,7 +10,26 @@ using cpa::StatePtr;
 
 namespace {
 constexpr uint64_t kMemoryCheckInterval = 64;  // expansions between two memory checks
-}
+
+// Arms a post budget for one successor; disarms it however the scope is left (an
+// exception other than BudgetExceeded ends the run, and the budget must not stay armed
+// for the solver queries the caller makes afterwards).
+class ArmedBudget {
+public:
+  ArmedBudget(support::OperationBudget* b, unsigned ms) : b_(b) {
+    if (b_) b_->arm(ms);
+  }
+  ~ArmedBudget() { disarm(); }
+  void disarm() {
+    if (b_) b_->disarm();
+  }
+  ArmedBudget(const ArmedBudget&) = delete;
+  ArmedBudget& operator=(const ArmedBudget&) = delete;
+
+private:
+  support::OperationBudget* b_;
+};
+}  // namespace
 
 CpaRunResult runCpaAlgorithm(cpa::ConfigurableProgramAnalysis& c, cpa::ReachedSet& reached,
                              const CpaAlgorithmOptions& opts) {
@@ -68,7 +87,7 @@ CpaRunResult runCpaAlgorithm(cpa::ConfigurableProgramAnalysis& c, cpa::ReachedSe
         }
       }
       Stopwatch postTime;
-      if (budget) budget->arm(maxPostMs);
+      ArmedBudget armed(budget, maxPostMs);
       std::optional<cpa::Adjusted> adj;
       StatePtr ehat;
       cpa::PrecisionPtr phat;
@@ -80,7 +99,7 @@ CpaRunResult runCpaAlgorithm(cpa::ConfigurableProgramAnalysis& c, cpa::ReachedSe
           phat = adj->precision;
           std::optional<std::string> tooBig = opts.cutCheck && cutting ? opts.cutCheck(*ehat) : std::nullopt;
           if (tooBig) {
-            if (budget) budget->disarm();
+            armed.disarm();
             addCut(ehat, phat, *tooBig);
             continue;
           }
@@ -96,7 +115,7 @@ CpaRunResult runCpaAlgorithm(cpa::ConfigurableProgramAnalysis& c, cpa::ReachedSe
           stopped = c.stop().stop(ehat, part, phat);
         }
       } catch (const support::BudgetExceeded&) {
-        if (budget) budget->disarm();
+        armed.disarm();
         // the successor could not be computed in time: the expanded state is cut (the
         // successors already added stay; the remaining ones are still computed)
         opts.onCut(e, "time per post: computing the successor along the edge" + where(succ.step) +
@@ -104,7 +123,7 @@ CpaRunResult runCpaAlgorithm(cpa::ConfigurableProgramAnalysis& c, cpa::ReachedSe
         ++res.cuts;
         continue;
       }
-      if (budget) budget->disarm();
+      armed.disarm();
       if (!adj || stopped) continue;
       if (maxPostMs && postTime.elapsedS() * 1000.0 > maxPostMs) {
         addCut(ehat, phat, "time per post: computing the successor along the edge" + where(succ.step) +
