@@ -40,8 +40,8 @@ CpaRunResult runCpaAlgorithm(cpa::ConfigurableProgramAnalysis& c, cpa::ReachedSe
   const unsigned maxPostMs = cutting ? opts.maxTimePerPostMs : 0;
   support::OperationBudget* budget = maxPostMs ? opts.postBudget : nullptr;
   auto where = [&](const cpa::Step& st) { return opts.describeStep ? " " + opts.describeStep(st) : std::string(); };
-  // posts per CFA step (busy edge), keyed by (kind, func, edge, toFunc, toLoc)
-  std::map<std::tuple<uint8_t, uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t> edgePosts;
+  EdgePostCounts localPosts;
+  EdgePostCounts& edgePosts = opts.edgePosts ? *opts.edgePosts : localPosts;
   // a cut successor: reached (so it is part of the ARG and the condition) but never expanded
   auto addCut = [&](const StatePtr& s, const cpa::PrecisionPtr& p, const std::string& why) {
     if (c.stop().stop(s, reached.partition(*s), p)) return;  // covered: explored elsewhere

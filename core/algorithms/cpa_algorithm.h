@@ -10,7 +10,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
+#include <tuple>
 #include <string>
 
 #include "core/cpa/cpa.h"
@@ -18,6 +20,11 @@
 #include "core/support/deadline.h"
 
 namespace argus::algorithms {
+
+// Busy edge: posts per CFA step, keyed by (kind, func, edge, toFunc, toLoc). A caller
+// that runs CPA++ several times (CEGAR, explicit analysis after each target) keeps one
+// for the whole run.
+using EdgePostCounts = std::map<std::tuple<uint8_t, uint32_t, uint32_t, uint32_t, uint32_t>, uint32_t>;
 
 struct CpaAlgorithmOptions {
   // abort(e): stop after adding e (default: the CPA's isTarget).
@@ -37,6 +44,7 @@ struct CpaAlgorithmOptions {
   // Busy edge: at most this many successors are computed along one CFA edge (step);
   // a successor beyond it is cut before its precision adjustment. 0 = none.
   uint32_t maxEdgePosts = 0;
+  EdgePostCounts* edgePosts = nullptr;  // the counts (borrowed); null = this call only
   // Time per post: the computation of one successor (precision adjustment, merge,
   // stop) may take this long. postBudget (shared with the CPAs that can take long) is
   // armed for it; a CPA that exceeds it throws support::BudgetExceeded, and then the

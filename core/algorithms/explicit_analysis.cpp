@@ -65,6 +65,7 @@ public:
     co.maxStates = opts_.maxStates;
     co.maxMemoryMb = opts_.maxMemoryMb;
     co.maxEdgePosts = opts_.maxEdgePosts;
+    co.edgePosts = &edgePosts_;
     co.maxTimePerPostMs = opts_.maxTimePerPostMs;
     co.onCut = [this](const cpa::StatePtr& s, const std::string& why) {
       auto* a = static_cast<const ArgState*>(s.get());
@@ -152,6 +153,7 @@ private:
   std::string stopped_;
   BuiltCondition built_;
   uint64_t expanded_ = 0, solverQueries_ = 0, errorPaths_ = 0, infeasiblePaths_ = 0, cuts_ = 0;
+  EdgePostCounts edgePosts_;  // busy edge, over all CPA++ calls of the run
   double solverTimeS_ = 0;
 
   static cpa::ReachedSet::KeyFn partitionKey() {

@@ -102,6 +102,7 @@ public:
       co.maxStates = opts_.maxStates;
       co.maxMemoryMb = opts_.maxMemoryMb;
       co.maxEdgePosts = opts_.maxEdgePosts;
+      co.edgePosts = &edgePosts_;
       co.maxTimePerPostMs = opts_.maxTimePerPostMs;
       co.postBudget = &postBudget_;
       co.onCut = [this](const cpa::StatePtr& s, const std::string& why) { markCut(static_cast<const ArgState*>(s.get()), why); };
@@ -212,6 +213,7 @@ private:
   std::vector<ArgState*> pendingTargets_;
   std::vector<std::string> unsupported_;
   std::vector<const ArgState*> cuts_;  // states a monitor cut (some may be removed since)
+  EdgePostCounts edgePosts_;           // busy edge, over all CEGAR iterations
   uint64_t cutCount_ = 0, refinementCuts_ = 0;
   const ArgState* root_ = nullptr;
   uint64_t refinements_ = 0, cexChecks_ = 0, pathCandidates_ = 0, fallbackRefinements_ = 0, allSatEscalations_ = 0;

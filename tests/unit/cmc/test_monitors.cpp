@@ -126,6 +126,24 @@ TEST(Monitors2, BusyEdgeLetsTheRestFindTheBug) {
   (void)stuck;  // DFS may or may not reach the bug first; the monitor makes it certain
 }
 
+TEST(Monitors2, BusyEdgeCountsOverTheWholeRun) {
+  // every iteration reaches an error location on a path explicit values cannot refute
+  // (the solver finds it infeasible: no square is -1 modulo 2^32), so CPA++ stops and
+  // resumes 30 times; the posts along the loop edges still add up to the limit
+  const char* body =
+      "int main(){ int i = 0;\n"
+      "  for (i = 0; i < 30; i++) { int y = __VERIFIER_nondet_int(); if (y * y == -1) reach_error(); }\n"
+      "  return 0; }\n";
+  CmcRun c;
+  c.maxEdgePosts = 10;
+  auto out = runCmc(body, c);
+  ASSERT_FALSE(out.inputError) << out.error;
+  EXPECT_EQ(out.result.verdict, Verdict::Unknown);
+  EXPECT_GE(statOf(out.result, "error_paths_checked"), 5.0);
+  EXPECT_TRUE(contains(out.result.condition.excluded, "busy edge")) << joined(out.result.condition.excluded);
+  EXPECT_LE(statOf(out.result, "error_paths_checked"), 12.0);
+}
+
 TEST(Monitors2, BusyEdgeInPredicateAnalysisNeverGivesTrue) {
   CmcRun c;
   c.algorithm = Algorithm::Pred;
