@@ -72,73 +72,82 @@ CpaRunResult runCpaAlgorithm(cpa::ConfigurableProgramAnalysis& c, cpa::ReachedSe
       }
     }
     auto [e, prec] = reached.pop();
-    if (opts.forcedCovering && opts.forcedCovering(reached, e, prec)) continue;
-    ++res.expanded;
-    auto succs = c.transfer().successors(e, prec);
-    for (size_t si = 0; si < succs.size(); ++si) {
-      auto& succ = succs[si];
-      if (maxEdgePosts) {
-        const cpa::Step& st = succ.step;
-        uint32_t n = ++edgePosts[{static_cast<uint8_t>(st.kind), st.func, st.edge, st.toFunc, st.toLoc}];
-        if (n > maxEdgePosts) {
-          addCut(succ.state, prec,
-                 "busy edge: the edge" + where(st) + " was used in more than " + std::to_string(maxEdgePosts) + " posts");
-          continue;
-        }
-      }
-      Stopwatch postTime;
-      ArmedBudget armed(budget, maxPostMs);
-      std::optional<cpa::Adjusted> adj;
-      StatePtr ehat;
-      cpa::PrecisionPtr phat;
-      bool stopped = false;
-      try {
-        adj = c.precisionAdjustment().adjust(succ.state, prec, reached, *succ.state);
-        if (adj) {
-          ehat = adj->state;
-          phat = adj->precision;
-          std::optional<std::string> tooBig = opts.cutCheck && cutting ? opts.cutCheck(*ehat) : std::nullopt;
-          if (tooBig) {
-            armed.disarm();
-            addCut(ehat, phat, *tooBig);
+    // An exception out of the expansion (a solver timeout in a precision adjustment,
+    // say) ends the run; e goes back on the waitlist first, so that the reached set
+    // stays consistent: e's successors may be incomplete, and a condition built from
+    // the reached set must treat e as not yet explored.
+    try {
+      if (opts.forcedCovering && opts.forcedCovering(reached, e, prec)) continue;
+      ++res.expanded;
+      auto succs = c.transfer().successors(e, prec);
+      for (size_t si = 0; si < succs.size(); ++si) {
+        auto& succ = succs[si];
+        if (maxEdgePosts) {
+          const cpa::Step& st = succ.step;
+          uint32_t n = ++edgePosts[{static_cast<uint8_t>(st.kind), st.func, st.edge, st.toFunc, st.toLoc}];
+          if (n > maxEdgePosts) {
+            addCut(succ.state, prec,
+                   "busy edge: the edge" + where(st) + " was used in more than " + std::to_string(maxEdgePosts) + " posts");
             continue;
           }
-          for (const StatePtr& other : reached.partition(*ehat)) {
-            if (!reached.contains(other)) continue;  // removed by an earlier replacement
-            StatePtr merged = c.merge().merge(ehat, other, phat);
-            if (merged != other) {
-              reached.replace(other, merged, phat);
-              c.onReplaced(reached, other, merged);
-            }
-          }
-          auto part = reached.partition(*ehat);
-          stopped = c.stop().stop(ehat, part, phat);
         }
-      } catch (const support::BudgetExceeded&) {
+        Stopwatch postTime;
+        ArmedBudget armed(budget, maxPostMs);
+        std::optional<cpa::Adjusted> adj;
+        StatePtr ehat;
+        cpa::PrecisionPtr phat;
+        bool stopped = false;
+        try {
+          adj = c.precisionAdjustment().adjust(succ.state, prec, reached, *succ.state);
+          if (adj) {
+            ehat = adj->state;
+            phat = adj->precision;
+            std::optional<std::string> tooBig = opts.cutCheck && cutting ? opts.cutCheck(*ehat) : std::nullopt;
+            if (tooBig) {
+              armed.disarm();
+              addCut(ehat, phat, *tooBig);
+              continue;
+            }
+            for (const StatePtr& other : reached.partition(*ehat)) {
+              if (!reached.contains(other)) continue;  // removed by an earlier replacement
+              StatePtr merged = c.merge().merge(ehat, other, phat);
+              if (merged != other) {
+                reached.replace(other, merged, phat);
+                c.onReplaced(reached, other, merged);
+              }
+            }
+            auto part = reached.partition(*ehat);
+            stopped = c.stop().stop(ehat, part, phat);
+          }
+        } catch (const support::BudgetExceeded&) {
+          armed.disarm();
+          // the successor could not be computed in time: the expanded state is cut (the
+          // successors already added stay; the remaining ones are still computed)
+          opts.onCut(e, "time per post: computing the successor along the edge" + where(succ.step) +
+                            " took longer than " + std::to_string(maxPostMs) + " ms");
+          ++res.cuts;
+          continue;
+        }
         armed.disarm();
-        // the successor could not be computed in time: the expanded state is cut (the
-        // successors already added stay; the remaining ones are still computed)
-        opts.onCut(e, "time per post: computing the successor along the edge" + where(succ.step) +
-                          " took longer than " + std::to_string(maxPostMs) + " ms");
-        ++res.cuts;
-        continue;
+        if (!adj || stopped) continue;
+        if (maxPostMs && postTime.elapsedS() * 1000.0 > maxPostMs) {
+          addCut(ehat, phat, "time per post: computing the successor along the edge" + where(succ.step) +
+                                 " took longer than " + std::to_string(maxPostMs) + " ms");
+          continue;
+        }
+        reached.add(ehat, phat);
+        c.onAdded(ehat);
+        if (abort(*ehat)) {
+          // the remaining successors of e are produced when e is expanded again
+          if (si + 1 < succs.size() && reached.contains(e)) reached.reAddToWaitlist(e);
+          res.status = CpaStatus::Aborted;
+          res.target = ehat;
+          return res;
+        }
       }
-      armed.disarm();
-      if (!adj || stopped) continue;
-      if (maxPostMs && postTime.elapsedS() * 1000.0 > maxPostMs) {
-        addCut(ehat, phat, "time per post: computing the successor along the edge" + where(succ.step) +
-                               " took longer than " + std::to_string(maxPostMs) + " ms");
-        continue;
-      }
-      reached.add(ehat, phat);
-      c.onAdded(ehat);
-      if (abort(*ehat)) {
-        // the remaining successors of e are produced when e is expanded again
-        if (si + 1 < succs.size() && reached.contains(e)) reached.reAddToWaitlist(e);
-        res.status = CpaStatus::Aborted;
-        res.target = ehat;
-        return res;
-      }
+    } catch (...) {
+      if (reached.contains(e) && !reached.isWaiting(e)) reached.reAddToWaitlist(e);
+      throw;
     }
   }
   return res;

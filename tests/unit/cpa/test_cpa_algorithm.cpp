@@ -2,6 +2,8 @@
 // forced covering hook, and waitlist orders.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "core/algorithms/cpa_algorithm.h"
 #include "core/cpa/arg_cpa.h"
 #include "core/cpa/callstack_cpa.h"
@@ -218,6 +220,7 @@ public:
     auto* l = extract<LocationState>(full);
     if (l && l->loc == slowLoc_) {
       ++slowCalls;
+      if (failHard) throw std::runtime_error("solver gave up");
       while (!budget_.expired()) {
         if (!budget_.armed()) return Adjusted{e, p};  // no budget: it would just take long
       }
@@ -226,6 +229,7 @@ public:
     return Adjusted{e, p};
   }
   int slowCalls = 0;
+  bool failHard = false;  // throw another exception (as a run-ending solver timeout does)
 
 private:
   struct Same final : TransferRelation {
@@ -290,6 +294,32 @@ TEST(CpaAlgorithm, TimePerPostCutsTheExpandedStateAndTheRestGoesOn) {
   arg2.onAdded(init2);
   auto r2 = runCpaAlgorithm(arg2, reached2);
   EXPECT_EQ(r2.status, CpaStatus::Aborted);
+}
+
+TEST(CpaAlgorithm, AnExceptionDuringAnExpansionLeavesTheStateWaiting) {
+  // a run ended by an exception in the middle of an expansion: the state being expanded
+  // is waiting again (its successors may be incomplete), so a condition built from the
+  // reached set treats it as not explored
+  LoopAndCall prog;
+  cfa::LocId after = prog.p.functions[prog.main].edges[3].to;
+  support::OperationBudget budget;
+  SlowAtCpa slow(after, budget);
+  slow.failHard = true;
+  ControlFlow cf(prog.p, prog.main);
+  LocationCpa loc(cf);
+  CallstackCpa cs(cf);
+  CompositeCpa comp({&loc, &cs, &slow});
+  ArgCpa arg(comp);
+  ReachedSet reached(WaitlistOrder::Bfs, Analysis::key());
+  StatePtr init = arg.initialState();
+  reached.add(init, arg.initialPrecision());
+  arg.onAdded(init);
+  EXPECT_THROW(runCpaAlgorithm(arg, reached), std::runtime_error);
+  size_t waitingHeads = 0;
+  for (const StatePtr& s : reached.states())
+    if (extract<LocationState>(*s)->loc == prog.head && reached.isWaiting(s)) ++waitingHeads;
+  EXPECT_EQ(waitingHeads, 1u);
+  EXPECT_FALSE(reached.waitlistEmpty());
 }
 
 }  // namespace
