@@ -114,7 +114,8 @@ BuiltCondition buildCondition(const cfa::Program& prog, const std::string& entry
     std::optional<std::string> why;
     if (n->coveredBy == nullptr) {
       auto sp = n->shared_from_this();
-      if (reached.contains(sp) && reached.isWaiting(sp)) why = kWaitingReason;
+      if (!n->cut.empty()) why = n->cut;  // a monitor of the CPA++ run cut it
+      else if (reached.contains(sp) && reached.isWaiting(sp)) why = kWaitingReason;
       if (!why)
         if (auto* as = cpa::extract<cpa::AssumptionState>(*n); as && as->excluded) why = as->reason;
       if (why) open[i] = 2;  // cut: a limit stopped the exploration here

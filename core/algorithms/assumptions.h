@@ -3,7 +3,8 @@
 // (pc = l ⇒ ψ) and the assumption automaton built from the ARG.
 //
 // A node of the ARG is *open* (its part was not verified) when it is still waiting,
-// when its assumption is `false` (a monitor cut it), or when the caller says so (a
+// when its assumption is `false` or ArgState::cut is set (a monitor cut it), or when
+// the caller says so (a
 // target whose error path could not be decided, an unsupported construct). Every other
 // expanded node has all its successors in the ARG (or covered). Nodes from which no
 // open node can be reached (through children and coverage) collapse into the verified

@@ -38,7 +38,7 @@ public:
         cf_(prog, entry),
         loc_(cf_),
         cs_(cf_),
-        val_(prog),
+        val_(prog, opts.monitorArithmetic),
         mon_(cf_, opts.pathLimits),
         asm_(),
         reached_(cpa::WaitlistOrder::Dfs, partitionKey()) {
@@ -63,6 +63,16 @@ public:
     CpaAlgorithmOptions co;
     co.deadline = deadline_;
     co.maxStates = opts_.maxStates;
+    co.maxMemoryMb = opts_.maxMemoryMb;
+    co.maxEdgePosts = opts_.maxEdgePosts;
+    co.edgePosts = &edgePosts_;
+    co.maxTimePerPostMs = opts_.maxTimePerPostMs;
+    co.onCut = [this](const cpa::StatePtr& s, const std::string& why) {
+      auto* a = static_cast<const ArgState*>(s.get());
+      if (a->cut.empty()) a->cut = why;
+      ++cuts_;
+    };
+    co.describeStep = [this](const cpa::Step& st) { return "at " + edgeWhere(st.cfaEdge(prog_)); };
     std::string stopped;  // why the exploration ended early ("" = waitlist empty)
     while (true) {
       CpaRunResult cr = runCpaAlgorithm(*arg_, reached_, co);
@@ -142,7 +152,8 @@ private:
   std::unordered_map<const ArgState*, std::string> openTargets_;
   std::string stopped_;
   BuiltCondition built_;
-  uint64_t expanded_ = 0, solverQueries_ = 0, errorPaths_ = 0, infeasiblePaths_ = 0;
+  uint64_t expanded_ = 0, solverQueries_ = 0, errorPaths_ = 0, infeasiblePaths_ = 0, cuts_ = 0;
+  EdgePostCounts edgePosts_;  // busy edge, over all CPA++ calls of the run
   double solverTimeS_ = 0;
 
   static cpa::ReachedSet::KeyFn partitionKey() {
@@ -214,6 +225,8 @@ private:
       auto* as = cpa::extract<cpa::AssumptionState>(*o.node);
       if (openTargets_.count(o.node)) {
         add(o.reason);
+      } else if (!o.node->cut.empty()) {
+        add(o.reason);
       } else if (as && as->excluded) {
         switch (as->limit) {
           case cpa::PathLimit::Repeats:
@@ -229,6 +242,8 @@ private:
           case cpa::PathLimit::StatesPerLocation:
             add("states beyond " + std::to_string(opts_.pathLimits.maxStatesPerLocation) + " per location at " + where);
             break;
+          case cpa::PathLimit::Overflow:
+          case cpa::PathLimit::NonLinear: add(as->reason); break;  // "the path through f.c:L where ..."
           case cpa::PathLimit::None: add(as->reason + " at " + where); break;
         }
       } else {
@@ -255,6 +270,7 @@ private:
     r.stats.extra["error_paths_checked"] = static_cast<double>(errorPaths_);
     r.stats.extra["infeasible_error_paths"] = static_cast<double>(infeasiblePaths_);
     r.stats.extra["open_parts"] = static_cast<double>(built_.open.size());
+    r.stats.extra["monitor_cuts"] = static_cast<double>(cuts_);
     r.stats.extra["automaton_states"] = static_cast<double>(built_.automaton.ordinaryStates());
     r.stats.extra["time_analysis_s"] = total.elapsedS();
     return r;

@@ -33,6 +33,14 @@ struct ExplicitAnalysisOptions {
   double timeoutS = 0;                            // total time; 0 = none
   uint64_t maxStates = 0;                         // abstract states; 0 = none
   cpa::PathLimits pathLimits;
+  // More monitors (cpa_algorithm.h; 0 = off): total memory ends the run like the time
+  // limit; busy edge and time per post cut one part. monitorArithmetic: the overflow
+  // monitoring of explicit_cpa.h (signed overflow, non-linear arithmetic it cannot
+  // evaluate).
+  uint64_t maxMemoryMb = 0;
+  uint32_t maxEdgePosts = 0;
+  unsigned maxTimePerPostMs = 0;
+  bool monitorArithmetic = false;
   const result::AssumptionAutomaton* condition = nullptr;  // input condition (borrowed)
   std::function<void(const std::string&)> progress;
   bool corruptReplayForTest = false;

@@ -73,6 +73,7 @@ public:
   smt::Term project(const std::vector<smt::Term>& k, const encoding::SsaMap& ssa, bool keepStale = false);
   double solverTimeS() const { return solverTimeS_; }
   uint64_t solverQueries() const { return queries_; }
+  void setDeadline(support::Deadline d) { deadline_ = d; }
 
 private:
   encoding::PathFormulaManager& pfm_;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/algorithms/assumptions.h"
 #include "core/algorithms/counterexample.h"
@@ -56,6 +57,27 @@ struct Abort {
   std::string kind = "error";
 };
 
+// A refinement ran out of its own time limit (maxTimePerRefinementMs).
+struct RefinementTimeLimit {};
+
+// Number of distinct term nodes of t, counting stops above `cap`.
+size_t dagSizeUpTo(Term t, size_t cap) {
+  std::unordered_set<Term> seen{t};
+  std::vector<Term> work{t};
+  while (!work.empty() && seen.size() <= cap) {
+    Term x = work.back();
+    work.pop_back();
+    for (Term c : x->children)
+      if (seen.insert(c).second) work.push_back(c);
+  }
+  return seen.size();
+}
+
+cpa::PredicateCpaOptions withBudget(cpa::PredicateCpaOptions o, support::OperationBudget* b, unsigned postMs) {
+  if (postMs) o.postBudget = b;
+  return o;
+}
+
 class PredicateRun {
 public:
   PredicateRun(const cfa::Program& prog, cfa::FuncId entry, const PredicateAnalysisOptions& opts)
@@ -69,7 +91,7 @@ public:
         cexSolver_(smt::makeSolver(opts.solver, tm_, {})),
         loc_(cf_),
         cs_(cf_),
-        pred_(cf_, pfm_, *absSolver_, opts.cpa, deadline_),
+        pred_(cf_, pfm_, *absSolver_, withBudget(opts.cpa, &postBudget_, opts.maxTimePerPostMs), deadline_),
         aut_(opts.condition ? std::make_unique<cpa::AutomatonCpa>(*opts.condition) : nullptr),
         bound_(opts.bmcBound ? std::make_unique<cpa::LoopBoundCpa>(cf_, opts.bmcBound) : nullptr),
         comp_(components()),
@@ -94,6 +116,22 @@ public:
       CpaAlgorithmOptions co;
       co.deadline = deadline_;
       co.maxStates = opts_.maxStates;
+      co.maxMemoryMb = opts_.maxMemoryMb;
+      co.maxEdgePosts = opts_.maxEdgePosts;
+      co.edgePosts = &edgePosts_;
+      co.maxTimePerPostMs = opts_.maxTimePerPostMs;
+      co.postBudget = &postBudget_;
+      co.onCut = [this](const cpa::StatePtr& s, const std::string& why) { markCut(static_cast<const ArgState*>(s.get()), why); };
+      co.describeStep = [this](const cpa::Step& st) { return "at " + edgeWhere(st.cfaEdge(prog_)); };
+      if (opts_.maxPathFormulaSize)
+        co.cutCheck = [this](const cpa::AbstractState& e) -> std::optional<std::string> {
+          const PredicateState& p = predOf(static_cast<const ArgState&>(e));
+          if (p.isAbstraction || !p.pf.formula) return std::nullopt;
+          size_t n = dagSizeUpTo(p.pf.formula, opts_.maxPathFormulaSize);
+          if (n <= opts_.maxPathFormulaSize) return std::nullopt;
+          return "path-formula size: the block's path formula has more than " +
+                 std::to_string(opts_.maxPathFormulaSize) + " term nodes";
+        };
       if (opts_.impact && opts_.forcedCovering)
         co.forcedCovering = [this](cpa::ReachedSet&, const cpa::StatePtr& e, const cpa::PrecisionPtr&) {
           return forceCover(std::static_pointer_cast<const ArgState>(e));
@@ -119,6 +157,13 @@ public:
           if (!unsupported_.empty()) {
             r.condition.excluded = unsupported_;
             throw Abort{"unsupported: " + unsupported_.front(), "unsupported"};
+          }
+          if (const ArgState* c = liveCut()) {
+            // a monitor cut a part: everything else was explored
+            r.verdict = Verdict::Unknown;
+            r.reason = "not everything verified: " + c->cut;
+            r.condition.kind = "assumption";
+            return finish(std::move(r), total);
           }
           if (opts_.bmcBound) return finishBmc(std::move(r), total);
           r.verdict = Verdict::True;
@@ -163,6 +208,7 @@ private:
   cfa::FuncId entry_;
   PredicateAnalysisOptions opts_;
   support::Deadline deadline_;
+  support::OperationBudget postBudget_;  // time per post (armed by CPA++)
   smt::TermManager tm_;
   encoding::PathFormulaManager pfm_;
   cpa::ControlFlow cf_;
@@ -185,6 +231,9 @@ private:
   double fcTimeS_ = 0, checkTimeS_ = 0;
   std::vector<ArgState*> pendingTargets_;
   std::vector<std::string> unsupported_;
+  std::vector<const ArgState*> cuts_;  // states a monitor cut (some may be removed since)
+  EdgePostCounts edgePosts_;           // busy edge, over all CEGAR iterations
+  uint64_t cutCount_ = 0, refinementCuts_ = 0;
   const ArgState* root_ = nullptr;
   uint64_t refinements_ = 0, cexChecks_ = 0, pathCandidates_ = 0, fallbackRefinements_ = 0, allSatEscalations_ = 0;
   size_t maxPredicates_ = 0;
@@ -225,6 +274,22 @@ private:
     };
   }
 
+  void markCut(const ArgState* s, const std::string& why) {
+    if (s->cut.empty()) s->cut = why;
+    cuts_.push_back(s);
+    ++cutCount_;
+  }
+  const ArgState* liveCut() const {
+    for (const ArgState* c : cuts_)
+      if (!c->removed) return c;
+    return nullptr;
+  }
+  // A target whose error path is not decided (a limit): cut, off the waitlist.
+  void cutTarget(const std::shared_ptr<const ArgState>& target, const std::string& why) {
+    reached_.unwait(target);
+    markCut(target.get(), why);
+  }
+
   CheckResult check(smt::Solver& s, std::span<const Term> as = {}) {
     if (deadline_.expired()) throw Abort{"timeout", "timeout"};
     s.setTimeoutMs(deadline_.remainingMs());
@@ -234,6 +299,30 @@ private:
       throw Abort{"solver: " + s.reasonUnknown(), "solver"};
     }
     return r;
+  }
+
+  // Time per refinement: the engines get the earlier of the run's deadline and the
+  // refinement's own; a failure after the refinement's own expired is a cut.
+  support::Deadline refineDeadline_ = support::Deadline::never();
+  void armRefinementLimit() {
+    if (!opts_.maxTimePerRefinementMs) return;
+    support::Deadline own = support::Deadline::in(opts_.maxTimePerRefinementMs / 1000.0);
+    refineDeadline_ = own.at() < deadline_.at() ? own : deadline_;
+    engine_->setDeadline(refineDeadline_);
+    newton_.setDeadline(refineDeadline_);
+  }
+  void disarmRefinementLimit() {
+    if (!opts_.maxTimePerRefinementMs) return;
+    refineDeadline_ = support::Deadline::never();
+    engine_->setDeadline(deadline_);
+    newton_.setDeadline(deadline_);
+  }
+  // Called when a refinement step failed: a cut if its own limit (not the run's) ran out.
+  void throwIfRefinementLimit() {
+    if (opts_.maxTimePerRefinementMs && refineDeadline_.expired() && !deadline_.expired()) throw RefinementTimeLimit{};
+  }
+  const support::Deadline& refinementDeadline() const {
+    return opts_.maxTimePerRefinementMs && !refineDeadline_.isNever() ? refineDeadline_ : deadline_;
   }
 
   // The abstraction states from the root to `target` along first parents.
@@ -254,6 +343,13 @@ private:
     if (path.size() < 2 || path.front()->parents.size() != 0) throw Abort{"internal: malformed abstract counterexample", "error"};
     Term f = predOf(*path.front()).abstractionInstantiated;
     for (size_t i = 1; i < path.size(); ++i) f = tm_.mkAnd(f, predOf(*path[i]).blockFormula);
+    if (opts_.maxPathFormulaSize && dagSizeUpTo(f, opts_.maxPathFormulaSize) > opts_.maxPathFormulaSize) {
+      auto* l = cpa::extract<cpa::LocationState>(*target);
+      cutTarget(target, "path-formula size: the formula of the abstract path to the " +
+                            std::string(cpa::propertyName(l->property)) + " target " + edgeWhere(l->via) +
+                            " has more than " + std::to_string(opts_.maxPathFormulaSize) + " term nodes");
+      return std::nullopt;
+    }
     Stopwatch sw;
     ++cexChecks_;
     cexSolver_->push();
@@ -288,9 +384,26 @@ private:
     }
     cexSolver_->pop();
     cexTimeS_ += sw.elapsedS();
-    if (opts_.bmcBound) dropInfeasibleTarget(target.get());
-    else if (opts_.impact) refineImpact(path, target.get());
-    else refine(path, target);
+    if (opts_.bmcBound) {
+      dropInfeasibleTarget(target.get());
+      return std::nullopt;
+    }
+    armRefinementLimit();
+    try {
+      if (opts_.impact) refineImpact(path, target.get());
+      else refine(path, target);
+    } catch (const RefinementTimeLimit&) {
+      disarmRefinementLimit();
+      ++refinementCuts_;
+      auto* l = cpa::extract<cpa::LocationState>(*target);
+      cutTarget(target, "time per refinement: refining the error path to " + edgeWhere(l->via) + " took longer than " +
+                            std::to_string(opts_.maxTimePerRefinementMs) + " ms");
+      return std::nullopt;
+    } catch (...) {
+      disarmRefinementLimit();
+      throw;
+    }
+    disarmRefinementLimit();
     return std::nullopt;
   }
 
@@ -346,8 +459,9 @@ private:
           if (opts_.checkSequences) {
             Stopwatch cw;
             ++sequenceChecks_;
-            std::string bad = checkSequence(pfm_, opts_.solver, *attempts[ai].in, sq.seq, deadline_.remainingMs());
+            std::string bad = checkSequence(pfm_, opts_.solver, *attempts[ai].in, sq.seq, refinementDeadline().remainingMs());
             checkTimeS_ += cw.elapsedS();
+            if (!bad.empty()) throwIfRefinementLimit();
             if (!bad.empty()) throw Abort{"refinement: " + opts_.refiner.name() + " gave a bad sequence: " + bad, "refinement"};
           }
           out.sequence = sq.seq;
@@ -360,6 +474,7 @@ private:
         fprintf(stderr, "attempt %zu: ok %d core %llu/%llu\n", ai, out.ok, (unsigned long long)out.coreSize,
                 (unsigned long long)out.conjunctCount);
       if (!out.ok) {
+        throwIfRefinementLimit();
         if (ai + 1 < attempts.size()) continue;
         throw Abort{out.reason, "refinement"};
       }
@@ -403,6 +518,7 @@ private:
         for (Term p : out.predicates[i - 1]) fprintf(stderr, "    pred %s\n", p->str().c_str());
       }
     }
+    if (!pivot) throwIfRefinementLimit();
     if (!pivot) throw Abort{"refinement made no progress (no new predicates for a spurious counterexample" +
                                 (out.ok ? std::string(")") : "; " + out.reason + ")"),
                             "refinement"};
@@ -505,7 +621,7 @@ private:
     }
     Stopwatch cw;
     ++sequenceChecks_;
-    std::string bad = checkSequence(pfm_, opts_.solver, in, sq.seq, deadline_.remainingMs());
+    std::string bad = checkSequence(pfm_, opts_.solver, in, sq.seq, refinementDeadline().remainingMs());
     checkTimeS_ += cw.elapsedS();
     if (!bad.empty()) {
       why = opts_.refiner.name() + " gave a sequence that fails the check: " + bad;
@@ -627,11 +743,13 @@ private:
     }
     std::string why;
     auto seq = checkedSequence(in, why);
+    if (!seq) throwIfRefinementLimit();
     if (!seq) {
       // the projection of the blocks' ABE disjunctions can lose the infeasibility;
       // then the blocks abstracted over the single path's predicates
       std::string why2;
       seq = abstractedPathSequence(path, target, in, why2);
+      if (!seq) throwIfRefinementLimit();
       if (!seq) throw Abort{"refinement failed: " + why + "; on the single path: " + why2, "refinement"};
     }
     std::vector<const ArgState*> chain(path.begin() + 1, path.end());
@@ -974,6 +1092,8 @@ private:
     }
     r.stats.formulaTerms = tm_.size();
     r.stats.extra["refinements"] = static_cast<double>(refinements_);
+    r.stats.extra["monitor_cuts"] = static_cast<double>(cutCount_);
+    r.stats.extra["refinement_cuts"] = static_cast<double>(refinementCuts_);
     r.stats.extra["refinements_with_fallback"] = static_cast<double>(fallbackRefinements_);
     r.stats.extra["allsat_limit_raises"] = static_cast<double>(allSatEscalations_);
     r.stats.extra["abstractions"] = static_cast<double>(ps.abstractions);

@@ -72,6 +72,26 @@ struct PredicateAnalysisOptions {
   // Input condition (conditional model checking): an assumption automaton run in the
   // composite, so only what it leaves open is explored (borrowed; may be null).
   const result::AssumptionAutomaton* condition = nullptr;
+  // Condition monitors (conditional-model-checking paper, Sect. III-A; 0 = off). Each
+  // cuts one part (ArgState::cut: an open part of the output condition; the answer
+  // can then no longer be `true`) and the analysis goes on:
+  //  - maxEdgePosts: busy edge (cpa_algorithm.h);
+  //  - maxTimePerPostMs: time per post — the abstraction and coverage queries of one
+  //    successor together (Z3: each query bounded by what is left; cvc5: checked
+  //    between queries);
+  //  - maxPathFormulaSize: a state whose block path formula has more term nodes is
+  //    cut before it is abstracted; a counterexample formula above it is not given to
+  //    the solver (its target is cut);
+  //  - maxTimePerRefinementMs: a refinement (the engine's interpolation and the
+  //    sequence check) that runs out of this time cuts the error target of its path
+  //    (without a refinement the pivot is unknown) instead of failing the run.
+  // maxMemoryMb (total memory) ends the run like the time limit: the waiting states
+  // are the open parts.
+  uint32_t maxEdgePosts = 0;
+  unsigned maxTimePerPostMs = 0;
+  uint64_t maxPathFormulaSize = 0;
+  unsigned maxTimePerRefinementMs = 0;
+  uint64_t maxMemoryMb = 0;
 };
 
 result::VerificationResult runPredicateAnalysis(const cfa::Program& prog, cfa::FuncId entry,

@@ -44,6 +44,7 @@ public:
                support::Deadline deadline)
       : cfg_(cfg), pfm_(pfm), kind_(kind), deadline_(deadline) {}
 
+  void setDeadline(support::Deadline d) override { deadline_ = d; }
   InterpolationSequence interpolate(const RefinementInput& in) override {
     InterpolationSequence out;
     smt::TermManager& tm = pfm_.tm();
@@ -260,6 +261,7 @@ public:
     solver_ = smt::makeSolver(smt::SolverKind::CVC5, pfm.tm(), so);
   }
 
+  void setDeadline(support::Deadline d) override { deadline_ = d; }
   InterpolationSequence interpolate(const RefinementInput& in) override {
     InterpolationSequence out;
     smt::TermManager& tm = pfm_.tm();

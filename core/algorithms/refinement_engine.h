@@ -79,6 +79,8 @@ class RefinementEngine {
 public:
   virtual ~RefinementEngine() = default;
   virtual InterpolationSequence interpolate(const RefinementInput& in) = 0;
+  // Replaces the deadline given at construction (a refinement with its own time limit).
+  virtual void setDeadline(support::Deadline d) = 0;
   double solverTimeS() const { return solverTimeS_; }
   uint64_t solverQueries() const { return queries_; }
 

@@ -203,6 +203,11 @@ void Unwinding::addIn(uint32_t target, InEdge in) {
   nodes_[from].out.push_back({target, nodes_[target].in.size() - 1});
 }
 
+LoopStructure loopStructure(const cfa::Program& prog, const cfa::Function& f) {
+  std::unique_ptr<LoopInfo> li = computeLoops(prog, f, false);
+  return LoopStructure{std::move(li->backEdge), std::move(li->loopsOf)};
+}
+
 // ---------------------------------------------------------------- exploration
 
 void Unwinding::unwindTo(uint32_t k, const std::function<void(Term)>& sink) {

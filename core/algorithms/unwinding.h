@@ -42,6 +42,16 @@ namespace argus::algorithms {
 
 struct LoopInfo;  // per-function loop structure (unwinding.cpp)
 
+// The loop structure the unwinding counts iterations by: per edge, whether it is a
+// back edge of the DFS from the function's entry; per location, the heads of the
+// natural loops that contain it (sorted). bound_condition.cpp expresses the bound as
+// an assumption automaton with exactly these counts.
+struct LoopStructure {
+  std::vector<bool> backEdge;
+  std::vector<std::vector<cfa::LocId>> loopsOf;
+};
+LoopStructure loopStructure(const cfa::Program& prog, const cfa::Function& f);
+
 class Unwinding {
 public:
   // entry: the function verified; when it is "main" the program starts with

@@ -34,6 +34,11 @@ public:
   mutable ArgState* coveredBy = nullptr;
   mutable std::vector<ArgState*> covers;
   mutable bool removed = false;
+  // Conditional model checking: non-empty when a monitor of the CPA++ run (busy edge,
+  // time per post, path-formula size, time per refinement) cut the exploration at
+  // this state — its successors were not (all) explored; the text says why. Such a
+  // state is never expanded again, and it is an open part of the output condition.
+  mutable std::string cut;
 
   std::span<const StatePtr> components() const override { return {&wrapped, 1}; }
   bool equals(const AbstractState& o) const override { return this == &o; }

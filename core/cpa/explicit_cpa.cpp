@@ -20,17 +20,111 @@ size_t hashState(const ExplicitState& s) {
   }
   mix(s.brk ? *s.brk + 1 : 0);
   mix(s.mem->size());
+  mix(s.issue.size());
   return h;
 }
 
 std::shared_ptr<const ExplicitState> makeState(std::shared_ptr<const ExplicitState::Vars> vars, std::optional<uint64_t> brk,
-                                               std::shared_ptr<const ExplicitState::Memory> mem) {
+                                               std::shared_ptr<const ExplicitState::Memory> mem, std::string issue = "",
+                                               PathLimit issueKind = PathLimit::None) {
   auto s = std::make_shared<ExplicitState>();
   s->vars = std::move(vars);
   s->brk = brk;
   s->mem = std::move(mem);
+  s->issue = std::move(issue);
+  s->issueKind = issueKind;
   s->hash = hashState(*s);
   return s;
+}
+
+std::string rangeWhere(const cfa::SourceRange& r) {
+  std::string file = r.file;
+  if (auto p = file.find_last_of('/'); p != std::string::npos) file = file.substr(p + 1);
+  return file + ":" + std::to_string(r.line);
+}
+
+const char* opSymbol(cfa::BinOp op) {
+  switch (op) {
+    case cfa::BinOp::Add: return "+";
+    case cfa::BinOp::Sub: return "-";
+    case cfa::BinOp::Mul: return "*";
+    case cfa::BinOp::SDiv:
+    case cfa::BinOp::UDiv: return "/";
+    case cfa::BinOp::SRem:
+    case cfa::BinOp::URem: return "%";
+    case cfa::BinOp::Shl: return "<<";
+    case cfa::BinOp::LShr:
+    case cfa::BinOp::AShr: return ">>";
+    case cfa::BinOp::And: return "&";
+    case cfa::BinOp::Or: return "|";
+    case cfa::BinOp::Xor: return "^";
+    case cfa::BinOp::Eq: return "==";
+    case cfa::BinOp::Ne: return "!=";
+    case cfa::BinOp::SLt:
+    case cfa::BinOp::ULt: return "<";
+    case cfa::BinOp::SLe:
+    case cfa::BinOp::ULe: return "<=";
+    case cfa::BinOp::LAnd: return "&&";
+    case cfa::BinOp::LOr: return "||";
+  }
+  return "?";
+}
+
+// C-like text of an expression for the monitor's messages ("x * y"): casts are left
+// out, constants in decimal (negative when the sign bit is set).
+void pretty(std::string& out, const cfa::Expr& e, const std::vector<std::string>& names, bool top) {
+  switch (e.kind) {
+    case cfa::ExprKind::Const: {
+      uint64_t v = e.width >= 64 ? e.value : e.value & ((uint64_t{1} << e.width) - 1);
+      if (e.width >= 2 && e.width <= 64 && ((v >> (e.width - 1)) & 1) && e.width > 1) {
+        int64_t sv = e.width == 64 ? static_cast<int64_t>(v) : static_cast<int64_t>(v | (~uint64_t{0} << e.width));
+        out += std::to_string(sv);
+      } else {
+        out += std::to_string(v);
+      }
+      return;
+    }
+    case cfa::ExprKind::Var: out += e.var < names.size() ? names[e.var] : "v" + std::to_string(e.var); return;
+    case cfa::ExprKind::Load:
+      out += "*(";
+      pretty(out, *e.ops[0], names, true);
+      out += ")";
+      return;
+    case cfa::ExprKind::Unary:
+      out += e.unop == cfa::UnOp::Neg ? "-" : e.unop == cfa::UnOp::BitNot ? "~" : "!";
+      pretty(out, *e.ops[0], names, false);
+      return;
+    case cfa::ExprKind::Binary:
+      if (!top) out += "(";
+      pretty(out, *e.ops[0], names, false);
+      out += std::string(" ") + opSymbol(e.binop) + " ";
+      pretty(out, *e.ops[1], names, false);
+      if (!top) out += ")";
+      return;
+    case cfa::ExprKind::Cast: pretty(out, *e.ops[0], names, top); return;
+    case cfa::ExprKind::Ite:
+      out += "(";
+      pretty(out, *e.ops[0], names, false);
+      out += " ? ";
+      pretty(out, *e.ops[1], names, false);
+      out += " : ";
+      pretty(out, *e.ops[2], names, false);
+      out += ")";
+      return;
+  }
+}
+
+std::string pretty(const cfa::Expr& e, const std::vector<std::string>& names) {
+  std::string out;
+  pretty(out, e, names, true);
+  return out;
+}
+
+int64_t asSigned(uint64_t v, uint32_t w) {
+  if (w >= 64) return static_cast<int64_t>(v);
+  v &= (uint64_t{1} << w) - 1;
+  if ((v >> (w - 1)) & 1) v |= ~uint64_t{0} << w;
+  return static_cast<int64_t>(v);
 }
 
 }  // namespace
@@ -45,7 +139,8 @@ bool ExplicitState::equals(const AbstractState& o) const {
   auto* e = dynamic_cast<const ExplicitState*>(&o);
   if (!e) return false;
   if (e == this) return true;
-  return hash == e->hash && brk == e->brk && (vars == e->vars || *vars == *e->vars) && (mem == e->mem || *mem == *e->mem);
+  return hash == e->hash && brk == e->brk && issue == e->issue && (vars == e->vars || *vars == *e->vars) &&
+         (mem == e->mem || *mem == *e->mem);
 }
 
 bool ExplicitState::entails(const ExplicitState& w) const {
@@ -87,10 +182,51 @@ struct ExplicitCpa::Ops final : AbstractDomain, TransferRelation, StopOperator {
   const cfa::Program& prog;
   std::vector<std::vector<cfa::VarId>> ownVars;  // per function: variables it owns
   uint64_t amask;
+  bool monitor;
+  std::vector<std::string> names;  // for the monitor's messages
 
-  explicit Ops(const cfa::Program& p) : prog(p), ownVars(p.functions.size()), amask(maskOf(p.ptrWidth)) {
+  Ops(const cfa::Program& p, bool monitor) : prog(p), ownVars(p.functions.size()), amask(maskOf(p.ptrWidth)), monitor(monitor) {
     for (cfa::VarId v = 0; v < p.vars.size(); ++v)
       if (p.vars[v].func != cfa::kNoFunc && p.vars[v].func < p.functions.size()) ownVars[p.vars[v].func].push_back(v);
+    if (monitor)
+      for (const cfa::Variable& v : p.vars) names.push_back(v.cName.empty() ? v.name : v.cName);
+  }
+
+  // Overflow monitoring: a non-linear operation in `e` the state cannot evaluate.
+  std::optional<std::string> nonLinear(const cfa::ExprPtr& e, const ExplicitState& s) const {
+    if (e->kind == cfa::ExprKind::Binary) {
+      cfa::BinOp op = e->binop;
+      bool nl = op == cfa::BinOp::Mul || op == cfa::BinOp::SDiv || op == cfa::BinOp::UDiv || op == cfa::BinOp::SRem ||
+                op == cfa::BinOp::URem;
+      if (nl && e->ops[0]->kind != cfa::ExprKind::Const && e->ops[1]->kind != cfa::ExprKind::Const && !eval(*e, s))
+        return pretty(*e, names);
+    }
+    for (const cfa::ExprPtr& c : e->ops)
+      if (c)
+        if (auto r = nonLinear(c, s)) return r;
+    return std::nullopt;
+  }
+  bool signedOperand(const cfa::Expr& e) const {
+    if (e.kind == cfa::ExprKind::Const) return true;
+    if (e.kind == cfa::ExprKind::Var) return prog.vars[e.var].isSigned;
+    if (e.kind == cfa::ExprKind::Cast) return e.cast == cfa::CastKind::SExt;
+    return false;
+  }
+  // Overflow monitoring: `lhs := a op b` overflows the signed variable lhs.
+  std::optional<std::string> signedOverflow(cfa::VarId lhs, const cfa::ExprPtr& rhs, const ExplicitState& s) const {
+    const cfa::Variable& x = prog.vars[lhs];
+    if (!x.isSigned || rhs->kind != cfa::ExprKind::Binary || rhs->width != x.width || x.width > 64 || x.width < 2)
+      return std::nullopt;
+    cfa::BinOp op = rhs->binop;
+    if (op != cfa::BinOp::Add && op != cfa::BinOp::Sub && op != cfa::BinOp::Mul) return std::nullopt;
+    if (!signedOperand(*rhs->ops[0]) || !signedOperand(*rhs->ops[1])) return std::nullopt;
+    auto a = eval(*rhs->ops[0], s), b = eval(*rhs->ops[1], s);
+    if (!a || !b) return std::nullopt;
+    __int128 va = asSigned(*a, x.width), vb = asSigned(*b, x.width);
+    __int128 r = op == cfa::BinOp::Add ? va + vb : op == cfa::BinOp::Sub ? va - vb : va * vb;
+    __int128 lo = -(static_cast<__int128>(1) << (x.width - 1)), hi = (static_cast<__int128>(1) << (x.width - 1)) - 1;
+    if (r >= lo && r <= hi) return std::nullopt;
+    return pretty(*rhs, names);
   }
 
   bool isLessOrEqual(const AbstractState& a, const AbstractState& b) const override {
@@ -207,6 +343,26 @@ struct ExplicitCpa::Ops final : AbstractDomain, TransferRelation, StopOperator {
 
   std::vector<StatePtr> successorsForStep(const StatePtr& sp, const PrecisionPtr&, const Step& step) override {
     const auto& s = static_cast<const ExplicitState&>(*sp);
+    std::string issue;
+    PathLimit issueKind = PathLimit::None;
+    if (monitor && step.kind == StepKind::Edge) {
+      const cfa::Edge& e = prog.functions[step.func].edges[step.edge];
+      std::optional<std::string> nl, ov;
+      if (e.kind == cfa::EdgeKind::Assign) {
+        ov = signedOverflow(*e.lhs, e.rhs, s);
+        if (!ov) nl = nonLinear(e.rhs, s);
+      } else if (e.kind == cfa::EdgeKind::Assume) {
+        nl = nonLinear(e.cond, s);
+      }
+      if (ov) {
+        issue = "the path through " + rangeWhere(e.range) + " where " + *ov + " overflows (signed, " +
+                std::to_string(prog.vars[*e.lhs].width) + " bits)";
+        issueKind = PathLimit::Overflow;
+      } else if (nl) {
+        issue = "the path through " + rangeWhere(e.range) + " where " + *nl + " is non-linear";
+        issueKind = PathLimit::NonLinear;
+      }
+    }
     std::shared_ptr<const ExplicitState::Vars> vars = s.vars;
     std::optional<uint64_t> brk = s.brk;
     std::shared_ptr<const ExplicitState::Memory> mem = s.mem;
@@ -316,12 +472,13 @@ struct ExplicitCpa::Ops final : AbstractDomain, TransferRelation, StopOperator {
         break;
       }
     }
-    if (vars == s.vars && mem == s.mem && brk == s.brk) return {sp};
-    return {makeState(vars, brk, mem)};
+    if (vars == s.vars && mem == s.mem && brk == s.brk && issue == s.issue) return {sp};
+    return {makeState(vars, brk, mem, std::move(issue), issueKind)};
   }
 };
 
-ExplicitCpa::ExplicitCpa(const cfa::Program& prog) : ops_(std::make_unique<Ops>(prog)) {}
+ExplicitCpa::ExplicitCpa(const cfa::Program& prog, bool monitorArithmetic)
+    : ops_(std::make_unique<Ops>(prog, monitorArithmetic)) {}
 ExplicitCpa::~ExplicitCpa() = default;
 AbstractDomain& ExplicitCpa::domain() { return *ops_; }
 TransferRelation& ExplicitCpa::transfer() { return *ops_; }

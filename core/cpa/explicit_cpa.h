@@ -33,12 +33,13 @@
 #include <vector>
 
 #include "core/cpa/location_cpa.h"
+#include "core/cpa/monitor_cpa.h"
 
 namespace argus::cpa {
 
 constexpr uint64_t kMaxTrackedZeroInit = 4096;  // bytes; larger zeroed blocks are left unknown
 
-class ExplicitState final : public AbstractState {
+class ExplicitState final : public AbstractState, public AssumptionSource {
 public:
   using Vars = std::vector<std::pair<cfa::VarId, uint64_t>>;  // sorted by VarId
   using Memory = std::map<uint64_t, uint8_t>;                  // known bytes
@@ -47,6 +48,13 @@ public:
   std::optional<uint64_t> brk;
   std::shared_ptr<const Memory> mem;
   size_t hash = 0;
+  // Overflow monitoring (ExplicitCpa::monitorArithmetic): the step into this state did
+  // something the analysis cannot track soundly or precisely; the assumption storage
+  // excludes the state with this text ("" = nothing).
+  std::string issue;
+  PathLimit issueKind = PathLimit::None;
+  const std::string& excludingAssumption() const override { return issue; }
+  PathLimit excludingKind() const override { return issueKind; }
 
   std::optional<uint64_t> value(cfa::VarId v) const;
   bool equals(const AbstractState& o) const override;
@@ -55,9 +63,22 @@ public:
   bool entails(const ExplicitState& weaker) const;
 };
 
+// Overflow monitoring (conditional-model-checking paper, "CPA for Overflow
+// Monitoring", adapted to explicit values; on when monitorArithmetic): the successor of
+//  - an assignment `x := a op b` (op +, -, *) with x a signed variable, both operands
+//    known and signed (signed variables, sign extensions or constants) whose exact
+//    result does not fit x's width (a signed overflow: undefined in C; the analysis
+//    would otherwise go on with the wrapped value), and
+//  - a step whose assignment or condition contains a multiplication, division or
+//    remainder of two non-constant operands that the analysis cannot evaluate (its
+//    value becomes unknown: non-linear arithmetic explicit values cannot track)
+// carries an issue ("the path through main.c:14 where x*y is non-linear"), which the
+// assumption storage turns into an excluding assumption: the path is cut there and
+// the rest goes on. The ExplicitState with an issue differs from the same values
+// without one.
 class ExplicitCpa final : public ConfigurableProgramAnalysis {
 public:
-  explicit ExplicitCpa(const cfa::Program& prog);
+  explicit ExplicitCpa(const cfa::Program& prog, bool monitorArithmetic = false);
   ~ExplicitCpa() override;
   AbstractDomain& domain() override;
   TransferRelation& transfer() override;

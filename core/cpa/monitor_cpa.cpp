@@ -130,6 +130,9 @@ struct AssumptionStorageCpa::Ops final : AbstractDomain, TransferRelation, StopO
     for (const StatePtr& s : siblings)
       if (auto* m = dynamic_cast<const PathMonitorState*>(s.get()); m && !m->exceeded.empty())
         return std::make_shared<AssumptionState>(true, m->exceeded, m->limit);
+    for (const StatePtr& s : siblings)
+      if (auto* a = dynamic_cast<const AssumptionSource*>(s.get()); a && !a->excludingAssumption().empty())
+        return std::make_shared<AssumptionState>(true, a->excludingAssumption(), a->excludingKind());
     return e;
   }
 };

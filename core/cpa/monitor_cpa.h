@@ -38,7 +38,19 @@ struct PathLimits {
   bool any() const { return maxPathLength || maxAssumeEdges || maxRepeats || maxStatesPerLocation; }
 };
 
-enum class PathLimit : uint8_t { None, Repeats, PathLength, AssumeEdges, StatesPerLocation };
+enum class PathLimit : uint8_t { None, Repeats, PathLength, AssumeEdges, StatesPerLocation, Overflow, NonLinear };
+
+// A component state that asks for an excluding assumption on its own (the explicit-value
+// CPA's overflow monitoring: a value it cannot track soundly or precisely). The
+// assumption storage's strengthen turns it into `false` with this reason, like a
+// monitor's exceeded limit (the paper's Overflow Monitoring CPA feeding A).
+class AssumptionSource {
+public:
+  virtual ~AssumptionSource() = default;
+  // The reason ("" = nothing to assume) and which kind of limit it is.
+  virtual const std::string& excludingAssumption() const = 0;
+  virtual PathLimit excludingKind() const = 0;
+};
 
 class PathMonitorState final : public AbstractState {
 public:

@@ -184,8 +184,14 @@ CheckResult PredicateCpa::check(std::span<const Term> assumptions) {
   // applies to Z3 only; with cvc5 only the run's deadline limits a query.
   unsigned budget = solver_.kind() == smt::SolverKind::Z3 ? opts_.queryTimeoutMs : 0;
   if (!deadline_.isNever()) budget = budget ? std::min(budget, deadline_.remainingMs()) : deadline_.remainingMs();
+  support::OperationBudget* post = opts_.postBudget && opts_.postBudget->armed() ? opts_.postBudget : nullptr;
+  if (post) {
+    if (post->expired()) throw support::BudgetExceeded();
+    if (solver_.kind() == smt::SolverKind::Z3) budget = budget ? std::min(budget, post->remainingMs()) : post->remainingMs();
+  }
   solver_.setTimeoutMs(budget);
   CheckResult r = solver_.check(assumptions);
+  if (post && post->expired()) throw support::BudgetExceeded();
   if (r == CheckResult::Unknown) {
     if (deadline_.expired()) throw SolverUnknown("timeout");
     ++stats_.queryGiveUps;  // the caller answers conservatively
@@ -229,6 +235,7 @@ Term PredicateCpa::abstract(Term f, const std::vector<Term>& allPreds, const enc
     }
     return tm.mkAnd(cube);
   };
+  const unsigned depth0 = solver_.depth();
   solver_.push();
   try {
     solver_.add(f);
@@ -271,7 +278,7 @@ Term PredicateCpa::abstract(Term f, const std::vector<Term>& allPreds, const enc
       }
     }
   } catch (...) {
-    solver_.pop();
+    solver_.pop(solver_.depth() - depth0);  // the all-SAT loop may have pushed once more
     stats_.abstractionTimeS += sw.elapsedS();
     throw;
   }

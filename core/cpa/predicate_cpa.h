@@ -86,6 +86,10 @@ struct PredicateCpaOptions {
   // An undecided query is answered conservatively: all-SAT falls back to cartesian, a
   // cartesian literal is left out, a coverage check fails.
   unsigned queryTimeoutMs = 1000;
+  // Time per post (conditional model checking; borrowed, may be null): while CPA++ has
+  // it armed, every query is bounded by what is left of it (Z3; with cvc5 it is checked
+  // between queries only) and support::BudgetExceeded is thrown when it is used up.
+  support::OperationBudget* postBudget = nullptr;
 };
 
 struct PredicateStats {

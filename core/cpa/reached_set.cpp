@@ -35,6 +35,13 @@ void ReachedSet::reAddToWaitlist(const StatePtr& s) {
   waitlist_.insert(waitKey(it->second));
 }
 
+void ReachedSet::unwait(const StatePtr& s) {
+  auto it = entries_.find(s.get());
+  if (it == entries_.end() || !it->second.waiting) return;
+  waitlist_.erase(waitKey(it->second));
+  it->second.waiting = false;
+}
+
 void ReachedSet::remove(const StatePtr& s) {
   auto it = entries_.find(s.get());
   if (it == entries_.end()) return;

@@ -37,6 +37,8 @@ public:
   void add(const StatePtr& s, const PrecisionPtr& p);
   // Puts a reached state (back) on the waitlist.
   void reAddToWaitlist(const StatePtr& s);
+  // Takes a reached state off the waitlist (it stays reached; no-op if not waiting).
+  void unwait(const StatePtr& s);
   // Removes from the reached set and the waitlist (no-op if absent).
   void remove(const StatePtr& s);
   // `fresh` takes the place of `old` (reached and, if `old` was waiting, waitlist).

@@ -11,6 +11,7 @@
 
 #include "core/algorithms/assumptions.h"
 #include "core/algorithms/bmc.h"
+#include "core/algorithms/bound_condition.h"
 #include "core/algorithms/explicit_analysis.h"
 #include "core/algorithms/kinduction.h"
 #include "core/algorithms/predicate_analysis.h"
@@ -91,9 +92,15 @@ namespace {
 // Per-stage settings of a chain (or of a single run, from the request).
 struct StageParams {
   double timeS = 0;        // 0 = whatever is left
-  uint32_t bound = 0;      // bmc/ibmc: k
+  uint32_t bound = 0;      // bmc/ibmc/kind: k
   uint64_t maxStates = 0;  // explicit
   cpa::PathLimits limits;  // explicit
+  // monitors (explicit, pred/impact; see VerifyRequest)
+  uint64_t maxMemoryMb = 0;
+  uint32_t maxEdgePosts = 0;
+  unsigned maxTimePerPostMs = 0, maxTimePerRefinementMs = 0;
+  uint64_t maxPathFormulaSize = 0;
+  bool monitorOverflow = false;
 };
 
 struct Stage {
@@ -133,7 +140,15 @@ std::vector<Stage> parseChain(const std::string& spec) {
     else if (name == "ibmc") st.algorithm = Algorithm::Ibmc;
     else if (name == "explicit") st.algorithm = Algorithm::Explicit;
     else if (name == "pred") st.algorithm = Algorithm::Pred;
-    else throw std::invalid_argument("unknown chain stage '" + name + "' (stages: bmc, ibmc, explicit, pred)");
+    else if (name == "impact") st.algorithm = Algorithm::Impact;
+    else if (name == "kind") st.algorithm = Algorithm::Kind;
+    else if (name == "kind-noinv") st.algorithm = Algorithm::KindNoInv;
+    else
+      throw std::invalid_argument("unknown chain stage '" + name +
+                                  "' (stages: bmc, ibmc, kind, kind-noinv, explicit, pred, impact)");
+    const bool cpaStage = st.algorithm == Algorithm::Explicit || st.algorithm == Algorithm::Pred ||
+                          st.algorithm == Algorithm::Impact;
+    const bool predStage = st.algorithm == Algorithm::Pred || st.algorithm == Algorithm::Impact;
     for (size_t i = 1; i < parts.size(); ++i) {
       auto eq = parts[i].find('=');
       if (eq == std::string::npos) throw std::invalid_argument("chain option '" + parts[i] + "' needs key=value");
@@ -142,8 +157,21 @@ std::vector<Stage> parseChain(const std::string& spec) {
         char* end = nullptr;
         st.params.timeS = std::strtod(v.c_str(), &end);
         if (v.empty() || !end || *end || st.params.timeS < 0) throw std::invalid_argument("bad time '" + v + "' in --chain");
-      } else if (k == "k" && (st.algorithm == Algorithm::Bmc || st.algorithm == Algorithm::Ibmc)) {
+      } else if (k == "k" && (st.algorithm == Algorithm::Bmc || st.algorithm == Algorithm::Ibmc ||
+                              st.algorithm == Algorithm::Kind || st.algorithm == Algorithm::KindNoInv)) {
         st.params.bound = static_cast<uint32_t>(parseCount(k, v));
+      } else if (cpaStage && k == "mem") {
+        st.params.maxMemoryMb = parseCount(k, v);
+      } else if (cpaStage && k == "edgeposts") {
+        st.params.maxEdgePosts = static_cast<uint32_t>(parseCount(k, v));
+      } else if (cpaStage && k == "post") {
+        st.params.maxTimePerPostMs = static_cast<unsigned>(parseCount(k, v));
+      } else if (predStage && k == "refine") {
+        st.params.maxTimePerRefinementMs = static_cast<unsigned>(parseCount(k, v));
+      } else if (predStage && k == "pfsize") {
+        st.params.maxPathFormulaSize = parseCount(k, v);
+      } else if (st.algorithm == Algorithm::Explicit && k == "overflow") {
+        st.params.monitorOverflow = parseCount(k, v) != 0;
       } else if (st.algorithm == Algorithm::Explicit && k == "states") {
         st.params.maxStates = parseCount(k, v);
       } else if (st.algorithm == Algorithm::Explicit && k == "repeats") {
@@ -179,6 +207,25 @@ std::vector<std::string> loopsOf(const cfa::Program& p, const cfa::Function& ent
   return out;
 }
 
+// BMC's bound (and k-induction's base case) as a condition: which loops were cut, and
+// the assumption automaton "verified for loops unrolled <= k times" (bound_condition.h).
+void attachBoundCondition(const cfa::Program& program, const cfa::Function& entry, result::VerificationResult& r) {
+  if (r.verdict != result::Verdict::Unknown || !r.condition.bound) return;
+  std::vector<std::string> loops = loopsOf(program, entry);
+  std::string k = std::to_string(*r.condition.bound);
+  for (const std::string& l : loops) r.condition.excluded.push_back(l + " beyond " + k + " iterations");
+  if (!loops.empty()) {
+    r.condition.summary += "; not verified: ";
+    for (size_t i = 0; i < loops.size() && i < 5; ++i) r.condition.summary += (i ? ", " : "") + loops[i];
+    if (loops.size() > 5) r.condition.summary += " and " + std::to_string(loops.size() - 5) + " more loops";
+    r.condition.summary += " beyond " + k + " iterations";
+  }
+  if (auto a = algorithms::boundAutomaton(program, entry.id, *r.condition.bound)) {
+    r.stats.extra["bound_automaton_states"] = static_cast<double>(a->ordinaryStates());
+    r.condition.automaton = std::make_shared<result::AssumptionAutomaton>(std::move(*a));
+  }
+}
+
 // One algorithm run. `cond` restricts the CPA-based analyses (explicit, pred).
 result::VerificationResult runSingle(const cfa::Program& program, const cfa::Function& entry, const VerifyRequest& req,
                                      Algorithm alg, double timeoutS, const StageParams& sp,
@@ -193,6 +240,11 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     po.progress = req.progress;
     po.corruptReplayForTest = req.corruptReplayForTest;
     po.condition = cond;
+    po.maxMemoryMb = sp.maxMemoryMb;
+    po.maxEdgePosts = sp.maxEdgePosts;
+    po.maxTimePerPostMs = sp.maxTimePerPostMs;
+    po.maxTimePerRefinementMs = sp.maxTimePerRefinementMs;
+    po.maxPathFormulaSize = sp.maxPathFormulaSize;
     r = algorithms::runPredicateAnalysis(program, entry.id, po);
   } else if (alg == Algorithm::BmcCpa) {
     algorithms::PredicateAnalysisOptions po;
@@ -210,6 +262,7 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     ko.progress = req.progress;
     ko.corruptReplayForTest = req.corruptReplayForTest;
     r = algorithms::runKInduction(program, entry.id, ko);
+    attachBoundCondition(program, entry, r);
   } else if (alg == Algorithm::Ai) {
     algorithms::KInductionOptions ko;
     ko.timeoutS = timeoutS;
@@ -221,6 +274,10 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     eo.timeoutS = timeoutS;
     eo.maxStates = sp.maxStates;
     eo.pathLimits = sp.limits;
+    eo.maxMemoryMb = sp.maxMemoryMb;
+    eo.maxEdgePosts = sp.maxEdgePosts;
+    eo.maxTimePerPostMs = sp.maxTimePerPostMs;
+    eo.monitorArithmetic = sp.monitorOverflow;
     eo.condition = cond;
     eo.progress = req.progress;
     eo.corruptReplayForTest = req.corruptReplayForTest;
@@ -256,18 +313,7 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     } else {
       r = algorithms::runBmc(program, entry.id, bo);
     }
-    // the bound as a condition: which loops were cut
-    if (r.verdict == result::Verdict::Unknown && r.condition.bound) {
-      std::vector<std::string> loops = loopsOf(program, entry);
-      std::string k = std::to_string(*r.condition.bound);
-      for (const std::string& l : loops) r.condition.excluded.push_back(l + " beyond " + k + " iterations");
-      if (!loops.empty()) {
-        r.condition.summary += "; not verified: ";
-        for (size_t i = 0; i < loops.size() && i < 5; ++i) r.condition.summary += (i ? ", " : "") + loops[i];
-        if (loops.size() > 5) r.condition.summary += " and " + std::to_string(loops.size() - 5) + " more loops";
-        r.condition.summary += " beyond " + k + " iterations";
-      }
-    }
+    attachBoundCondition(program, entry, r);
   }
   // Every run leaves an automaton: its own, or what it can vouch for.
   if (!r.condition.automaton) {
@@ -307,7 +353,8 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
       sp.bound = 1;
     auto t0 = std::chrono::steady_clock::now();
     double c0 = support::processCpuSeconds();
-    bool restrictable = st.algorithm == Algorithm::Explicit || st.algorithm == Algorithm::Pred;
+    bool restrictable =
+        st.algorithm == Algorithm::Explicit || st.algorithm == Algorithm::Pred || st.algorithm == Algorithm::Impact;
     result::VerificationResult r;
     try {
       r = runSingle(program, entry, req, st.algorithm, t, sp, restrictable ? cond.get() : nullptr);
@@ -445,6 +492,12 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     sp.limits.maxAssumeEdges = req.maxAssumeEdges;
     sp.limits.maxRepeats = req.maxRepeats;
     sp.limits.maxStatesPerLocation = req.maxStatesPerLocation;
+    sp.maxMemoryMb = req.maxMemoryMb;
+    sp.maxEdgePosts = req.maxEdgePosts;
+    sp.maxTimePerPostMs = req.maxTimePerPostMs;
+    sp.maxTimePerRefinementMs = req.maxTimePerRefinementMs;
+    sp.maxPathFormulaSize = req.maxPathFormulaSize;
+    sp.monitorOverflow = req.monitorOverflow;
     out.result = runSingle(program, *entry, req, req.algorithm, remaining, sp, req.conditionIn.get());
   }
   out.result.stats.wallTimeS = secondsSince(wall0);

@@ -62,6 +62,15 @@ struct VerifyRequest {
   // Limits of the explicit-value analysis (0 = none; see explicit_analysis.h).
   uint64_t maxStates = 0;
   uint32_t maxPathLength = 0, maxAssumeEdges = 0, maxRepeats = 0, maxStatesPerLocation = 0;
+  // More condition monitors (0 = none; cpa_algorithm.h, predicate_analysis.h):
+  // total memory (explicit, pred, impact), busy edge and time per post (explicit, pred,
+  // impact), time per refinement and path-formula size (pred, impact); overflow
+  // monitoring (explicit_cpa.h; explicit).
+  uint64_t maxMemoryMb = 0;
+  uint32_t maxEdgePosts = 0;
+  unsigned maxTimePerPostMs = 0, maxTimePerRefinementMs = 0;
+  uint64_t maxPathFormulaSize = 0;
+  bool monitorOverflow = false;
 };
 
 // The chain --algorithm cmc runs when --chain is not given.

@@ -2,8 +2,11 @@
 #pragma once
 
 #include <chrono>
+#include <cstdio>
+#include <stdexcept>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 namespace argus::support {
 
@@ -29,6 +32,46 @@ public:
 private:
   Clock::time_point at_;
 };
+
+// A time budget for one operation (conditional model checking's "time per post"):
+// CPA++ arms it around the computation of one successor; code that can take long
+// (the predicate CPA's solver queries) checks it, bounds its queries by it and throws
+// BudgetExceeded when it is used up. Disarmed, it limits nothing.
+class OperationBudget {
+public:
+  void arm(unsigned ms) {
+    until_ = Deadline::Clock::now() + std::chrono::milliseconds(ms);
+    armed_ = true;
+  }
+  void disarm() { armed_ = false; }
+  bool armed() const { return armed_; }
+  bool expired() const { return armed_ && Deadline::Clock::now() >= until_; }
+  // Remaining milliseconds (at least 1) while armed, else 0.
+  unsigned remainingMs() const {
+    if (!armed_) return 0;
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(until_ - Deadline::Clock::now()).count();
+    return ms < 1 ? 1u : static_cast<unsigned>(ms);
+  }
+
+private:
+  bool armed_ = false;
+  Deadline::Clock::time_point until_{};
+};
+
+struct BudgetExceeded : std::runtime_error {
+  BudgetExceeded() : std::runtime_error("operation budget exceeded") {}
+};
+
+// Resident memory of this process in MiB (0 if unknown).
+inline uint64_t residentMemoryMb() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long long size = 0, rss = 0;
+  int n = std::fscanf(f, "%llu %llu", &size, &rss);
+  std::fclose(f);
+  if (n != 2) return 0;
+  return rss * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) / (1024 * 1024);
+}
 
 // CPU time (user + system) of this process, in seconds.
 inline double processCpuSeconds() {

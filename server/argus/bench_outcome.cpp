@@ -114,6 +114,18 @@ Outcome evaluateChild(const ChildResult& r, const ChildLimits& lim) {
     o.reason = "invalid output: no \"verdict\" string";
     return o;
   }
+  if (auto c = j.find("condition"); c != j.end() && c->is_object()) {
+    nlohmann::json cond = nlohmann::json::object();
+    for (const char* k : {"kind", "summary", "bound", "automaton_states", "automaton_initial"})
+      if (auto f = c->find(k); f != c->end()) cond[k] = *f;
+    if (auto ex = c->find("excluded"); ex != c->end() && ex->is_array()) {
+      nlohmann::json first = nlohmann::json::array();
+      for (size_t i = 0; i < ex->size() && i < 3; ++i) first.push_back((*ex)[i]);
+      cond["excluded"] = first;
+      cond["excluded_count"] = ex->size();
+    }
+    o.condition = cond;
+  }
   const std::string& s = v->get_ref<const std::string&>();
   if (s == "true") {
     o.verdict = Verdict::True;

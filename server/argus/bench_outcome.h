@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "bench_process.h"
 
 namespace argus::cli::bench {
@@ -14,6 +16,10 @@ enum class Classification { CorrectTrue, CorrectFalse, WrongTrue, WrongFalse, Un
 struct Outcome {
   Verdict verdict = Verdict::Unknown;
   std::string reason;  // why unknown ("" for true/false)
+  // The verifier's "condition" (kind, summary, bound, automaton_states,
+  // automaton_initial, the first excluded parts), null when it printed none: lets a
+  // bench run check that every run that hit a limit said what it verified.
+  nlohmann::json condition;
 };
 
 // A verdict counts only when the child exited with status 0 and printed a JSON

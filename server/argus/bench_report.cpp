@@ -103,7 +103,8 @@ nlohmann::json resultsJson(const RunInfo& info, const std::vector<TaskResult>& r
                      {"cpu_time_s", round3(r.cpuSec)},
                      {"wall_time_s", round3(r.wallSec)},
                      {"memory_mb", round3(r.memoryMb)},
-                     {"reason", r.outcome.reason}});
+                     {"reason", r.outcome.reason},
+                     {"condition", r.outcome.condition}});
   }
   auto opt = [](const std::optional<std::string>& s) -> nlohmann::json {
     return s ? nlohmann::json(*s) : nlohmann::json(nullptr);

@@ -25,11 +25,26 @@ const char* kUsage =
     "                      [--chain SPEC] [--condition-in F.json] [--condition-out F]\n"
     "                      [--condition-format json|cpachecker] [--max-states N]\n"
     "                      [--max-path-length N] [--max-assume-edges N] [--max-repeats N]\n"
-    "                      [--max-states-per-location N]\n"
+    "                      [--max-states-per-location N] [--max-memory-mb N] [--max-edge-posts N]\n"
+    "                      [--max-time-per-post MS] [--max-time-per-refinement MS]\n"
+    "                      [--max-path-formula-size N] [--monitor-overflow]\n"
     "                      [-- CLANG-FLAGS...]\n"
+    "      condition monitors (conditional model checking; each stops only a part and the\n"
+    "      result's condition says which; the run goes on): --timeout (total time) and\n"
+    "        --max-memory-mb (total memory, resident) end the run, every waiting state is\n"
+    "        excluded; --max-edge-posts (busy edge), --max-time-per-post (one successor's\n"
+    "        abstraction/coverage queries) cut one successor (explicit, pred, impact);\n"
+    "        --max-time-per-refinement cuts the error path's target of a refinement that\n"
+    "        runs out of time and --max-path-formula-size cuts a state whose block formula\n"
+    "        (or a counterexample formula) has more term nodes (pred, impact);\n"
+    "        --monitor-overflow (explicit): cut paths at a signed overflow or at non-linear\n"
+    "        arithmetic the explicit values cannot evaluate\n"
     "      --chain (with --algorithm cmc): stages separated by commas, each NAME[:key=value...]:\n"
-    "        bmc|ibmc:k=N:time=S, explicit:time=S:states=N:repeats=N:length=N:assumes=N:perloc=N,\n"
-    "        pred:time=S (default: bmc:k=1,explicit:time=10,pred)\n"
+    "        bmc|ibmc|kind|kind-noinv:k=N:time=S,\n"
+    "        explicit:time=S:states=N:repeats=N:length=N:assumes=N:perloc=N:mem=MB:edgeposts=N:post=MS:overflow=1,\n"
+    "        pred|impact:time=S:mem=MB:edgeposts=N:post=MS:refine=MS:pfsize=N\n"
+    "        (default: bmc:k=1,explicit:time=10,pred); bmc, ibmc and kind pass on their bound\n"
+    "        as an assumption automaton (loops unrolled <= k times are verified)\n"
     "      kind-noinv = kind --no-invariants: k-induction without the invariant generator;\n"
     "      ai = the generator's interval analysis alone (a proof or unknown, never false)\n"
     "      bmc-cpa = BMC as a configuration of the CPA core (blk^never, loop-bound CPA, no refinement)\n"
@@ -112,6 +127,12 @@ int runVerify(const std::vector<std::string>& args) {
       else if (a == "--max-assume-edges") req.maxAssumeEdges = static_cast<uint32_t>(count(value()));
       else if (a == "--max-repeats") req.maxRepeats = static_cast<uint32_t>(count(value()));
       else if (a == "--max-states-per-location") req.maxStatesPerLocation = static_cast<uint32_t>(count(value()));
+      else if (a == "--max-memory-mb") req.maxMemoryMb = count(value());
+      else if (a == "--max-edge-posts") req.maxEdgePosts = static_cast<uint32_t>(count(value()));
+      else if (a == "--max-time-per-post") req.maxTimePerPostMs = static_cast<unsigned>(count(value()));
+      else if (a == "--max-time-per-refinement") req.maxTimePerRefinementMs = static_cast<unsigned>(count(value()));
+      else if (a == "--max-path-formula-size") req.maxPathFormulaSize = count(value());
+      else if (a == "--monitor-overflow") req.monitorOverflow = true;
       else if (a == "--") {
         req.extraArgs.assign(args.begin() + i + 1, args.end());
         break;

@@ -122,6 +122,27 @@ TEST(BenchOutcome, Classification) {
   EXPECT_EQ(evaluateChild(r, {}).verdict, Verdict::True);
 }
 
+TEST(BenchOutcome, KeepsTheCondition) {
+  ChildResult r;
+  r.started = r.exited = true;
+  r.exitCode = 0;
+  r.out = R"({"verdict":"unknown","reason":"timeout","condition":{"kind":"assumption","summary":"verified except: x",
+             "automaton_initial":"restricted","automaton_states":7,"bound":2,
+             "excluded":["a","b","c","d"],"assumptions":["ignored"]}})";
+  Outcome o = evaluateChild(r, {});
+  EXPECT_EQ(o.verdict, Verdict::Unknown);
+  ASSERT_TRUE(o.condition.is_object());
+  EXPECT_EQ(o.condition["automaton_initial"], "restricted");
+  EXPECT_EQ(o.condition["automaton_states"], 7);
+  EXPECT_EQ(o.condition["bound"], 2);
+  EXPECT_EQ(o.condition["summary"], "verified except: x");
+  EXPECT_EQ(o.condition["excluded"].size(), 3u);  // the first few only
+  EXPECT_EQ(o.condition["excluded_count"], 4);
+  EXPECT_FALSE(o.condition.contains("assumptions"));
+  r.out = R"({"verdict":"true"})";
+  EXPECT_TRUE(evaluateChild(r, {}).condition.is_null());
+}
+
 // ---- runs with a fake verifier ---------------------------------------------
 
 struct Row {

@@ -15,6 +15,10 @@ struct CmcRun {
   double timeout = 60;
   uint64_t maxStates = 0;
   uint32_t maxPathLength = 0, maxAssumeEdges = 0, maxRepeats = 0, maxStatesPerLocation = 0;
+  uint64_t maxMemoryMb = 0, maxPathFormulaSize = 0;
+  uint32_t maxEdgePosts = 0, maxBound = 0;
+  unsigned maxTimePerPostMs = 0, maxTimePerRefinementMs = 0;
+  bool monitorOverflow = false;
   std::string chain;
   std::shared_ptr<const result::AssumptionAutomaton> conditionIn;
   std::string conditionOut, conditionFormat;
@@ -34,6 +38,13 @@ inline engine::VerifyOutcome runCmc(const std::string& body, const CmcRun& c,
   req.maxAssumeEdges = c.maxAssumeEdges;
   req.maxRepeats = c.maxRepeats;
   req.maxStatesPerLocation = c.maxStatesPerLocation;
+  req.maxMemoryMb = c.maxMemoryMb;
+  req.maxPathFormulaSize = c.maxPathFormulaSize;
+  req.maxEdgePosts = c.maxEdgePosts;
+  req.maxBound = c.maxBound;
+  req.maxTimePerPostMs = c.maxTimePerPostMs;
+  req.maxTimePerRefinementMs = c.maxTimePerRefinementMs;
+  req.monitorOverflow = c.monitorOverflow;
   req.chain = c.chain;
   req.conditionIn = c.conditionIn;
   req.conditionOut = c.conditionOut;

@@ -2,6 +2,8 @@
 // forced covering hook, and waitlist orders.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "core/algorithms/cpa_algorithm.h"
 #include "core/cpa/arg_cpa.h"
 #include "core/cpa/callstack_cpa.h"
@@ -194,6 +196,130 @@ TEST(CpaAlgorithm, MergeReplacesReachedStatesAndFixesTheArg) {
   EXPECT_EQ(j->parents.size(), 2u);  // both branches lead to the merged state
   // one state per location: entry, a, b, join, exit
   EXPECT_EQ(reached.size(), 5u);
+}
+
+}  // namespace
+
+namespace {
+
+// A component whose precision adjustment at one location takes longer than any budget:
+// it watches the post budget as the predicate CPA does and gives up when it is used up.
+class SlowAtCpa final : public ConfigurableProgramAnalysis, PrecisionAdjustment {
+public:
+  SlowAtCpa(cfa::LocId slowLoc, support::OperationBudget& budget)
+      : slowLoc_(slowLoc), budget_(budget) {}
+  AbstractDomain& domain() override { return flat_.domain(); }
+  TransferRelation& transfer() override { return flat_.transfer(); }
+  MergeOperator& merge() override { return flat_.merge(); }
+  StopOperator& stop() override { return flat_.stop(); }
+  PrecisionAdjustment& precisionAdjustment() override { return *this; }
+  StatePtr initialState() override { return set({0}); }
+  PrecisionPtr initialPrecision() override { return NoPrecision::get(); }
+  std::optional<Adjusted> adjust(const StatePtr& e, const PrecisionPtr& p, const ReachedSet&,
+                                 const AbstractState& full) override {
+    auto* l = extract<LocationState>(full);
+    if (l && l->loc == slowLoc_) {
+      ++slowCalls;
+      if (failHard) throw std::runtime_error("solver gave up");
+      while (!budget_.expired()) {
+        if (!budget_.armed()) return Adjusted{e, p};  // no budget: it would just take long
+      }
+      throw support::BudgetExceeded();
+    }
+    return Adjusted{e, p};
+  }
+  int slowCalls = 0;
+  bool failHard = false;  // throw another exception (as a run-ending solver timeout does)
+
+private:
+  struct Same final : TransferRelation {
+    std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const Step&) override { return {s}; }
+  };
+  struct SameFlat final : FlatCpa {
+    SameFlat() : FlatCpa(std::make_unique<Same>()) {}
+    StatePtr initialState() override { return set({0}); }
+  };
+  SameFlat flat_;
+  cfa::LocId slowLoc_;
+  support::OperationBudget& budget_;
+};
+
+TEST(CpaAlgorithm, TimePerPostCutsTheExpandedStateAndTheRestGoesOn) {
+  LoopAndCall prog;
+  // the successor at `after` (the loop exit) is too slow: the loop head is cut there,
+  // the loop body is still explored, and the error behind the exit is never reached
+  cfa::LocId after = prog.p.functions[prog.main].edges[3].to;
+  support::OperationBudget budget;
+  SlowAtCpa slow(after, budget);
+  ControlFlow cf(prog.p, prog.main);
+  LocationCpa loc(cf);
+  CallstackCpa cs(cf);
+  CompositeCpa comp({&loc, &cs, &slow});
+  ArgCpa arg(comp);
+  ReachedSet reached(WaitlistOrder::Bfs, Analysis::key());
+  StatePtr init = arg.initialState();
+  reached.add(init, arg.initialPrecision());
+  arg.onAdded(init);
+  CpaAlgorithmOptions o;
+  o.maxTimePerPostMs = 20;
+  o.postBudget = &budget;
+  std::vector<std::pair<cfa::LocId, std::string>> cuts;
+  o.onCut = [&](const StatePtr& s, const std::string& why) {
+    cuts.push_back({extract<LocationState>(*s)->loc, why});
+    static_cast<const ArgState&>(*s).cut = why;
+  };
+  auto r = runCpaAlgorithm(arg, reached, o);
+  EXPECT_EQ(r.status, CpaStatus::Completed);
+  ASSERT_EQ(cuts.size(), 1u);
+  EXPECT_EQ(cuts[0].first, prog.head);
+  EXPECT_NE(cuts[0].second.find("time per post"), std::string::npos) << cuts[0].second;
+  EXPECT_NE(cuts[0].second.find("20 ms"), std::string::npos) << cuts[0].second;
+  EXPECT_EQ(r.cuts, 1u);
+  EXPECT_FALSE(budget.armed());
+  // the body was explored, nothing behind the exit was
+  bool body = false, afterReached = false;
+  for (const StatePtr& s : reached.states()) {
+    auto* l = extract<LocationState>(*s);
+    if (l->func == prog.main && l->loc == prog.p.functions[prog.main].edges[1].to) body = true;
+    if (l->func == prog.main && l->loc == after) afterReached = true;
+    EXPECT_NE(l->property, Property::Error);
+  }
+  EXPECT_TRUE(body);
+  EXPECT_FALSE(afterReached);
+  // without the monitor the same CPA reaches the error
+  ReachedSet reached2(WaitlistOrder::Bfs, Analysis::key());
+  ArgCpa arg2(comp);
+  StatePtr init2 = arg2.initialState();
+  reached2.add(init2, arg2.initialPrecision());
+  arg2.onAdded(init2);
+  auto r2 = runCpaAlgorithm(arg2, reached2);
+  EXPECT_EQ(r2.status, CpaStatus::Aborted);
+}
+
+TEST(CpaAlgorithm, AnExceptionDuringAnExpansionLeavesTheStateWaiting) {
+  // a run ended by an exception in the middle of an expansion: the state being expanded
+  // is waiting again (its successors may be incomplete), so a condition built from the
+  // reached set treats it as not explored
+  LoopAndCall prog;
+  cfa::LocId after = prog.p.functions[prog.main].edges[3].to;
+  support::OperationBudget budget;
+  SlowAtCpa slow(after, budget);
+  slow.failHard = true;
+  ControlFlow cf(prog.p, prog.main);
+  LocationCpa loc(cf);
+  CallstackCpa cs(cf);
+  CompositeCpa comp({&loc, &cs, &slow});
+  ArgCpa arg(comp);
+  ReachedSet reached(WaitlistOrder::Bfs, Analysis::key());
+  StatePtr init = arg.initialState();
+  reached.add(init, arg.initialPrecision());
+  arg.onAdded(init);
+  EXPECT_THROW(runCpaAlgorithm(arg, reached), std::runtime_error);
+  size_t waitingHeads = 0;
+  for (const StatePtr& s : reached.states())
+    if (extract<LocationState>(*s)->loc == prog.head && reached.isWaiting(s)) ++waitingHeads;
+  EXPECT_EQ(waitingHeads, 1u);
+  EXPECT_FALSE(reached.waitlistEmpty());
 }
 
 }  // namespace
