@@ -51,6 +51,23 @@ void exprVars(const cfa::ExprPtr& e, std::vector<cfa::VarId>& out) {
   for (const auto& o : e->ops) exprVars(o, out);
 }
 
+bool isComparison(cfa::BinOp op) {
+  using cfa::BinOp;
+  return op == BinOp::Eq || op == BinOp::Ne || op == BinOp::SLt || op == BinOp::SLe || op == BinOp::ULt ||
+         op == BinOp::ULe;
+}
+
+// The variables of each comparison in e (x + y == 50 && j <= i: {x, y}, {j, i}).
+void comparisons(const cfa::ExprPtr& e, std::vector<std::vector<cfa::VarId>>& out) {
+  if (!e) return;
+  if (e->kind == cfa::ExprKind::Binary && isComparison(e->binop)) {
+    out.emplace_back();
+    exprVars(e, out.back());
+    return;
+  }
+  for (const auto& o : e->ops) comparisons(o, out);
+}
+
 // Strongly connected components of the flat graph (iterative Tarjan).
 std::vector<uint32_t> sccs(const FlatProgram& fp) {
   size_t n = fp.nodes.size();
@@ -131,15 +148,22 @@ std::vector<TemplateRow> buildTemplate(const FlatProgram& fp, const TemplateOpti
       bool sameInst = fp.nodes[fe.from].inst == inst;
       if (!fromIn && !sameInst) continue;
       std::vector<cfa::VarId> reads;
+      std::vector<std::vector<cfa::VarId>> comps;
       std::optional<FlatVar> lhs;
       if (fe.kind == FlatEdge::Kind::Cfa) {
         const cfa::Edge& e = *fe.edge;
-        if (e.kind == EdgeKind::Assume) exprVars(e.cond, reads);
+        if (e.kind == EdgeKind::Assume) {
+          exprVars(e.cond, reads);
+          comparisons(e.cond, comps);
+        }
         if ((e.kind == EdgeKind::Assign || e.kind == EdgeKind::Havoc || e.kind == EdgeKind::Alloc) && e.lhs)
           lhs = fp.varOf(fe.inst, *e.lhs);
         if (e.kind == EdgeKind::Assign) exprVars(e.rhs, reads);
       } else if (fe.kind == FlatEdge::Kind::CallEnter) {
-        for (const auto& a : fe.edge->args) exprVars(a, reads);
+        for (const auto& a : fe.edge->args) {
+          exprVars(a, reads);
+          comparisons(a, comps);
+        }
       } else if (fe.kind == FlatEdge::Kind::Return && fe.edge->lhs) {
         lhs = fp.varOf(fe.inst, *fe.edge->lhs);
       }
@@ -156,10 +180,25 @@ std::vector<TemplateRow> buildTemplate(const FlatProgram& fp, const TemplateOpti
                     (fe.kind == FlatEdge::Kind::Cfa && fe.edge->kind == EdgeKind::Assume);
       if (fromIn && (isTest || inLoop)) {
         for (FlatVar x : xs) readIn.insert(x);
-      } else if (isTest) {
-        for (FlatVar x : xs) readAfter.insert(x);
       }
-      if (fromIn || isTest) note(xs);
+      if (inLoop) note(xs);  // an assignment's (or a test's) variables in the loop
+      for (const auto& cv : comps) {
+        std::vector<FlatVar> ys;
+        for (cfa::VarId v : cv) {
+          FlatVar x = fp.varOf(fe.inst, v);
+          if (usable(x)) ys.push_back(x);
+        }
+        note(ys);
+        if (!fromIn)
+          for (FlatVar y : ys) readAfter.insert(y);
+      }
+    }
+    // tested elsewhere: only variables compared with one the loop assigns
+    for (auto it = readAfter.begin(); it != readAfter.end();) {
+      bool withAssigned = false;
+      for (FlatVar a : assigned)
+        if (together.count({std::min(a, *it), std::max(a, *it)})) withAssigned = true;
+      it = withAssigned || assigned.count(*it) ? std::next(it) : readAfter.erase(it);
     }
     // variables by priority: assigned and tested in the loop; assigned; tested; tested elsewhere
     std::vector<FlatVar> vars;
@@ -191,7 +230,6 @@ std::vector<TemplateRow> buildTemplate(const FlatProgram& fp, const TemplateOpti
     if (topts.zones || topts.octagons) {
       addPairs([&](FlatVar a, FlatVar b) { return together.count({a, b}) > 0; });
       addPairs([&](FlatVar a, FlatVar b) { return assigned.count(a) && assigned.count(b); });
-      addPairs([&](FlatVar, FlatVar) { return true; });
     }
     for (auto [a, b] : pairs) {
       if (topts.zones) {
@@ -374,7 +412,7 @@ struct KInvariantEngine::Impl {
       CheckResult cr = check(deadline);
       if (cr == CheckResult::Unknown) {
         solver->pop();
-        if (!deadline.expired()) pending.reset();  // the solver gave up: start again later
+        // (a time limit, as a rule: bit-vector queries are decidable) resumed later
         return std::nullopt;
       }
       if (cr == CheckResult::Unsat) {
@@ -633,6 +671,7 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
     }
   }
   uint64_t stepChecks = 0, stepSkipped = 0, inferences = 0;
+  double slice = 1.0;  // seconds for a pending inference (see the step below)
   uint32_t provedK = 0;
   double stepTime = 0;
   std::string stepNote;
@@ -719,6 +758,9 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
         ++stepSkipped;
         return false;
       }
+      // an interrupted inference gets a slice that doubles each time (a query that needs
+      // longer than the share would otherwise never finish); the share evens out later
+      if (eng->inferencePending()) budget = std::max(budget, slice);
       support::Deadline stepDeadline = support::Deadline::in(budget);
       if (!deadline.isNever() && deadline.at() < stepDeadline.at()) stepDeadline = deadline;
       auto t0 = std::chrono::steady_clock::now();
@@ -744,6 +786,7 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
         if (!proved && inferring && !stepDeadline.expired()) {
           uint32_t kInf = std::min(k, eng->lastInferredK() + 1);
           auto inv = eng->infer(kInf, stepDeadline);
+          slice = inv ? 1.0 : std::min(slice * 2, 30.0);
           if (inv) {
             ++inferences;
             logInvariant(kInf);
