@@ -193,13 +193,7 @@ std::vector<TemplateRow> buildTemplate(const FlatProgram& fp, const TemplateOpti
           for (FlatVar y : ys) readAfter.insert(y);
       }
     }
-    // tested elsewhere: only variables compared with one the loop assigns
-    for (auto it = readAfter.begin(); it != readAfter.end();) {
-      bool withAssigned = false;
-      for (FlatVar a : assigned)
-        if (together.count({std::min(a, *it), std::max(a, *it)})) withAssigned = true;
-      it = withAssigned || assigned.count(*it) ? std::next(it) : readAfter.erase(it);
-    }
+
     // variables by priority: assigned and tested in the loop; assigned; tested; tested elsewhere
     std::vector<FlatVar> vars;
     auto addAll = [&](auto pred) {
@@ -215,14 +209,13 @@ std::vector<TemplateRow> buildTemplate(const FlatProgram& fp, const TemplateOpti
       rows.push_back({c, x, x, 1, 0});
       rows.push_back({c, x, x, -1, 0});
     }
-    // pairs: at least one side assigned in the loop; those read together first
+    // pairs: those compared (or assigned) together first, then pairs the loop assigns
     std::vector<std::pair<FlatVar, FlatVar>> pairs;
     auto addPairs = [&](auto pred) {
       for (size_t i = 0; i < vars.size(); ++i)
         for (size_t j = i + 1; j < vars.size(); ++j) {
           if (pairs.size() >= topts.maxPairs) return;
           FlatVar a = std::min(vars[i], vars[j]), b = std::max(vars[i], vars[j]);
-          if (!assigned.count(a) && !assigned.count(b)) continue;
           if (std::find(pairs.begin(), pairs.end(), std::make_pair(a, b)) != pairs.end()) continue;
           if (pred(a, b)) pairs.emplace_back(a, b);
         }
