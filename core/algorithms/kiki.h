@@ -26,11 +26,28 @@
 // of the loop-head guards, so a template row at loop head c is guarded by pc == c.
 //
 // Template domain (per loop head): intervals (±x), zones (x − y, y − x) and octagon sums
-// (x + y, −x − y) over register variables of at most 32 bits that the loop assigns or
-// that its conditions, calls and assertions read; template expressions are evaluated
+// (x + y, −x − y) over register variables of at most 32 bits (no frontend temporaries)
+// of the loop's function instance and the globals: by priority those the loop assigns
+// and tests, assigns, tests, and those compared after it (at most maxVars); pairs:
+// compared or assigned together first, then pairs the loop assigns (at most maxPairs).
+// Template expressions are evaluated
 // in 34-bit (type promotion: sign- or zero-extension by the variable's signedness), so
 // they cannot overflow. Memory contents, pointers and wider variables are not in the
 // template (they stay unconstrained).
+//
+// Inference details (KInvariantEngine::infer), Sect. 3.4 with these choices:
+//  - start from ⊥; each model of (13) names the violated rows R at one loop head; a
+//    loop head still ⊥ is joined with the model's point; otherwise each row r in R is
+//    raised by the binary search of (14) for R = {r} (⊤ tried first, then galloping up
+//    from the model's value, then bisection) — row by row, because the joint system
+//    pins the post-state to a point when R holds opposite rows (x and −x);
+//  - a row raised more than three times in one inference is widened to ⊤, and after
+//    convergence narrowed by one descending step (checked by (13) again);
+//  - the invariants found before are assumed in every state (they are invariants), and
+//    the new one is conjoined with them;
+//  - an inference stopped by its time share is resumed (same k) at the next step; the
+//    next inference is for the k after the last completed one (it lags the BMC bound),
+//    and a new invariant is first tried with k-induction at that k.
 //
 // Modes (the restrictions of Sect. 2.3): full (kIkI); ibmc (steps 1 only);
 // kind (k-induction without invariants: the template is {⊤}); ai (abstract
