@@ -37,6 +37,7 @@ namespace {
 
 constexpr uint32_t W = kTemplateWidth;
 constexpr uint32_t kMaxVarWidth = 32;
+constexpr uint64_t kMaxZeroInitBytes = 4096;
 
 int64_t toSigned(uint64_t v, uint32_t w) {
   uint64_t m = w >= 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1;
@@ -247,8 +248,9 @@ struct KInvariantEngine::Impl {
   const FlatProgram& fp;
   smt::TermManager tm;
   std::unique_ptr<smt::Solver> solver;
-  SegmentEncoding seg;
+  TemplateOptions topts;
   std::vector<TemplateRow> rows;
+  SegmentEncoding seg;
   std::vector<std::vector<size_t>> rowsAt;  // per cut
   std::vector<int64_t> maxes;
   TemplateValue known;
@@ -256,11 +258,10 @@ struct KInvariantEngine::Impl {
   uint32_t lastK = 0;  // k of the last completed inference
 
   Impl(const FlatProgram& f, smt::SolverKind kind, const TemplateOptions& topts)
-      : fp(f), seg(f, tm, /*rootStart=*/true) {
+      : fp(f), topts(topts), rows(buildTemplate(f, topts)), seg(f, tm, topts.rootStart) {
     smt::SolverOptions so;
     so.models = true;
     solver = smt::makeSolver(kind, tm, so);
-    rows = buildTemplate(fp, topts);
     rowsAt.resize(fp.cuts.size());
     for (size_t r = 0; r < rows.size(); ++r) {
       rowsAt[rows[r].cut].push_back(r);
@@ -615,11 +616,13 @@ const std::vector<TemplateRow>& KInvariantEngine::rows() const { return impl_->r
 int64_t KInvariantEngine::rowMax(size_t r) const { return impl_->maxes[r]; }
 std::optional<TemplateValue> KInvariantEngine::infer(uint32_t k, const support::Deadline& deadline) {
   if (k == 0) throw std::invalid_argument("KInvariantEngine::infer: k must be at least 1");
+  if (!impl_->topts.rootStart) throw std::invalid_argument("KInvariantEngine::infer: needs rootStart");
   return impl_->infer(k, deadline);
 }
 const TemplateValue& KInvariantEngine::known() const { return impl_->known; }
 CheckResult KInvariantEngine::checkProperty(uint32_t k, unsigned timeoutMs, bool fromStart) {
-  if (fromStart && k != 0) throw std::invalid_argument("KInvariantEngine::checkProperty: fromStart needs k == 0");
+  if (fromStart && (k != 0 || !impl_->topts.rootStart))
+    throw std::invalid_argument("KInvariantEngine::checkProperty: fromStart needs k == 0 and rootStart");
   return impl_->checkProperty(k, timeoutMs, fromStart);
 }
 std::string KInvariantEngine::formula(uint32_t cut) const { return impl_->formula(cut); }
@@ -654,10 +657,26 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
   std::string disabled = fp->unusable;
   if (disabled.empty() && fp->nodes.size() * (fp->vars.size() + 1) > 20'000'000) disabled = "inlined program too large";
   std::unique_ptr<KInvariantEngine> eng;
+  // The inference encodes the path from the program start: a large zero-initialised
+  // object there (a static array) makes that formula too big to solve in time; then
+  // no templates (k-induction without invariants, as kiki-kind) — or, for ai, nothing.
+  std::string noTemplates;
+  if (disabled.empty() && opts.mode != KikiMode::Kind) {
+    for (const FlatEdge& fe : fp->edges)
+      if (fe.kind == FlatEdge::Kind::Cfa && fe.edge->kind == EdgeKind::Alloc && fe.edge->zeroInit &&
+          fe.edge->size && fe.edge->size->kind == cfa::ExprKind::Const && fe.edge->size->value > kMaxZeroInitBytes) {
+        noTemplates = "a zero-initialised object of " + std::to_string(fe.edge->size->value) + " bytes";
+        break;
+      }
+    if (!noTemplates.empty() && opts.mode == KikiMode::Ai) disabled = "templates disabled: " + noTemplates;
+  }
   if (disabled.empty()) {
     try {
       TemplateOptions to = opts.templates;
-      if (opts.mode == KikiMode::Kind) to.maxVars = 0;  // the template {⊤}
+      if (opts.mode == KikiMode::Kind || !noTemplates.empty()) {
+        to.maxVars = 0;  // the template {⊤}
+        to.rootStart = false;
+      }
       eng = std::make_unique<KInvariantEngine>(*fp, opts.solver, to);
     } catch (const std::exception& e) {
       disabled = e.what();
@@ -681,6 +700,11 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
       r.stats.solverTimeS += eng->solverSeconds();
     }
     if (!stepNote.empty() && r.verdict == result::Verdict::Unknown) r.reason += (r.reason.empty() ? "" : "; ") + stepNote;
+    if (!noTemplates.empty()) {
+      r.stats.extra["templates_disabled"] = 1;
+      if (r.verdict == result::Verdict::Unknown)
+        r.reason += (r.reason.empty() ? "" : "; ") + ("kiki: no templates (" + noTemplates + ")");
+    }
     if (r.verdict == result::Verdict::True && eng && (provedK || opts.mode == KikiMode::Ai)) {
       if (provedK) r.stats.extra["induction_k"] = provedK;
       for (uint32_t c = 0; c < fp->cuts.size(); ++c) {
@@ -774,7 +798,7 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
         // way: then its result is awaited, except for small k); then the inference of a
         // k-invariant — resumed if one was interrupted, else for the next k after the
         // last one inferred — and k-induction again when it completed.
-        bool inferring = opts.mode == KikiMode::Full;
+        bool inferring = opts.mode == KikiMode::Full && noTemplates.empty();
         if (!inferring || !eng->inferencePending() || k <= 2) induction(k, stepDeadline.remainingMs());
         if (!proved && inferring && !stepDeadline.expired()) {
           uint32_t kInf = std::min(k, eng->lastInferredK() + 1);

@@ -80,6 +80,9 @@ struct TemplateOptions {
   bool octagons = true;  // x + y, -x - y
   size_t maxVars = 10;   // per loop head
   size_t maxPairs = 12;  // per loop head
+  // Encode the path from the program start (needed by infer() and by
+  // checkProperty(fromStart)); off for k-induction without templates.
+  bool rootStart = true;
 };
 
 struct KikiOptions {

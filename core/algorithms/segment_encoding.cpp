@@ -177,7 +177,7 @@ void SegmentEncoding::encodeNext(const std::function<void(Term)>& add) {
     const FlatNode& node = fp_.nodes[n];
     Term act;
     SegState st;
-    bool atRoot = rootStart_ && n == fp_.root;
+    bool atRoot = rootStart_ && i == 0 && n == fp_.root;  // only s_0 may be the program start
     if (node.cut >= 0 || atRoot) {
       act = node.cut >= 0 ? tm_.mkEq(pc, tm_.bvVal(static_cast<uint64_t>(node.cut), 32)) : tm_.falseTerm();
       if (atRoot) act = tm_.mkOr(act, tm_.mkEq(pc, tm_.bvVal(rootPc(), 32)));

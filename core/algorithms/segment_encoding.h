@@ -5,7 +5,7 @@
 // States s_0, s_1, ... are symbolic states at loop heads: every flat register variable,
 // the memory and the allocation pointer are fresh constants, plus a 32-bit "pc" naming
 // the loop head (FlatProgram::cuts index). Segment i starts in s_i at the loop head pc_i
-// (or, with rootStart, at the program start when pc_i == rootPc()) and follows the
+// (or, with rootStart and i == 0, at the program start when pc_0 == rootPc()) and follows the
 // loop-free graph to the next loop head; the state it arrives in is s_{i+1}. Its
 // formulas:
 //  - reach(i): the segment arrives at some loop head; then s_{i+1} and pc_{i+1} are
