@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/algorithms/bmc.h"
+#include "core/algorithms/segment_encoding.h"
 #include "core/encoding/expr_encoder.h"
 #include "core/support/deadline.h"
 
@@ -18,25 +19,12 @@ using cfa::EdgeKind;
 using smt::CheckResult;
 using smt::Term;
 
-namespace {
-struct SymState {
-  std::shared_ptr<const std::vector<Term>> vars;  // per flat variable
-  Term mem = nullptr, brk = nullptr;
-};
-}  // namespace
-
 struct StepCase::Impl {
   const FlatProgram& fp;
-  const cfa::Program& prog;
   smt::TermManager tm;
   std::unique_ptr<smt::Solver> solver;
-  encoding::ExprEncoder enc;
-  std::vector<uint32_t> order;  // topological order of the segment DAG
-  std::vector<SymState> states;            // s_0, s_1, ... (loop-head states)
-  std::vector<Term> pcs;                   // pc of each state (32-bit)
-  std::vector<Term> errs;                  // per encoded segment: it reaches an error
-  std::vector<Term> reaches;               // per encoded segment: it reaches a loop head
-  size_t reachAsserted = 0;                // reaches[0..reachAsserted) are asserted
+  SegmentEncoding seg;
+  size_t reachAsserted = 0;                // seg.reaches[0..reachAsserted) are asserted
   struct Injected {
     Term lit;
     IntervalInvariant inv;
@@ -44,240 +32,29 @@ struct StepCase::Impl {
   std::vector<Injected> invs;
   std::vector<Term> errLits;               // per segment: errLit => err
 
-  Impl(const FlatProgram& f, smt::SolverKind kind) : fp(f), prog(*f.prog), enc(tm, f.prog->ptrWidth) {
+  Impl(const FlatProgram& f, smt::SolverKind kind) : fp(f), seg(f, tm) {
     smt::SolverOptions so;
     so.models = false;
     solver = smt::makeSolver(kind, tm, so);
-    // segment DAG: all flat edges except those entering a loop head
-    size_t nn = fp.nodes.size();
-    std::vector<uint32_t> indeg(nn, 0);
-    for (const FlatEdge& e : fp.edges)
-      if (fp.nodes[e.to].cut < 0) ++indeg[e.to];
-    std::vector<uint32_t> ready;
-    for (uint32_t n = 0; n < nn; ++n)
-      if (indeg[n] == 0) ready.push_back(n);
-    while (!ready.empty()) {
-      uint32_t n = ready.back();
-      ready.pop_back();
-      order.push_back(n);
-      for (uint32_t ei : fp.nodes[n].out) {
-        uint32_t t = fp.edges[ei].to;
-        if (fp.nodes[t].cut < 0 && --indeg[t] == 0) ready.push_back(t);
-      }
-    }
-    if (order.size() != nn) throw std::logic_error("StepCase: a cycle without a loop head");
-    addState();
-  }
-
-  Term freshState(SymState& s, const std::string& tag) {
-    auto vars = std::make_shared<std::vector<Term>>();
-    vars->reserve(fp.vars.size());
-    for (size_t i = 0; i < fp.vars.size(); ++i)
-      vars->push_back(tm.freshVar(prog.vars[fp.vars[i].var].name + tag, tm.bvSort(fp.vars[i].width)));
-    s.vars = vars;
-    s.mem = tm.freshVar("mem" + tag, enc.memSort());
-    s.brk = tm.freshVar("brk" + tag, tm.bvSort(prog.ptrWidth));
-    return tm.freshVar("pc" + tag, tm.bvSort(32));
-  }
-
-  void addState() {
-    SymState s;
-    std::string tag = "@s" + std::to_string(states.size());
-    Term pc = freshState(s, tag);
-    states.push_back(std::move(s));
-    pcs.push_back(pc);
-    for (const Injected& in : invs) assertInvariant(in, states.size() - 1);
-  }
-
-  Term value(const SymState& s, uint32_t inst, cfa::VarId v) {
-    FlatVar x = fp.varOf(inst, v);
-    if (x == UINT32_MAX) return tm.freshVar(prog.vars[v].name + "!undef", tm.bvSort(prog.vars[v].width));
-    return (*s.vars)[x];
-  }
-  void set(SymState& s, uint32_t inst, cfa::VarId v, Term t) {
-    FlatVar x = fp.varOf(inst, v);
-    if (x == UINT32_MAX) return;
-    auto nv = std::make_shared<std::vector<Term>>(*s.vars);
-    (*nv)[x] = t;
-    s.vars = nv;
-  }
-
-  // Post-state and guard of a flat edge from (act, s).
-  std::pair<Term, SymState> transfer(const FlatEdge& fe, Term act, const SymState& in) {
-    SymState s = in;
-    Term guard = act;
-    switch (fe.kind) {
-      case FlatEdge::Kind::Start: {
-        for (cfa::VarId p : prog.functions[fp.entry].params)
-          set(s, fe.calleeInst, p, tm.freshVar(prog.vars[p].name + "!nondet", tm.bvSort(prog.vars[p].width)));
-        return {guard, s};
-      }
-      case FlatEdge::Kind::CallEnter: {
-        const cfa::Function& callee = prog.functions[fe.edge->callee];
-        encoding::Env env{[&](cfa::VarId v) { return value(in, fe.inst, v); }, in.mem};
-        std::vector<Term> args;
-        for (size_t i = 0; i < callee.params.size() && i < fe.edge->args.size(); ++i)
-          args.push_back(enc.encode(fe.edge->args[i], env));
-        auto nv = std::make_shared<std::vector<Term>>(*s.vars);
-        for (FlatVar x : fp.instLocals[fe.calleeInst])
-          (*nv)[x] = tm.freshVar(prog.vars[fp.vars[x].var].name + "!undef", tm.bvSort(fp.vars[x].width));
-        for (size_t i = 0; i < callee.params.size(); ++i) {
-          FlatVar x = fp.varOf(fe.calleeInst, callee.params[i]);
-          if (x == UINT32_MAX) continue;
-          (*nv)[x] = i < args.size() ? args[i] : tm.freshVar("arg!undef", tm.bvSort(fp.vars[x].width));
-        }
-        s.vars = nv;
-        return {guard, s};
-      }
-      case FlatEdge::Kind::Return: {
-        const cfa::Function& callee = prog.functions[fp.instances[fe.calleeInst].func];
-        if (fe.edge->lhs) {
-          uint32_t w = prog.vars[*fe.edge->lhs].width;
-          Term rv = callee.retVar ? value(in, fe.calleeInst, *callee.retVar) : tm.freshVar("noret", tm.bvSort(w));
-          set(s, fe.inst, *fe.edge->lhs, rv);
-        }
-        return {guard, s};
-      }
-      case FlatEdge::Kind::Cfa:
-        break;
-    }
-    const cfa::Edge& e = *fe.edge;
-    encoding::Env env{[&](cfa::VarId v) { return value(in, fe.inst, v); }, in.mem};
-    switch (e.kind) {
-      case EdgeKind::Assume: {
-        Term c = enc.nonZero(enc.encode(e.cond, env));
-        guard = tm.mkAnd(guard, e.positive ? c : tm.mkNot(c));
-        break;
-      }
-      case EdgeKind::Assign:
-        set(s, fe.inst, *e.lhs, enc.encode(e.rhs, env));
-        break;
-      case EdgeKind::Havoc:
-        set(s, fe.inst, *e.lhs, tm.freshVar(prog.vars[*e.lhs].name + "!nondet", tm.bvSort(prog.vars[*e.lhs].width)));
-        break;
-      case EdgeKind::Store:
-        s.mem = enc.store(s.mem, enc.encode(e.addr, env), enc.encode(e.value, env), e.bytes);
-        break;
-      case EdgeKind::Alloc: {
-        Term size = enc.encode(e.size, env);
-        Term base = s.brk;
-        Term next = tm.bvAdd(base, enc.allocStep(size));
-        if (!size->isConst() || size->value >= (uint64_t(1) << (prog.ptrWidth - 2)))
-          guard = tm.mkAnd(guard, tm.bvUlt(base, next));
-        set(s, fe.inst, *e.lhs, base);
-        s.brk = next;
-        if (e.zeroInit && size->isConst()) {
-          cfa::forEachChunk(size->value, [&](uint64_t off, uint32_t chunk) {
-            Term a = off ? tm.bvAdd(base, tm.bvVal(off, prog.ptrWidth)) : base;
-            s.mem = enc.store(s.mem, a, tm.bvVal(0, chunk * 8), chunk);
-          });
-        }
-        break;
-      }
-      default:
-        break;  // Blank, Free, Return, Error, Abort
-    }
-    return {guard, s};
-  }
-
-  SymState merge(std::vector<std::pair<Term, SymState>>& posts) {
-    if (posts.size() == 1) return posts[0].second;
-    auto pick = [&](auto get) -> Term {
-      Term r = get(posts.back().second);
-      bool same = true;
-      for (auto& p : posts)
-        if (get(p.second) != r) same = false;
-      if (same) return r;
-      for (size_t i = posts.size() - 1; i-- > 0;) r = tm.mkIte(posts[i].first, get(posts[i].second), r);
-      return r;
+    seg.onNewState = [this](size_t i) {
+      for (const Injected& in : invs) assertInvariant(in, i);
     };
-    SymState s;
-    auto vars = std::make_shared<std::vector<Term>>(fp.vars.size());
-    for (size_t x = 0; x < fp.vars.size(); ++x) (*vars)[x] = pick([&](const SymState& st) { return (*st.vars)[x]; });
-    s.vars = vars;
-    s.mem = pick([](const SymState& st) { return st.mem; });
-    s.brk = pick([](const SymState& st) { return st.brk; });
-    return s;
+    seg.start();
   }
 
-  // Encodes segment i from states[i]; creates states[i+1] and its defining constraints.
-  void encodeSegment(size_t i) {
-    const SymState& s0 = states[i];
-    Term pc = pcs[i];
-    size_t nn = fp.nodes.size();
-    std::vector<std::vector<std::pair<Term, SymState>>> incoming(nn);
-    std::vector<std::vector<std::pair<Term, SymState>>> exits(fp.cuts.size());
-    std::vector<Term> errTaken;
-    for (uint32_t n : order) {
-      const FlatNode& node = fp.nodes[n];
-      Term act;
-      SymState st;
-      if (node.cut >= 0) {
-        act = tm.mkEq(pc, tm.bvVal(static_cast<uint64_t>(node.cut), 32));
-        st = s0;
-      } else {
-        auto& in = incoming[n];
-        if (in.empty()) continue;
-        std::vector<Term> takens;
-        for (auto& p : in) takens.push_back(p.first);
-        act = tm.mkOr(takens);
-        st = merge(in);
-        in.clear();
-        in.shrink_to_fit();
-      }
-      if (act->isFalse()) continue;
-      for (uint32_t ei : node.out) {
-        const FlatEdge& fe = fp.edges[ei];
-        if (fe.kind == FlatEdge::Kind::Cfa &&
-            (fe.edge->kind == EdgeKind::Error || fe.edge->kind == EdgeKind::Unsupported)) {
-          errTaken.push_back(act);  // an unsupported construct counts as bad: the path may go on to an error
-          continue;
-        }
-        if (fe.kind == FlatEdge::Kind::Cfa && fe.edge->kind == EdgeKind::Alloc && fe.edge->zeroInit) {
-          encoding::Env env{[&](cfa::VarId v) { return value(st, fe.inst, v); }, st.mem};
-          if (!enc.encode(fe.edge->size, env)->isConst()) {
-            errTaken.push_back(act);  // not encodable (unsupported in the unwinding as well)
-            continue;
-          }
-        }
-        if (fe.kind == FlatEdge::Kind::Cfa && fe.edge->kind == EdgeKind::Abort) continue;
-        auto post = transfer(fe, act, st);
-        if (post.first->isFalse()) continue;
-        int cut = fp.nodes[fe.to].cut;
-        if (cut >= 0) exits[cut].push_back(std::move(post));
-        else incoming[fe.to].push_back(std::move(post));
-      }
-    }
-    addState();
-    const SymState& next = states.back();
-    Term npc = pcs.back();
-    std::vector<Term> reach;
-    for (size_t c = 0; c < exits.size(); ++c) {
-      if (exits[c].empty()) continue;
-      std::vector<Term> takens;
-      for (auto& p : exits[c]) takens.push_back(p.first);
-      Term taken = tm.mkOr(takens);
-      SymState m = merge(exits[c]);
-      std::vector<Term> eqs{tm.mkEq(npc, tm.bvVal(c, 32))};
-      for (size_t x = 0; x < fp.vars.size(); ++x) eqs.push_back(tm.mkEq((*next.vars)[x], (*m.vars)[x]));
-      eqs.push_back(tm.mkEq(next.mem, m.mem));
-      eqs.push_back(tm.mkEq(next.brk, m.brk));
-      solver->add(tm.mkImplies(taken, tm.mkAnd(eqs)));
-      reach.push_back(taken);
-    }
-    errs.push_back(tm.mkOr(errTaken));
-    reaches.push_back(tm.mkOr(reach));
+  void encodeSegment() {
+    seg.encodeNext([this](Term t) { solver->add(t); });
     Term lit = tm.freshVar("err", tm.boolSort());
-    solver->add(tm.mkImplies(lit, errs.back()));
+    solver->add(tm.mkImplies(lit, seg.errs.back()));
     errLits.push_back(lit);
   }
 
   Term invariantAt(const IntervalInvariant& inv, size_t i) {
-    const SymState& s = states[i];
+    const SegState& s = seg.states[i];
     std::vector<Term> conj;
     for (size_t c = 0; c < inv.atCut.size() && c < fp.cuts.size(); ++c) {
       const CutInvariant& ci = inv.atCut[c];
-      Term at = tm.mkEq(pcs[i], tm.bvVal(c, 32));
+      Term at = tm.mkEq(seg.pcs[i], tm.bvVal(c, 32));
       if (ci.unreachable) {
         conj.push_back(tm.mkNot(at));
         continue;
@@ -301,8 +78,8 @@ struct StepCase::Impl {
   void assertInvariant(const Injected& in, size_t i) { solver->add(tm.mkImplies(in.lit, invariantAt(in.inv, i))); }
 
   CheckResult check(uint32_t k, unsigned timeoutMs) {
-    while (errs.size() <= k) encodeSegment(errs.size());
-    while (reachAsserted < k) solver->add(reaches[reachAsserted++]);
+    while (seg.errs.size() <= k) encodeSegment();
+    while (reachAsserted < k) solver->add(seg.reaches[reachAsserted++]);
     std::vector<Term> assumptions{errLits[k]};
     for (const Injected& in : invs) assumptions.push_back(in.lit);
     solver->setTimeoutMs(timeoutMs);
@@ -311,7 +88,7 @@ struct StepCase::Impl {
 
   void inject(const IntervalInvariant& inv) {
     Injected in{tm.freshVar("inv", tm.boolSort()), inv};
-    for (size_t i = 0; i < states.size(); ++i) assertInvariant(in, i);
+    for (size_t i = 0; i < seg.states.size(); ++i) assertInvariant(in, i);
     invs.push_back(std::move(in));
   }
 };

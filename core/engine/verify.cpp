@@ -13,6 +13,7 @@
 #include "core/algorithms/bmc.h"
 #include "core/algorithms/bound_condition.h"
 #include "core/algorithms/explicit_analysis.h"
+#include "core/algorithms/kiki.h"
 #include "core/algorithms/kinduction.h"
 #include "core/algorithms/predicate_analysis.h"
 #include "core/cfa/cfa_hash.h"
@@ -33,10 +34,14 @@ Algorithm parseAlgorithm(const std::string& s) {
   if (s == "kind-noinv") return Algorithm::KindNoInv;
   if (s == "bmc-cpa") return Algorithm::BmcCpa;
   if (s == "ai") return Algorithm::Ai;
+  if (s == "kiki") return Algorithm::Kiki;
+  if (s == "kiki-ibmc") return Algorithm::KikiIbmc;
+  if (s == "kiki-kind") return Algorithm::KikiKind;
+  if (s == "kiki-ai") return Algorithm::KikiAi;
   if (s == "explicit") return Algorithm::Explicit;
   if (s == "cmc") return Algorithm::Cmc;
   throw std::invalid_argument("unknown or not yet available algorithm '" + s +
-                              "' (available: bmc, ibmc, bmc-cpa, kind, kind-noinv, ai, pred, impact, explicit, cmc, auto)");
+                              "' (available: bmc, ibmc, bmc-cpa, kind, kind-noinv, ai, kiki, kiki-ibmc, kiki-kind, kiki-ai, pred, impact, explicit, cmc, auto)");
 }
 
 const char* algorithmName(Algorithm a) {
@@ -51,6 +56,10 @@ const char* algorithmName(Algorithm a) {
     case Algorithm::KindNoInv: return "kind-noinv";
     case Algorithm::BmcCpa: return "bmc-cpa";
     case Algorithm::Ai: return "ai";
+    case Algorithm::Kiki: return "kiki";
+    case Algorithm::KikiIbmc: return "kiki-ibmc";
+    case Algorithm::KikiKind: return "kiki-kind";
+    case Algorithm::KikiAi: return "kiki-ai";
   }
   return "?";
 }
@@ -263,6 +272,19 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     ko.corruptReplayForTest = req.corruptReplayForTest;
     r = algorithms::runKInduction(program, entry.id, ko);
     attachBoundCondition(program, entry, r);
+  } else if (alg == Algorithm::Kiki || alg == Algorithm::KikiIbmc || alg == Algorithm::KikiKind ||
+             alg == Algorithm::KikiAi) {
+    algorithms::KikiOptions ko;
+    ko.solver = req.solver;
+    ko.timeoutS = timeoutS;
+    if (sp.bound > 0) ko.maxBound = sp.bound;
+    ko.mode = alg == Algorithm::KikiIbmc ? algorithms::KikiMode::Ibmc
+              : alg == Algorithm::KikiKind ? algorithms::KikiMode::Kind
+              : alg == Algorithm::KikiAi   ? algorithms::KikiMode::Ai
+                                           : algorithms::KikiMode::Full;
+    ko.progress = req.progress;
+    ko.corruptReplayForTest = req.corruptReplayForTest;
+    r = algorithms::runKiki(program, entry.id, ko);
   } else if (alg == Algorithm::Ai) {
     algorithms::KInductionOptions ko;
     ko.timeoutS = timeoutS;

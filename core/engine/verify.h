@@ -17,8 +17,11 @@
 namespace argus::engine {
 
 // Kind: k-induction with the concurrent interval invariant generator; KindNoInv: without
-// it; Ai: the generator's interval analysis alone.
-enum class Algorithm { Bmc, Ibmc, Pred, Impact, Explicit, Cmc, Kind, KindNoInv, Ai, BmcCpa };
+// it; Ai: the generator's interval analysis alone. Kiki: kIkI (k-invariants in template
+// domains and k-induction); KikiIbmc / KikiKind / KikiAi: its restrictions (incremental
+// BMC, k-induction without invariants, abstract interpretation only), see kiki.h.
+// BmcCpa: BMC as a configuration of the CPA core (predicate_analysis.h, runCpaBmc).
+enum class Algorithm { Bmc, Ibmc, Pred, Impact, Explicit, Cmc, Kind, KindNoInv, Ai, Kiki, KikiIbmc, KikiKind, KikiAi, BmcCpa };
 // Parses an --algorithm value; throws std::invalid_argument naming the known ones.
 Algorithm parseAlgorithm(const std::string& s);
 const char* algorithmName(Algorithm a);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/algorithms/kiki.h"
 #include "core/algorithms/refinement_engine.h"
 #include "core/engine/verify.h"
 #include "server/argus/bench.h"
@@ -19,7 +20,8 @@ namespace {
 
 const char* kUsage =
     "usage:\n"
-    "  argus verify FILE.c [--algorithm bmc|ibmc|bmc-cpa|kind|kind-noinv|ai|pred|impact|explicit|cmc|auto]\n"
+    "  argus verify FILE.c [--algorithm bmc|ibmc|bmc-cpa|kind|kind-noinv|ai|kiki|kiki-ibmc|kiki-kind|kiki-ai|\n"
+    "                                   pred|impact|explicit|cmc|auto] [--kiki-mode full|ibmc|kind|ai]\n"
     "                      [--solver z3|cvc5] [--timeout SEC] [--data-model ILP32|LP64] [--format text|json]\n"
     "                      [--function NAME] [--refiner R] [--stats] [--progress] [--no-invariants]\n"
     "                      [--chain SPEC] [--condition-in F.json] [--condition-out F]\n"
@@ -48,6 +50,10 @@ const char* kUsage =
     "      kind-noinv = kind --no-invariants: k-induction without the invariant generator;\n"
     "      ai = the generator's interval analysis alone (a proof or unknown, never false)\n"
     "      bmc-cpa = BMC as a configuration of the CPA core (blk^never, loop-bound CPA, no refinement)\n"
+    "      kiki = kIkI: k-invariants in template domains (intervals, zones, octagons) and\n"
+    "        k-induction; its restrictions: --kiki-mode ibmc|kind|ai (= --algorithm kiki-ibmc,\n"
+    "        kiki-kind, kiki-ai): incremental BMC, k-induction without invariants, template\n"
+    "        abstract interpretation only (a proof or unknown, never false)\n"
     "  argus bench MANIFEST.tsv [--algorithm A] [--refiner R] [--solver S] [--chain SPEC]\n"
     "                      [--timeout SEC] [--jobs N] [--out results.json] [--memory-mb MB]\n"
     "                      [--filter TEXT] [--limit N]\n"
@@ -78,6 +84,7 @@ int runVerify(const std::vector<std::string>& args) {
   argus::engine::VerifyRequest req;
   std::string format = "text";
   bool progress = false, haveFile = false, stats = false, noInvariants = false;
+  std::string kikiMode;
   std::string conditionIn;
   auto count = [](const std::string& v) -> uint64_t {
     char* end = nullptr;
@@ -114,6 +121,10 @@ int runVerify(const std::vector<std::string>& args) {
       } else if (a == "--function") req.function = value();
       else if (a == "--progress") progress = true;
       else if (a == "--no-invariants") noInvariants = true;
+      else if (a == "--kiki-mode") {
+        kikiMode = value();
+        (void)argus::algorithms::parseKikiMode(kikiMode);  // reject unknown modes here
+      }
       else if (a == "--corrupt-replay-for-test") req.corruptReplayForTest = true;
       else if (a == "--chain") req.chain = value();
       else if (a == "--condition-out") req.conditionOut = value();
@@ -150,6 +161,10 @@ int runVerify(const std::vector<std::string>& args) {
     if (req.algorithm != argus::engine::Algorithm::Kind && req.algorithm != argus::engine::Algorithm::KindNoInv)
       return usageError("--no-invariants needs --algorithm kind");
     req.algorithm = argus::engine::Algorithm::KindNoInv;  // k-induction without the invariant generator
+  }
+  if (!kikiMode.empty()) {
+    if (req.algorithm != argus::engine::Algorithm::Kiki) return usageError("--kiki-mode needs --algorithm kiki");
+    if (kikiMode != "full") req.algorithm = argus::engine::parseAlgorithm("kiki-" + kikiMode);
   }
   if (access(req.file.c_str(), R_OK) != 0) {
     std::cerr << "argus: cannot read '" << req.file << "': " << std::strerror(errno) << "\n";

@@ -1,5 +1,5 @@
 // One small program per C construct, where the construct decides the verdict. Each
-// runs under bmc, ibmc, pred and kind with Z3 and cvc5; sizes that depend on the data model are
+// runs under bmc, ibmc, pred, kind and kiki with Z3 and cvc5; sizes that depend on the data model are
 // checked under both.
 #include <gtest/gtest.h>
 
@@ -159,7 +159,8 @@ std::string caseName(const ::testing::TestParamInfo<Param>& info) {
 
 INSTANTIATE_TEST_SUITE_P(All, Constructs,
                          ::testing::Combine(::testing::ValuesIn(kCases),
-                                            ::testing::Values(Algorithm::Bmc, Algorithm::Ibmc, Algorithm::Pred, Algorithm::Kind),
+                                            ::testing::Values(Algorithm::Bmc, Algorithm::Ibmc, Algorithm::Pred, Algorithm::Kind,
+                                                              Algorithm::Kiki),
                                             ::testing::Values(SolverKind::Z3, SolverKind::CVC5)),
                          caseName);
 
