@@ -21,7 +21,6 @@ namespace {
 // get value in satisfied state"). bench and argusd run checks in child processes, so
 // this costs one task or one worker; `bv-solver=bitblast-internal` avoids it but made
 // queries several times slower (pred's loop test went from seconds to a timeout).
-constexpr unsigned kGraceFromMs = 1000;
 constexpr unsigned kDeadlineGraceMs = 2000;
 
 class Cvc5Solver final : public SolverBase {
@@ -52,15 +51,16 @@ public:
   }
   SolverKind kind() const override { return SolverKind::CVC5; }
   std::string reasonUnknown() const override { return reason_; }
-  // A limit of a second or more is usually what is left of a run's deadline: cvc5 gets
-  // kDeadlineGraceMs beyond it, so that a check that straddles the deadline finishes
-  // and the caller's own deadline test between checks ends the run, instead of the
-  // limit firing inside CaDiCaL and aborting the process (the defect above; seen with
-  // pred, which runs many short checks up to its deadline). A check that really runs
-  // that long still ends at its (later) limit. Short limits (probes) stay exact.
+  // With cvc5 a limit is what is left of a run's deadline (the short per-query probes
+  // are Z3-only): cvc5 gets kDeadlineGraceMs beyond it, so that a check that straddles
+  // the deadline finishes and the caller's own deadline test between checks ends the
+  // run, instead of the limit firing inside CaDiCaL and aborting the process (the
+  // defect above; seen with pred, which runs many short checks up to its deadline,
+  // also with less than a second left). A check that really runs that long still ends
+  // at its (later) limit.
   void setTimeoutMs(unsigned ms) override {
     if (interrupted_) ms = 1;
-    else if (ms >= kGraceFromMs) ms += kDeadlineGraceMs;
+    else if (ms > 0) ms += kDeadlineGraceMs;
     s_.setOption("tlimit-per", std::to_string(ms));
   }
   void interrupt() override { interrupted_ = true; }
