@@ -7,6 +7,10 @@ state neither the verified sink nor the open state), or it has a verified bound,
 names excluded parts while saying something was verified. Prints one line per unknown
 task and a summary; exits 1 if any unknown result is bare (or wrong verdicts exist).
 
+A task whose C file the frontend rejects ("cannot parse": Clang reports an error, so no
+analysis ran and no limit was hit) has no condition; it is listed as "rejected" and
+counted apart, not as bare.
+
 usage: scripts/check_conditions.py RESULTS.json
 """
 import json
@@ -32,18 +36,23 @@ def main():
         return 2
     data = json.load(open(sys.argv[1]))
     tasks = data.get("tasks", [])
-    bare, good, wrong = [], [], []
+    bare, good, wrong, rejected = [], [], [], []
     for t in tasks:
         if t.get("result", "").startswith("wrong"):
             wrong.append(t["task"])
         if t.get("verdict") != "unknown":
             continue
+        if "cannot parse" in (t.get("reason") or ""):
+            print("%-60s %-7s %s" % (t["task"], "REJECTED", (t.get("reason") or "")[:100]))
+            rejected.append(t["task"])
+            continue
         ok, why = nontrivial(t.get("condition"))
         line = "%-60s %-7s %s | %s" % (t["task"], "ok" if ok else "BARE", why, (t.get("reason") or "")[:100])
         print(line)
         (good if ok else bare).append(t["task"])
-    print("tasks %d, unknown %d: with a non-trivial condition %d, bare %d; wrong verdicts %d"
-          % (len(tasks), len(good) + len(bare), len(good), len(bare), len(wrong)))
+    print("tasks %d, unknown %d: with a non-trivial condition %d, bare %d, rejected by the frontend %d; "
+          "wrong verdicts %d" % (len(tasks), len(good) + len(bare) + len(rejected), len(good), len(bare),
+                                 len(rejected), len(wrong)))
     return 1 if bare or wrong else 0
 
 

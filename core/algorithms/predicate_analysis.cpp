@@ -60,6 +60,15 @@ struct Abort {
 // A refinement ran out of its own time limit (maxTimePerRefinementMs).
 struct RefinementTimeLimit {};
 
+// A refinement could not exclude a spurious error path (every engine failed, or the
+// predicates it found were already in the precision). The target is cut, as a monitor
+// would cut it (conditional-model-checking paper, Sect. III: an analysis that cannot
+// decide a part records it as an assumption and goes on); the run can then no longer
+// answer `true`, but it still finds other bugs and says what it verified.
+struct RefinementFailed {
+  std::string reason;
+};
+
 // Number of distinct term nodes of t, counting stops above `cap`.
 size_t dagSizeUpTo(Term t, size_t cap) {
   std::unordered_set<Term> seen{t};
@@ -233,7 +242,7 @@ private:
   std::vector<std::string> unsupported_;
   std::vector<const ArgState*> cuts_;  // states a monitor cut (some may be removed since)
   EdgePostCounts edgePosts_;           // busy edge, over all CEGAR iterations
-  uint64_t cutCount_ = 0, refinementCuts_ = 0;
+  uint64_t cutCount_ = 0, refinementCuts_ = 0, refinementFailures_ = 0;
   const ArgState* root_ = nullptr;
   uint64_t refinements_ = 0, cexChecks_ = 0, pathCandidates_ = 0, fallbackRefinements_ = 0, allSatEscalations_ = 0;
   size_t maxPredicates_ = 0;
@@ -390,8 +399,15 @@ private:
     }
     armRefinementLimit();
     try {
+      if (refinementFailures_ < opts_.failRefinementsForTest) throw RefinementFailed{"refinement disabled for a test"};
       if (opts_.impact) refineImpact(path, target.get());
       else refine(path, target);
+    } catch (const RefinementFailed& f) {
+      disarmRefinementLimit();
+      ++refinementFailures_;
+      auto* l = cpa::extract<cpa::LocationState>(*target);
+      cutTarget(target, "refinement failed on the error path to " + edgeWhere(l->via) + ": " + f.reason);
+      return std::nullopt;
     } catch (const RefinementTimeLimit&) {
       disarmRefinementLimit();
       ++refinementCuts_;
@@ -476,7 +492,7 @@ private:
       if (!out.ok) {
         throwIfRefinementLimit();
         if (ai + 1 < attempts.size()) continue;
-        throw Abort{out.reason, "refinement"};
+        throw RefinementFailed{out.reason};
       }
       std::map<cpa::LocKey, std::vector<Term>> added;
       for (size_t i = 1; i < path.size(); ++i) {
@@ -519,9 +535,8 @@ private:
       }
     }
     if (!pivot) throwIfRefinementLimit();
-    if (!pivot) throw Abort{"refinement made no progress (no new predicates for a spurious counterexample" +
-                                (out.ok ? std::string(")") : "; " + out.reason + ")"),
-                            "refinement"};
+    if (!pivot) throw RefinementFailed{"no new predicates for a spurious counterexample" +
+                                       (out.ok ? std::string() : " (" + out.reason + ")")};
     auto newPrec = targetPrec->with(kPredicateComponent, newPred);
     arg_.removeSubtree(reached_, const_cast<ArgState*>(pivot), newPrec);
     refineTimeS_ += sw.elapsedS();
@@ -750,7 +765,7 @@ private:
       std::string why2;
       seq = abstractedPathSequence(path, target, in, why2);
       if (!seq) throwIfRefinementLimit();
-      if (!seq) throw Abort{"refinement failed: " + why + "; on the single path: " + why2, "refinement"};
+      if (!seq) throw RefinementFailed{why + "; on the single path: " + why2};
     }
     std::vector<const ArgState*> chain(path.begin() + 1, path.end());
     if (applySequence(chain, *seq)) throw Abort{"internal: Impact refinement did not remove the error state", "error"};
@@ -1094,6 +1109,7 @@ private:
     r.stats.extra["refinements"] = static_cast<double>(refinements_);
     r.stats.extra["monitor_cuts"] = static_cast<double>(cutCount_);
     r.stats.extra["refinement_cuts"] = static_cast<double>(refinementCuts_);
+    r.stats.extra["refinement_failures"] = static_cast<double>(refinementFailures_);
     r.stats.extra["refinements_with_fallback"] = static_cast<double>(fallbackRefinements_);
     r.stats.extra["allsat_limit_raises"] = static_cast<double>(allSatEscalations_);
     r.stats.extra["abstractions"] = static_cast<double>(ps.abstractions);

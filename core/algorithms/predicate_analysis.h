@@ -69,6 +69,9 @@ struct PredicateAnalysisOptions {
   uint64_t maxStates = 2'000'000;
   std::function<void(const std::string&)> progress;
   bool corruptReplayForTest = false;
+  // The first this many refinements fail (tests of the target cut a failed refinement
+  // makes).
+  uint32_t failRefinementsForTest = 0;
   // Input condition (conditional model checking): an assumption automaton run in the
   // composite, so only what it leaves open is explored (borrowed; may be null).
   const result::AssumptionAutomaton* condition = nullptr;

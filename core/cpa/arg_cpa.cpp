@@ -58,7 +58,11 @@ struct ArgCpa::Ops final : AbstractDomain, TransferRelation, MergeOperator, Stop
   bool stop(const StatePtr& e, std::span<const StatePtr> reached, const PrecisionPtr& p) override {
     for (const StatePtr& r : reached) {
       StatePtr one[] = {as(*r).wrapped};
-      if (as(*r).removed || !a.wrapped_.stop().stop(as(*e).wrapped, one, p)) continue;
+      if (as(*r).removed) continue;
+      // a target whose error path was left undecided (cut) stands for its own path only:
+      // it covers no other target, whose path may be feasible
+      if (!as(*r).cut.empty() && a.isTarget(*r)) continue;
+      if (!a.wrapped_.stop().stop(as(*e).wrapped, one, p)) continue;
       ArgState* x = mut(as(*e));
       ArgState* c = mut(as(*r));
       x->coveredBy = c;

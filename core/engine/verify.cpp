@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "core/algorithms/assumptions.h"
 #include "core/algorithms/bmc.h"
@@ -369,6 +370,9 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
     const Stage& st = stages[i];
     double left = req.timeoutS > 0 ? std::max(0.1, req.timeoutS - secondsSince(wall0)) : 0;
     double t = st.params.timeS > 0 ? (left > 0 ? std::min(left, st.params.timeS) : st.params.timeS) : left;
+    // a stage without a time of its own that is not the last gets at most an equal
+    // share of what is left, so a shallow first stage cannot starve the later ones
+    if (st.params.timeS <= 0 && left > 0 && i + 1 < stages.size()) t = left / static_cast<double>(stages.size() - i);
     // bmc without k in a chain: a shallow check (k = 1)
     StageParams sp = st.params;
     if ((st.algorithm == Algorithm::Bmc || st.algorithm == Algorithm::Ibmc) && sp.bound == 0 && i + 1 < stages.size())
@@ -380,14 +384,17 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
     result::VerificationResult r;
     try {
       r = runSingle(program, entry, req, st.algorithm, t, sp, restrictable ? cond.get() : nullptr);
-    } catch (const std::bad_alloc&) {
-      // one stage running out of memory does not end the chain: the next one gets the
-      // condition this stage was given
+    } catch (const std::exception& e) {
+      // one stage running out of memory (std::bad_alloc, or a solver's own "out of
+      // memory" error) or failing otherwise does not end the chain: the next one gets
+      // the condition this stage was given, and what earlier stages verified stays
+      bool memory = dynamic_cast<const std::bad_alloc*>(&e) != nullptr ||
+                    std::string_view(e.what()).find("out of memory") != std::string_view::npos;
       r = result::VerificationResult();
       r.algorithm = algorithmName(st.algorithm);
-      r.reason = "out of memory";
-      r.condition.kind = "memory";
-      r.condition.summary = "nothing more verified (out of memory)";
+      r.reason = memory ? std::string("out of memory") : std::string("internal error: ") + e.what();
+      r.condition.kind = memory ? "memory" : "error";
+      r.condition.summary = memory ? "nothing more verified (out of memory)" : "nothing more verified (internal error)";
     }
     r.stats.wallTimeS = secondsSince(t0);
     r.stats.cpuTimeS = support::processCpuSeconds() - c0;

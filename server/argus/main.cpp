@@ -2,13 +2,17 @@
 // printing; the work is done by core/engine and bench.cpp.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <limits.h>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/algorithms/kiki.h"
@@ -79,6 +83,72 @@ int usageError(const std::string& msg) {
   std::cerr << "argus: " << msg << "\n" << kUsage;
   return 2;
 }
+
+// The answer by the deadline, even when a solver ignores its time limit (Z3 4.8.12 does
+// not check it inside some preprocessing, e.g. on large array stores): a detached
+// thread waits until the time limit plus a grace period, then prints the fallback
+// answer and ends the process. The fallback is `unknown` with the output condition of
+// the last finished chain stage (what the stages before vouched for stays sound) or
+// with nothing verified. The main thread prints its own answer under the same mutex,
+// so exactly one answer is printed.
+class Watchdog {
+public:
+  Watchdog(double timeoutS, std::string format) : format_(std::move(format)) {
+    argus::result::VerificationResult r;
+    r.reason = "timeout: the run overran its time limit (a solver query ignored its limit)";
+    r.condition.kind = "timeout";
+    r.condition.summary = "nothing verified";
+    set(r);
+    if (timeoutS <= 0) return;
+    auto at = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutS + kGraceS);
+    std::thread([this, at] {
+      std::this_thread::sleep_until(at);
+      std::lock_guard<std::mutex> lock(mu_);
+      if (done_) return;
+      std::cout.flush();
+      const char* p = fallback_.data();
+      size_t left = fallback_.size();
+      while (left > 0) {
+        ssize_t n = ::write(STDOUT_FILENO, p, left);
+        if (n <= 0) break;
+        p += n;
+        left -= static_cast<size_t>(n);
+      }
+      _exit(0);
+    }).detach();
+  }
+  // a chain stage ended unknown: its output condition becomes the fallback's
+  void stageFinished(const std::string& spec, const argus::result::VerificationResult& stage) {
+    argus::result::VerificationResult r = stage;
+    r.verdict = argus::result::Verdict::Unknown;
+    r.counterexample.reset();
+    r.invariant.clear();
+    r.reason = "timeout: the chain overran its time limit after stage " + spec +
+               " (a solver query ignored its limit); condition of the stages before";
+    r.algorithm = "cmc";
+    set(r);
+  }
+  // the main thread's answer: printed unless the watchdog already answered
+  template <class Print>
+  void finish(Print print) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (done_) return;
+    done_ = true;
+    print();
+  }
+
+private:
+  static constexpr double kGraceS = 3;
+  void set(const argus::result::VerificationResult& r) {
+    std::string text = format_ == "json" ? argus::result::toJson(r).dump(2) + "\n" : argus::result::toText(r);
+    std::lock_guard<std::mutex> lock(mu_);
+    fallback_ = std::move(text);
+  }
+  std::string format_;
+  std::mutex mu_;
+  std::string fallback_;
+  bool done_ = false;
+};
 
 int runVerify(const std::vector<std::string>& args) {
   argus::engine::VerifyRequest req;
@@ -188,25 +258,32 @@ int runVerify(const std::vector<std::string>& args) {
   }
   // each chain stage's result as soon as it finishes (stdout for text, stderr for JSON)
   std::ostream& stageOut = format == "json" ? std::cerr : std::cout;
+  static Watchdog* watchdog = new Watchdog(req.timeoutS, format);  // outlives the detached thread
   req.stageFinished = [&stageOut](size_t i, const std::string& spec, const argus::result::VerificationResult& r) {
     stageOut << "stage " << i + 1 << " " << spec << ": " << argus::result::verdictName(r.verdict) << " ("
              << r.stats.cpuTimeS << " s cpu)";
     if (!r.condition.summary.empty()) stageOut << " - " << r.condition.summary;
     stageOut << std::endl;
+    if (r.verdict == argus::result::Verdict::Unknown) watchdog->stageFinished(spec, r);
   };
   argus::engine::VerifyOutcome out = argus::engine::verify(req);
   if (out.inputError) {
     std::cerr << "argus: " << out.error << "\n";
     return 2;
   }
-  if (format == "json") std::cout << argus::result::toJson(out.result).dump(2) << std::endl;
-  else std::cout << argus::result::toText(out.result) << std::flush;
-  if (stats && format == "text") {
-    const auto& st = out.result.stats;
-    std::cout << "statistics:\n"
-              << "  solver_queries: " << st.solverQueries << "\n  solver_time_s: " << st.solverTimeS << "\n";
-    for (const auto& [k, v] : st.extra) std::cout << "  " << k << ": " << v << "\n";
-  }
+  // test hook (tests/cli/watchdog.sh): a run that overruns its limit after its stages
+  if (const char* stall = std::getenv("ARGUS_TEST_STALL_S"))
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(stall)));
+  watchdog->finish([&] {
+    if (format == "json") std::cout << argus::result::toJson(out.result).dump(2) << std::endl;
+    else std::cout << argus::result::toText(out.result) << std::flush;
+    if (stats && format == "text") {
+      const auto& st = out.result.stats;
+      std::cout << "statistics:\n"
+                << "  solver_queries: " << st.solverQueries << "\n  solver_time_s: " << st.solverTimeS << "\n";
+      for (const auto& [k, v] : st.extra) std::cout << "  " << k << ": " << v << "\n";
+    }
+  });
   return 0;
 }
 

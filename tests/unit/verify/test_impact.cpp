@@ -3,6 +3,9 @@
 // refiner on a safe and a buggy loop (never a wrong verdict).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include "core/algorithms/predicate_analysis.h"
 #include "core/frontend/frontend.h"
 #include "tests/unit/verify/verify_helpers.h"
@@ -153,5 +156,63 @@ INSTANTIATE_TEST_SUITE_P(All, Refiners, ::testing::ValuesIn(refinerParams()), []
     if (c == '-') c = '_';
   return n;
 });
+
+// A refinement that cannot exclude its spurious path cuts that error target (an open part
+// of the condition) instead of ending the run: the rest is still explored, so a real bug
+// behind it is found and a safe program ends unknown with what was verified. (The
+// spurious target is inside the loop, so it is reached before the real bug after it.)
+class FailedRefinement : public ::testing::TestWithParam<bool> {
+protected:
+  argus::result::VerificationResult runFailing(const std::string& body, uint32_t fail) {
+    argus::frontend::FrontendOptions po;
+    auto parsed = argus::frontend::parseSource(std::string(kPrelude) + body, "test.c", po);
+    EXPECT_TRUE(parsed.ok()) << parsed.diagnostics;
+    if (!parsed.ok()) return {};
+    argus::algorithms::PredicateAnalysisOptions opts;
+    opts.impact = GetParam();
+    opts.timeoutS = 30;
+    opts.failRefinementsForTest = fail;
+    return argus::algorithms::runPredicateAnalysis(*parsed.program, parsed.program->find("main")->id, opts);
+  }
+};
+
+constexpr const char* kSpuriousThenReal =
+    "int main(){ int x = __VERIFIER_nondet_int(); int i = 0;\n"
+    "  while (__VERIFIER_nondet_int()) { x++; }\n"
+    "  if (x == 42) reach_error();\n"
+    "  while (__VERIFIER_nondet_int()) { }\n"
+    "  if (i != 0) reach_error();\n"
+    "  return 0; }\n";
+
+TEST_P(FailedRefinement, SafeProgramEndsUnknownWithTheTargetCut) {
+  std::string safe = kSpuriousThenReal;
+  safe.replace(safe.find("x == 42"), 7, "x != x");  // only the spurious target is left
+  auto r = runFailing(safe, 1000);
+  EXPECT_EQ(r.verdict, Verdict::Unknown) << r.reason;
+  EXPECT_NE(r.reason.find("not everything verified: refinement failed on the error path to test.c:" +
+                          std::to_string(std::count(kPrelude, kPrelude + std::strlen(kPrelude), '\n') + 5)),
+            std::string::npos)
+      << r.reason;
+  EXPECT_EQ(r.condition.kind, "assumption");
+  EXPECT_GE(r.stats.extra.at("refinement_failures"), 1.0);
+  // with refinement the same program is proved
+  auto proved = runFailing(safe, 0);
+  EXPECT_EQ(proved.verdict, Verdict::True) << proved.reason;
+  EXPECT_EQ(proved.stats.extra.at("refinement_failures"), 0.0);
+}
+
+TEST_P(FailedRefinement, BugBehindTheCutTargetIsFound) {
+  // every refinement fails: the spurious target after the second loop (expanded first:
+  // both targets are at the error location, and ties go last-in-first-out) is cut, and
+  // the real bug needs no refinement
+  auto r = runFailing(kSpuriousThenReal, 1000);
+  ASSERT_EQ(r.verdict, Verdict::False) << r.reason;
+  ASSERT_TRUE(r.counterexample.has_value());
+  EXPECT_TRUE(r.counterexample->replayed);
+  EXPECT_GE(r.stats.extra.at("refinement_failures"), 1.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(PredAndImpact, FailedRefinement, ::testing::Bool(),
+                         [](const auto& info) { return std::string(info.param ? "impact" : "pred"); });
 
 }  // namespace
