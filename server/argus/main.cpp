@@ -18,6 +18,7 @@
 #include "core/algorithms/kiki.h"
 #include "core/algorithms/refinement_engine.h"
 #include "core/engine/verify.h"
+#include "core/support/deadline.h"
 #include "server/argus/bench.h"
 
 namespace {
@@ -94,20 +95,24 @@ int usageError(const std::string& msg) {
 class Watchdog {
 public:
   Watchdog(double timeoutS, std::string format) : format_(std::move(format)) {
-    argus::result::VerificationResult r;
-    r.reason = "timeout: the run overran its time limit (a solver query ignored its limit)";
-    r.condition.kind = "timeout";
-    r.condition.summary = "nothing verified";
-    set(r);
+    fallback_.reason = "timeout: the run overran its time limit (a solver query ignored its limit)";
+    fallback_.condition.kind = "timeout";
+    fallback_.condition.summary = "nothing verified";
     if (timeoutS <= 0) return;
-    auto at = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutS + kGraceS);
-    std::thread([this, at] {
+    auto start = std::chrono::steady_clock::now();
+    auto at = start + std::chrono::duration<double>(timeoutS + kGraceS);
+    std::thread([this, start, at] {
       std::this_thread::sleep_until(at);
       std::lock_guard<std::mutex> lock(mu_);
       if (done_) return;
+      // the whole run's times, not the last stage's
+      fallback_.stats.cpuTimeS = argus::support::processCpuSeconds();
+      fallback_.stats.wallTimeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::string text =
+          format_ == "json" ? argus::result::toJson(fallback_).dump(2) + "\n" : argus::result::toText(fallback_);
       std::cout.flush();
-      const char* p = fallback_.data();
-      size_t left = fallback_.size();
+      const char* p = text.data();
+      size_t left = text.size();
       while (left > 0) {
         ssize_t n = ::write(STDOUT_FILENO, p, left);
         if (n <= 0) break;
@@ -126,7 +131,8 @@ public:
     r.reason = "timeout: the chain overran its time limit after stage " + spec +
                " (a solver query ignored its limit); condition of the stages before";
     r.algorithm = "cmc";
-    set(r);
+    std::lock_guard<std::mutex> lock(mu_);
+    fallback_ = std::move(r);
   }
   // the main thread's answer: printed unless the watchdog already answered
   template <class Print>
@@ -139,14 +145,9 @@ public:
 
 private:
   static constexpr double kGraceS = 3;
-  void set(const argus::result::VerificationResult& r) {
-    std::string text = format_ == "json" ? argus::result::toJson(r).dump(2) + "\n" : argus::result::toText(r);
-    std::lock_guard<std::mutex> lock(mu_);
-    fallback_ = std::move(text);
-  }
   std::string format_;
   std::mutex mu_;
-  std::string fallback_;
+  argus::result::VerificationResult fallback_;
   bool done_ = false;
 };
 
