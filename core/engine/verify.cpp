@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
+#include <iomanip>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -236,19 +238,26 @@ void attachBoundCondition(const cfa::Program& program, const cfa::Function& entr
   }
 }
 
+// The settings every algorithm's options share, from the request.
+template <class Options>
+Options commonOptions(const VerifyRequest& req, double timeoutS) {
+  Options o;
+  o.solver = req.solver;
+  o.timeoutS = timeoutS;
+  o.progress = req.progress;
+  o.corruptReplayForTest = req.corruptReplayForTest;
+  return o;
+}
+
 // One algorithm run. `cond` restricts the CPA-based analyses (explicit, pred).
 result::VerificationResult runSingle(const cfa::Program& program, const cfa::Function& entry, const VerifyRequest& req,
                                      Algorithm alg, double timeoutS, const StageParams& sp,
                                      const result::AssumptionAutomaton* cond) {
   result::VerificationResult r;
   if (alg == Algorithm::Pred || alg == Algorithm::Impact) {
-    algorithms::PredicateAnalysisOptions po;
-    po.solver = req.solver;
+    auto po = commonOptions<algorithms::PredicateAnalysisOptions>(req, timeoutS);
     po.refiner = algorithms::RefinerConfig::parse(req.refiner.empty() ? kDefaultRefiner : req.refiner);
     po.impact = alg == Algorithm::Impact;
-    po.timeoutS = timeoutS;
-    po.progress = req.progress;
-    po.corruptReplayForTest = req.corruptReplayForTest;
     po.condition = cond;
     po.maxMemoryMb = sp.maxMemoryMb;
     po.maxEdgePosts = sp.maxEdgePosts;
@@ -257,34 +266,22 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     po.maxPathFormulaSize = sp.maxPathFormulaSize;
     r = algorithms::runPredicateAnalysis(program, entry.id, po);
   } else if (alg == Algorithm::BmcCpa) {
-    algorithms::PredicateAnalysisOptions po;
-    po.solver = req.solver;
-    po.timeoutS = timeoutS;
-    po.progress = req.progress;
-    po.corruptReplayForTest = req.corruptReplayForTest;
+    auto po = commonOptions<algorithms::PredicateAnalysisOptions>(req, timeoutS);
     r = algorithms::runCpaBmc(program, entry.id, po, sp.bound > 0 ? sp.bound : 0);
   } else if (alg == Algorithm::Kind || alg == Algorithm::KindNoInv) {
-    algorithms::KInductionOptions ko;
-    ko.solver = req.solver;
-    ko.timeoutS = timeoutS;
+    auto ko = commonOptions<algorithms::KInductionOptions>(req, timeoutS);
     if (sp.bound > 0) ko.maxBound = sp.bound;
     ko.invariants = alg == Algorithm::Kind;
-    ko.progress = req.progress;
-    ko.corruptReplayForTest = req.corruptReplayForTest;
     r = algorithms::runKInduction(program, entry.id, ko);
     attachBoundCondition(program, entry, r);
   } else if (alg == Algorithm::Kiki || alg == Algorithm::KikiIbmc || alg == Algorithm::KikiKind ||
              alg == Algorithm::KikiAi) {
-    algorithms::KikiOptions ko;
-    ko.solver = req.solver;
-    ko.timeoutS = timeoutS;
+    auto ko = commonOptions<algorithms::KikiOptions>(req, timeoutS);
     if (sp.bound > 0) ko.maxBound = sp.bound;
     ko.mode = alg == Algorithm::KikiIbmc ? algorithms::KikiMode::Ibmc
               : alg == Algorithm::KikiKind ? algorithms::KikiMode::Kind
               : alg == Algorithm::KikiAi   ? algorithms::KikiMode::Ai
                                            : algorithms::KikiMode::Full;
-    ko.progress = req.progress;
-    ko.corruptReplayForTest = req.corruptReplayForTest;
     r = algorithms::runKiki(program, entry.id, ko);
   } else if (alg == Algorithm::Ai) {
     algorithms::KInductionOptions ko;
@@ -292,9 +289,7 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     ko.progress = req.progress;
     r = algorithms::runIntervalAnalysis(program, entry.id, ko);
   } else if (alg == Algorithm::Explicit) {
-    algorithms::ExplicitAnalysisOptions eo;
-    eo.solver = req.solver;
-    eo.timeoutS = timeoutS;
+    auto eo = commonOptions<algorithms::ExplicitAnalysisOptions>(req, timeoutS);
     eo.maxStates = sp.maxStates;
     eo.pathLimits = sp.limits;
     eo.maxMemoryMb = sp.maxMemoryMb;
@@ -302,17 +297,11 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     eo.maxTimePerPostMs = sp.maxTimePerPostMs;
     eo.monitorArithmetic = sp.monitorOverflow;
     eo.condition = cond;
-    eo.progress = req.progress;
-    eo.corruptReplayForTest = req.corruptReplayForTest;
     r = algorithms::runExplicitAnalysis(program, entry.id, eo);
   } else {
-    algorithms::BmcOptions bo;
+    auto bo = commonOptions<algorithms::BmcOptions>(req, timeoutS);
     bo.incremental = alg == Algorithm::Ibmc;
-    bo.solver = req.solver;
-    bo.timeoutS = timeoutS;
     if (sp.bound > 0) bo.maxBound = sp.bound;
-    bo.progress = req.progress;
-    bo.corruptReplayForTest = req.corruptReplayForTest;
     if (req.sessions && alg == Algorithm::Ibmc && !req.sessionKey.empty() && req.keepAlive) {
       // continue a warm deepening, or start one that later stages can continue
       std::unique_ptr<SessionCache::Entry> e = req.sessions->take(req.sessionKey);
@@ -352,6 +341,48 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
   return r;
 }
 
+// The requested condition file. It is written when the run starts ("nothing verified"),
+// again after each chain stage that ends unknown, and at the end, each time to a
+// temporary file renamed over the old one: a run stopped at any moment (the CLI's
+// watchdog, a kill) leaves a whole file that says no more than what was verified.
+void writeCondition(const cfa::Program& program, const VerifyRequest& req, const result::VerificationResult& r) {
+  result::AssumptionAutomaton open = algorithms::trivialAutomaton(program, req.function, false);
+  const result::AssumptionAutomaton& a = r.condition.automaton ? *r.condition.automaton : open;
+  bool json = req.conditionFormat.empty() ? req.conditionOut.size() >= 5 &&
+                                                req.conditionOut.compare(req.conditionOut.size() - 5, 5, ".json") == 0
+                                          : req.conditionFormat == "json";
+  const std::string tmp = req.conditionOut + ".part";
+  {
+    std::ofstream f(tmp);
+    if (!f) throw std::runtime_error("cannot write the condition to '" + req.conditionOut + "'");
+    if (json) {
+      nlohmann::json j = result::toJson(a);
+      nlohmann::json c;
+      c["verdict"] = result::verdictName(r.verdict);
+      c["algorithm"] = r.algorithm;
+      c["kind"] = r.condition.kind;
+      c["summary"] = r.condition.summary;
+      c["excluded"] = r.condition.excluded;
+      c["assumption_formula"] = r.condition.assumptions;
+      if (!r.reason.empty()) c["reason"] = r.reason;
+      j["condition"] = c;
+      f << j.dump(1) << "\n";
+    } else {
+      f << "// verdict: " << result::verdictName(r.verdict) << " (" << r.algorithm << ")\n";
+      f << "// condition: " << r.condition.summary << "\n";
+      if (!r.reason.empty()) f << "// reason: " << r.reason << "\n";
+      for (const std::string& cl : r.condition.assumptions) f << "// assumption: " << cl << "\n";
+      f << result::toCpachecker(a, program);
+    }
+    f.flush();
+    if (!f) throw std::runtime_error("cannot write the condition to '" + req.conditionOut + "'");
+  }
+  if (std::rename(tmp.c_str(), req.conditionOut.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error("cannot write the condition to '" + req.conditionOut + "'");
+  }
+}
+
 double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -377,6 +408,12 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
     StageParams sp = st.params;
     if ((st.algorithm == Algorithm::Bmc || st.algorithm == Algorithm::Ibmc) && sp.bound == 0 && i + 1 < stages.size())
       sp.bound = 1;
+    if (req.progress) {
+      std::ostringstream o;
+      o << "stage " << i + 1 << "/" << stages.size() << " " << st.spec << ": started";
+      if (t > 0) o << " (at most " << std::fixed << std::setprecision(1) << t << " s)";
+      req.progress(o.str());
+    }
     auto t0 = std::chrono::steady_clock::now();
     double c0 = support::processCpuSeconds();
     bool restrictable =
@@ -398,6 +435,20 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
     }
     r.stats.wallTimeS = secondsSince(t0);
     r.stats.cpuTimeS = support::processCpuSeconds() - c0;
+    // a stage that could not use the condition passes on what it got, unless it proved more
+    if (r.verdict == result::Verdict::Unknown && !restrictable && cond) r.condition.automaton = cond;
+    if (r.verdict == result::Verdict::Unknown && !req.conditionOut.empty()) {
+      // what the stages so far verified, in case the run is stopped before the next one ends
+      result::VerificationResult partial = r;
+      partial.algorithm = "cmc";
+      partial.reason = "written after chain stage " + std::to_string(i + 1) + " (" + st.spec +
+                       "), before the later stages had ended";
+      try {
+        writeCondition(program, req, partial);
+      } catch (const std::runtime_error&) {
+        // the write at the end reports it
+      }
+    }
     if (req.stageFinished) req.stageFinished(i, st.spec, r);
     std::string key = "stage" + std::to_string(i + 1) + "_";
     last.stats.extra[key + "cpu_time_s"] = r.stats.cpuTimeS;
@@ -405,8 +456,6 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
     solverTime += r.stats.solverTimeS;
     queries += r.stats.solverQueries;
     trail.push_back(st.spec + ": " + result::verdictName(r.verdict));
-    // a stage that could not use the condition passes on what it got, unless it proved more
-    if (r.verdict == result::Verdict::Unknown && !restrictable && cond) r.condition.automaton = cond;
     if (r.condition.automaton) cond = r.condition.automaton;
     auto extra = last.stats.extra;
     last = std::move(r);
@@ -423,34 +472,6 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
   last.stats.extra["stages_run"] = static_cast<double>(trail.size());
   if (last.verdict == result::Verdict::Unknown) last.reason = "chain " + chain + ": " + last.reason;
   return last;
-}
-
-void writeCondition(const cfa::Program& program, const VerifyRequest& req, const result::VerificationResult& r) {
-  result::AssumptionAutomaton open = algorithms::trivialAutomaton(program, req.function, false);
-  const result::AssumptionAutomaton& a = r.condition.automaton ? *r.condition.automaton : open;
-  bool json = req.conditionFormat.empty() ? req.conditionOut.size() >= 5 &&
-                                                req.conditionOut.compare(req.conditionOut.size() - 5, 5, ".json") == 0
-                                          : req.conditionFormat == "json";
-  std::ofstream f(req.conditionOut);
-  if (!f) throw std::runtime_error("cannot write the condition to '" + req.conditionOut + "'");
-  if (json) {
-    nlohmann::json j = result::toJson(a);
-    nlohmann::json c;
-    c["verdict"] = result::verdictName(r.verdict);
-    c["algorithm"] = r.algorithm;
-    c["kind"] = r.condition.kind;
-    c["summary"] = r.condition.summary;
-    c["excluded"] = r.condition.excluded;
-    c["assumption_formula"] = r.condition.assumptions;
-    j["condition"] = c;
-    f << j.dump(1) << "\n";
-  } else {
-    f << "// verdict: " << result::verdictName(r.verdict) << " (" << r.algorithm << ")\n";
-    f << "// condition: " << r.condition.summary << "\n";
-    for (const std::string& cl : r.condition.assumptions) f << "// assumption: " << cl << "\n";
-    f << result::toCpachecker(a, program);
-  }
-  if (!f) throw std::runtime_error("cannot write the condition to '" + req.conditionOut + "'");
 }
 
 }  // namespace
@@ -506,6 +527,22 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
       parseChain(req.chain.empty() ? kDefaultChain : req.chain);
     } catch (const std::invalid_argument& e) {
       out.inputError = true;
+      out.error = e.what();
+      return out;
+    }
+  }
+  if (!req.conditionOut.empty()) {
+    // nothing verified yet: what a run stopped before its first result leaves behind
+    result::VerificationResult none;
+    none.algorithm = algorithmName(req.algorithm);
+    none.reason = "written when the run started, before any result";
+    none.condition.kind = "timeout";
+    none.condition.summary = "nothing verified";
+    none.condition.automaton = req.conditionIn;
+    try {
+      writeCondition(program, req, none);
+    } catch (const std::runtime_error& e) {
+      out.inputError = true;  // before spending the time on a run whose condition is lost
       out.error = e.what();
       return out;
     }

@@ -241,8 +241,17 @@ int runVerify(const std::vector<std::string>& args) {
     std::cerr << "argus: cannot read '" << req.file << "': " << std::strerror(errno) << "\n";
     return 2;
   }
+  // test hooks (tests/cli/watchdog.sh): ARGUS_TEST_STALL_S stalls the run past its
+  // deadline, at the first progress line containing ARGUS_TEST_STALL_AT if that is
+  // set (in the middle of the run), otherwise after its stages
+  const char* stallS = std::getenv("ARGUS_TEST_STALL_S");
+  const char* stallAt = std::getenv("ARGUS_TEST_STALL_AT");
+  auto stall = [stallS] { std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(stallS))); };
   if (progress || (format == "text" && isatty(STDERR_FILENO)))
-    req.progress = [](const std::string& line) { std::cerr << "argus: " << line << std::endl; };
+    req.progress = [stallS, stallAt, stall](const std::string& line) {
+      std::cerr << "argus: " << line << std::endl;
+      if (stallS && stallAt && line.find(stallAt) != std::string::npos) stall();
+    };
   if (!conditionIn.empty()) {
     std::ifstream f(conditionIn);
     if (!f) {
@@ -272,9 +281,7 @@ int runVerify(const std::vector<std::string>& args) {
     std::cerr << "argus: " << out.error << "\n";
     return 2;
   }
-  // test hook (tests/cli/watchdog.sh): a run that overruns its limit after its stages
-  if (const char* stall = std::getenv("ARGUS_TEST_STALL_S"))
-    std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(stall)));
+  if (stallS && !stallAt) stall();
   watchdog->finish([&] {
     if (format == "json") std::cout << argus::result::toJson(out.result).dump(2) << std::endl;
     else std::cout << argus::result::toText(out.result) << std::flush;

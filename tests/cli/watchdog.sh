@@ -32,6 +32,39 @@ assert "overran its time limit after stage explicit:time=1" in d["reason"], d["r
 c = d["condition"]
 assert c["summary"] and c["summary"] != "nothing verified", c
 PY
+# stalled in the middle of a chain (when stage 3 starts): the answer and the condition
+# file both hold what stages 1 and 2 verified
+ARGUS_TEST_STALL_S=60 ARGUS_TEST_STALL_AT="stage 3/3" "$ARGUS" verify "$dir/p.c" --algorithm cmc \
+  --chain "bmc:k=1,explicit:time=1,pred" --timeout 4 --progress --format json --condition-out "$dir/cond.json" \
+  > "$dir/out.json" 2> "$dir/err.txt"
+rc=$?
+[ "$rc" -eq 0 ] || fail "mid-chain stall: exit code $rc"
+grep -q "stage 3/3 pred: started" "$dir/err.txt" || fail "mid-chain stall: no progress line for stage 3"
+python3 - "$dir/out.json" "$dir/cond.json" <<'PY' || fail "mid-chain stall: bad answer or condition file"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "unknown", d["verdict"]
+assert "overran its time limit after stage explicit:time=1" in d["reason"], d["reason"]
+c = json.load(open(sys.argv[2]))
+cond = c["condition"]
+assert cond["verdict"] == "unknown", cond
+assert cond["summary"] == d["condition"]["summary"] and cond["summary"] != "nothing verified", (cond, d["condition"])
+assert "after chain stage 2 (explicit:time=1)" in cond["reason"], cond
+assert c["states"], "the file holds no automaton"
+PY
+# stalled before any result: the condition file says nothing was verified
+ARGUS_TEST_STALL_S=60 ARGUS_TEST_STALL_AT="bound 1:" "$ARGUS" verify "$dir/p.c" --algorithm bmc --timeout 4 \
+  --progress --format json --condition-out "$dir/cond0.json" > "$dir/out.json" 2> "$dir/err.txt"
+[ "$?" -eq 0 ] || fail "early stall: exit code"
+python3 - "$dir/out.json" "$dir/cond0.json" <<'PY' || fail "early stall: bad answer or condition file"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "unknown" and "overran its time limit" in d["reason"], d
+cond = json.load(open(sys.argv[2]))["condition"]
+assert cond["verdict"] == "unknown" and cond["summary"] == "nothing verified", cond
+assert "when the run started" in cond["reason"], cond
+PY
+ls "$dir"/*.part 2>/dev/null && fail "a temporary condition file was left behind"
 # without the stall the same run prints its own answer, once
 "$ARGUS" verify "$dir/p.c" --algorithm cmc --chain "bmc:k=1,explicit:time=1" --timeout 4 --format json \
   > "$dir/out.json" 2> "$dir/err.txt" || fail "plain run failed"
