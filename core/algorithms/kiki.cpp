@@ -279,8 +279,11 @@ struct KInvariantEngine::Impl {
     seg.onNewState = [this](size_t i) {
       Term pc = seg.pcs[i];
       Term root = tm.bvVal(seg.rootPc(), 32);
-      // only the first state may be the program start; later ones are loop heads
-      solver->add(i == 0 ? tm.bvUle(pc, root) : tm.bvUlt(pc, root));
+      // only the first state may be the program start; later ones are loop heads. A
+      // program without loop heads has no later states (no segment reaches one): then
+      // "pc < 0" would be false and make every check vacuously unsatisfiable.
+      if (i == 0) solver->add(tm.bvUle(pc, root));
+      else if (!fp.cuts.empty()) solver->add(tm.bvUlt(pc, root));
     };
     seg.start();
   }

@@ -233,6 +233,23 @@ TEST(Kiki, AbstractInterpretationOnly) {
   EXPECT_EQ(deep.result.verdict, Verdict::Unknown);
 }
 
+TEST(Kiki, ProgramWithoutLoopsIsNotProvedVacuously) {
+  // no loop heads: kiki-ai once proved every such program, its solver made
+  // unsatisfiable by the constraint "pc < 0" on the (never reached) second state
+  const char* bug = "int main(){ int x = __VERIFIER_nondet_int(); if (x == 5) reach_error(); return 0; }";
+  const char* safe = "int main(){ int x = __VERIFIER_nondet_int(); if (x == 5 && x != 5) reach_error(); return 0; }";
+  auto ai = run(bug, Algorithm::KikiAi);
+  EXPECT_EQ(ai.result.verdict, Verdict::Unknown) << ai.result.reason;
+  EXPECT_NE(ai.result.reason.find("does not exclude the error"), std::string::npos) << ai.result.reason;
+  EXPECT_EQ(run(safe, Algorithm::KikiAi).result.verdict, Verdict::True);
+  for (Algorithm a : {Algorithm::Kiki, Algorithm::KikiKind}) {
+    auto out = run(bug, a);
+    EXPECT_EQ(out.result.verdict, Verdict::False) << out.result.reason;
+    EXPECT_TRUE(argus::testing::replayedWithValue(out, "x", "5"));
+    EXPECT_EQ(run(safe, a).result.verdict, Verdict::True);
+  }
+}
+
 TEST(Kiki, Restrictions) {
   EXPECT_EQ(parseAlgorithm("kiki"), Algorithm::Kiki);
   EXPECT_EQ(parseAlgorithm("kiki-ibmc"), Algorithm::KikiIbmc);
