@@ -34,6 +34,20 @@ struct BmcOptions {
   std::function<bool(uint32_t k)> inductiveStep;
 };
 
+// Incremental BMC as the base case of an algorithm built on it (k-induction, kIkI),
+// with that algorithm's solver, time, bound, progress and test settings.
+template <class Options>
+BmcOptions incrementalBmcOptions(const Options& o) {
+  BmcOptions bo;
+  bo.incremental = true;
+  bo.solver = o.solver;
+  bo.timeoutS = o.timeoutS;
+  bo.maxBound = o.maxBound;
+  bo.progress = o.progress;
+  bo.corruptReplayForTest = o.corruptReplayForTest;
+  return bo;
+}
+
 result::VerificationResult runBmc(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts);
 
 class BmcRun;

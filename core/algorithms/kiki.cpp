@@ -643,13 +643,7 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
   support::Deadline deadline = support::Deadline::in(opts.timeoutS);
   const std::string name = opts.mode == KikiMode::Full ? "kiki" : std::string("kiki-") + kikiModeName(opts.mode);
 
-  BmcOptions bo;
-  bo.incremental = true;
-  bo.solver = opts.solver;
-  bo.timeoutS = opts.timeoutS;
-  bo.maxBound = opts.maxBound;
-  bo.progress = opts.progress;
-  bo.corruptReplayForTest = opts.corruptReplayForTest;
+  BmcOptions bo = incrementalBmcOptions(opts);
   if (opts.mode == KikiMode::Ibmc) {
     result::VerificationResult r = runBmc(prog, entry, bo);
     r.algorithm = name;

@@ -181,13 +181,7 @@ result::VerificationResult runKInduction(const cfa::Program& prog, cfa::FuncId e
     return any;
   };
 
-  BmcOptions bo;
-  bo.incremental = true;
-  bo.solver = opts.solver;
-  bo.timeoutS = opts.timeoutS;
-  bo.maxBound = opts.maxBound;
-  bo.progress = opts.progress;
-  bo.corruptReplayForTest = opts.corruptReplayForTest;
+  BmcOptions bo = incrementalBmcOptions(opts);
   if (step) {
     bo.inductiveStep = [&](uint32_t k) -> bool {
       if (!step) return false;

@@ -124,17 +124,12 @@ std::pair<Term, SegState> SegmentEncoding::transfer(const FlatEdge& fe, Term act
       break;
     case EdgeKind::Alloc: {
       Term size = enc_.encode(e.size, env);
-      Term base = s.brk;
-      Term next = tm_.bvAdd(base, enc_.allocStep(size));
-      if (!size->isConst() || size->value >= (uint64_t(1) << (prog_.ptrWidth - 2)))
-        guard = tm_.mkAnd(guard, tm_.bvUlt(base, next));
-      set(s, fe.inst, *e.lhs, base);
-      s.brk = next;
-      if (e.zeroInit && size->isConst()) {
-        cfa::forEachChunk(size->value, [&](uint64_t off, uint32_t chunk) {
-          Term a = off ? tm_.bvAdd(base, tm_.bvVal(off, prog_.ptrWidth)) : base;
-          s.mem = enc_.store(s.mem, a, tm_.bvVal(0, chunk * 8), chunk);
-        });
+      encoding::ExprEncoder::Allocation a = enc_.allocate(s.brk, size);
+      if (a.noWrap) guard = tm_.mkAnd(guard, a.noWrap);
+      set(s, fe.inst, *e.lhs, a.base);
+      s.brk = a.next;
+      if (e.zeroInit) {
+        if (Term m = enc_.zeroFill(s.mem, a.base, size)) s.mem = m;
       }
       break;
     }

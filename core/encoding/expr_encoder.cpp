@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "core/cfa/cfa.h"
+
 namespace argus::encoding {
 
 using cfa::BinOp;
@@ -41,6 +43,23 @@ Term ExprEncoder::allocStep(Term size) {
   Term s = tm_.mkIte(tm_.bvUlt(size, one), one, size);
   Term seven = tm_.bvVal(7, ptrWidth_);
   return tm_.bvAnd(tm_.bvAdd(s, seven), tm_.bvNot(seven));
+}
+
+ExprEncoder::Allocation ExprEncoder::allocate(Term brk, Term size) {
+  Allocation a;
+  a.base = brk;
+  a.next = tm_.bvAdd(brk, allocStep(size));
+  if (!size->isConst() || size->value >= (uint64_t(1) << (ptrWidth_ - 2))) a.noWrap = tm_.bvUlt(a.base, a.next);
+  return a;
+}
+
+Term ExprEncoder::zeroFill(Term mem, Term base, Term size) {
+  if (!size->isConst()) return nullptr;
+  cfa::forEachChunk(size->value, [&](uint64_t off, uint32_t chunk) {
+    Term a = off ? tm_.bvAdd(base, tm_.bvVal(off, ptrWidth_)) : base;
+    mem = store(mem, a, tm_.bvVal(0, chunk * 8), chunk);
+  });
+  return mem;
 }
 
 Term ExprEncoder::encode(const cfa::ExprPtr& e, const Env& env) {

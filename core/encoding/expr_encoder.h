@@ -32,6 +32,16 @@ public:
   smt::Term store(smt::Term mem, smt::Term addr, smt::Term value, uint32_t bytes);
   // Bytes an allocation of `size` advances brk by: max(size, 1) rounded up to 8.
   smt::Term allocStep(smt::Term size);
+  // An allocation of `size` bytes at the break `brk`: the block's base (= brk), the
+  // break after it, and the condition that it does not wrap around the address space
+  // (nullptr when a constant size below 2^(ptrWidth-2) cannot make it wrap).
+  struct Allocation {
+    smt::Term base = nullptr, next = nullptr, noWrap = nullptr;
+  };
+  Allocation allocate(smt::Term brk, smt::Term size);
+  // `mem` with the `size` bytes from `base` set to zero; nullptr when `size` is not a
+  // constant (the caller decides what the contents are then).
+  smt::Term zeroFill(smt::Term mem, smt::Term base, smt::Term size);
   uint32_t ptrWidth() const { return ptrWidth_; }
   smt::TermManager& tm() { return tm_; }
 

@@ -153,23 +153,13 @@ PathFormula PathFormulaManager::extend(const PathFormula& pf, const cpa::Step& s
         }
         case EdgeKind::Alloc: {
           Term size = enc_.encode(e.size, env);
-          Term base = current(kBrkKey, old);
-          Term next = tm_.bvAdd(base, enc_.allocStep(size));
-          if (!size->isConst() || size->value >= (uint64_t(1) << (prog_.ptrWidth - 2)))
-            cs.push_back(tm_.bvUlt(base, next));  // the allocation does not wrap around
-          assign(*e.lhs, base);
-          assign(kBrkKey, next);
+          encoding::ExprEncoder::Allocation a = enc_.allocate(current(kBrkKey, old), size);
+          if (a.noWrap) cs.push_back(a.noWrap);
+          assign(*e.lhs, a.base);
+          assign(kBrkKey, a.next);
           if (e.zeroInit) {
-            if (size->isConst()) {
-              Term m = current(kMemKey, old);
-              cfa::forEachChunk(size->value, [&](uint64_t off, uint32_t chunk) {
-                Term a = off ? tm_.bvAdd(base, tm_.bvVal(off, prog_.ptrWidth)) : base;
-                m = enc_.store(m, a, tm_.bvVal(0, chunk * 8), chunk);
-              });
-              assign(kMemKey, m);
-            } else {
-              bump(ssa, kMemKey);  // over-approximation: any memory contents
-            }
+            if (Term m = enc_.zeroFill(current(kMemKey, old), a.base, size)) assign(kMemKey, m);
+            else bump(ssa, kMemKey);  // over-approximation: any memory contents
           }
           break;
         }

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/engine/verify.h"
 #include "tests/unit/verify/verify_helpers.h"
@@ -70,6 +71,20 @@ inline uint32_t lineOf(const std::string& body, const std::string& needle) {
   for (size_t i = 0; i < p; ++i)
     if (all[i] == '\n') ++line;
   return line;
+}
+
+// Whether some entry of `v` contains `needle`.
+inline bool contains(const std::vector<std::string>& v, const std::string& needle) {
+  for (const std::string& s : v)
+    if (s.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+// `v` on one line, for failure messages.
+inline std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (auto& x : v) s += x + " | ";
+  return s;
 }
 
 }  // namespace argus::testing

@@ -16,23 +16,13 @@ using argus::engine::Algorithm;
 using argus::result::AssumptionAutomaton;
 using argus::result::Verdict;
 using argus::testing::CmcRun;
+using argus::testing::contains;
+using argus::testing::joined;
 using argus::testing::lineOf;
 using argus::testing::runCmc;
 using argus::testing::statOf;
 
 namespace {
-
-bool contains(const std::vector<std::string>& v, const std::string& needle) {
-  for (const std::string& s : v)
-    if (s.find(needle) != std::string::npos) return true;
-  return false;
-}
-
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (auto& x : v) s += x + " | ";
-  return s;
-}
 
 // Two independent parts selected by a nondeterministic choice: part A is a short
 // computation, part B a long loop (explicit values unroll it a million times).

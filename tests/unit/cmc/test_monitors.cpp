@@ -15,23 +15,13 @@ using argus::engine::Algorithm;
 using argus::result::AssumptionAutomaton;
 using argus::result::Verdict;
 using argus::testing::CmcRun;
+using argus::testing::contains;
+using argus::testing::joined;
 using argus::testing::lineOf;
 using argus::testing::runCmc;
 using argus::testing::statOf;
 
 namespace {
-
-bool contains(const std::vector<std::string>& v, const std::string& needle) {
-  for (const std::string& s : v)
-    if (s.find(needle) != std::string::npos) return true;
-  return false;
-}
-
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (auto& x : v) s += x + " | ";
-  return s;
-}
 
 // the initial state is neither "everything verified" nor "nothing verified"
 bool restricted(const argus::result::VerificationResult& r) {
@@ -299,6 +289,19 @@ const char* kBoundProgram =
     "  return 0;\n"
     "}\n";
 
+// The automaton's transitions into the open part (what it leaves unverified).
+std::vector<const argus::result::AutomatonTransition*> openTransitions(const AssumptionAutomaton& a) {
+  std::vector<const argus::result::AutomatonTransition*> out;
+  for (const auto& s : a.states)
+    for (const auto& t : s.out)
+      if (t.target == AssumptionAutomaton::kOpen) out.push_back(&t);
+  return out;
+}
+
+// k-induction without invariants cannot prove j == 50 after the loop (it needs i == j)
+const char* kTwoCounters =
+    "int main(){ int i = 0; int j = 0; while (i < 50) { i++; j++; } if (j != 50) reach_error(); return 0; }\n";
+
 TEST(BoundCondition, BmcBoundIsAnAutomatonThatLaterAnalysesRestrictTo) {
   CmcRun b;
   b.algorithm = Algorithm::Bmc;
@@ -350,11 +353,7 @@ TEST(BoundCondition, AutomatonCutsExactlyBeyondTheBound) {
   EXPECT_EQ(later.result.verdict, Verdict::False) << later.result.reason;
   // the automaton has no transition into the error: every state on the way is one of
   // the automaton's (not open) for the first iterations
-  const AssumptionAutomaton& a = *bmc.result.condition.automaton;
-  size_t toOpen = 0;
-  for (const auto& s : a.states)
-    for (const auto& t : s.out) toOpen += t.target == AssumptionAutomaton::kOpen;
-  EXPECT_GE(toOpen, 1u);
+  EXPECT_GE(openTransitions(*bmc.result.condition.automaton).size(), 1u);
 }
 
 TEST(BoundCondition, RecursionBeyondTheBoundIsOpen) {
@@ -367,27 +366,19 @@ TEST(BoundCondition, RecursionBeyondTheBoundIsOpen) {
   auto a = argus::algorithms::boundAutomaton(p, p.find("main")->id, 2);
   ASSERT_TRUE(a);
   EXPECT_GE(a->initial, 2u);
-  size_t toOpen = 0;
-  for (const auto& s : a->states)
-    for (const auto& t : s.out)
-      if (t.target == AssumptionAutomaton::kOpen) {
-        ++toOpen;
-        EXPECT_EQ(t.kind, 1);  // a call (CallEnter) is what is cut: no loops here
-      }
-  EXPECT_GE(toOpen, 1u);
+  auto open = openTransitions(*a);
+  EXPECT_GE(open.size(), 1u);
+  for (const auto* t : open) EXPECT_EQ(t->kind, 1);  // a call (CallEnter) is what is cut: no loops here
   // a size limit gives nothing rather than a partial automaton
   EXPECT_FALSE(argus::algorithms::boundAutomaton(p, p.find("main")->id, 2, 3));
 }
 
 TEST(BoundCondition, KInductionBaseCaseIsACondition) {
-  // without invariants k-induction cannot prove j == 50 after the loop (it needs
-  // i == j): it stops at its bound
-  const char* body =
-      "int main(){ int i = 0; int j = 0; while (i < 50) { i++; j++; } if (j != 50) reach_error(); return 0; }\n";
+  // kind-noinv stops at its bound on kTwoCounters
   CmcRun k;
   k.algorithm = Algorithm::KindNoInv;
   k.maxBound = 4;
-  auto kind = runCmc(body, k);
+  auto kind = runCmc(kTwoCounters, k);
   ASSERT_EQ(kind.result.verdict, Verdict::Unknown) << kind.result.reason;
   ASSERT_TRUE(kind.result.condition.bound);
   EXPECT_TRUE(restricted(kind.result));
@@ -397,13 +388,11 @@ TEST(BoundCondition, KInductionBaseCaseIsACondition) {
 }
 
 TEST(Chain2, KindStageHandsItsBoundToTheNextStage) {
-  const char* body =
-      "int main(){ int i = 0; int j = 0; while (i < 50) { i++; j++; } if (j != 50) reach_error(); return 0; }\n";
   CmcRun c;
   c.algorithm = Algorithm::Cmc;
   c.chain = "kind-noinv:k=4,explicit";
   std::vector<std::string> stages;
-  auto out = runCmc(body, c, &stages);
+  auto out = runCmc(kTwoCounters, c, &stages);
   ASSERT_FALSE(out.inputError) << out.error;
   EXPECT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
   ASSERT_EQ(stages.size(), 2u);
@@ -412,7 +401,7 @@ TEST(Chain2, KindStageHandsItsBoundToTheNextStage) {
   // kind with a time limit parses too
   c.chain = "kind:time=20,pred";
   stages.clear();
-  auto two = runCmc(body, c, &stages);
+  auto two = runCmc(kTwoCounters, c, &stages);
   ASSERT_FALSE(two.inputError) << two.error;
   EXPECT_EQ(two.result.verdict, Verdict::True) << two.result.reason;
   EXPECT_EQ(stages.front().rfind("kind:time=20=", 0), 0u);

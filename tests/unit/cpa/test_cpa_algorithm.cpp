@@ -61,8 +61,16 @@ struct Analysis {
   CompositeCpa comp;
   ArgCpa arg;
   ReachedSet reached;
-  explicit Analysis(const cfa::Program& p, cfa::FuncId entry, WaitlistOrder order = WaitlistOrder::Bfs)
-      : cf(p, entry), loc(cf), cs(cf), comp({&loc, &cs}), arg(comp), reached(order, key()) {
+  // `extra`: one more component after location and callstack
+  explicit Analysis(const cfa::Program& p, cfa::FuncId entry, WaitlistOrder order = WaitlistOrder::Bfs,
+                    ConfigurableProgramAnalysis* extra = nullptr)
+      : cf(p, entry),
+        loc(cf),
+        cs(cf),
+        comp(extra ? std::vector<ConfigurableProgramAnalysis*>{&loc, &cs, extra}
+                   : std::vector<ConfigurableProgramAnalysis*>{&loc, &cs}),
+        arg(comp),
+        reached(order, key()) {
     StatePtr init = arg.initialState();
     reached.add(init, arg.initialPrecision());
     arg.onAdded(init);
@@ -251,15 +259,7 @@ TEST(CpaAlgorithm, TimePerPostCutsTheExpandedStateAndTheRestGoesOn) {
   cfa::LocId after = prog.p.functions[prog.main].edges[3].to;
   support::OperationBudget budget;
   SlowAtCpa slow(after, budget);
-  ControlFlow cf(prog.p, prog.main);
-  LocationCpa loc(cf);
-  CallstackCpa cs(cf);
-  CompositeCpa comp({&loc, &cs, &slow});
-  ArgCpa arg(comp);
-  ReachedSet reached(WaitlistOrder::Bfs, Analysis::key());
-  StatePtr init = arg.initialState();
-  reached.add(init, arg.initialPrecision());
-  arg.onAdded(init);
+  Analysis a(prog.p, prog.main, WaitlistOrder::Bfs, &slow);
   CpaAlgorithmOptions o;
   o.maxTimePerPostMs = 20;
   o.postBudget = &budget;
@@ -268,7 +268,7 @@ TEST(CpaAlgorithm, TimePerPostCutsTheExpandedStateAndTheRestGoesOn) {
     cuts.push_back({extract<LocationState>(*s)->loc, why});
     static_cast<const ArgState&>(*s).cut = why;
   };
-  auto r = runCpaAlgorithm(arg, reached, o);
+  auto r = runCpaAlgorithm(a.arg, a.reached, o);
   EXPECT_EQ(r.status, CpaStatus::Completed);
   ASSERT_EQ(cuts.size(), 1u);
   EXPECT_EQ(cuts[0].first, prog.head);
@@ -278,7 +278,7 @@ TEST(CpaAlgorithm, TimePerPostCutsTheExpandedStateAndTheRestGoesOn) {
   EXPECT_FALSE(budget.armed());
   // the body was explored, nothing behind the exit was
   bool body = false, afterReached = false;
-  for (const StatePtr& s : reached.states()) {
+  for (const StatePtr& s : a.reached.states()) {
     auto* l = extract<LocationState>(*s);
     if (l->func == prog.main && l->loc == prog.p.functions[prog.main].edges[1].to) body = true;
     if (l->func == prog.main && l->loc == after) afterReached = true;
@@ -287,12 +287,8 @@ TEST(CpaAlgorithm, TimePerPostCutsTheExpandedStateAndTheRestGoesOn) {
   EXPECT_TRUE(body);
   EXPECT_FALSE(afterReached);
   // without the monitor the same CPA reaches the error
-  ReachedSet reached2(WaitlistOrder::Bfs, Analysis::key());
-  ArgCpa arg2(comp);
-  StatePtr init2 = arg2.initialState();
-  reached2.add(init2, arg2.initialPrecision());
-  arg2.onAdded(init2);
-  auto r2 = runCpaAlgorithm(arg2, reached2);
+  Analysis a2(prog.p, prog.main, WaitlistOrder::Bfs, &slow);
+  auto r2 = runCpaAlgorithm(a2.arg, a2.reached);
   EXPECT_EQ(r2.status, CpaStatus::Aborted);
 }
 
@@ -305,21 +301,13 @@ TEST(CpaAlgorithm, AnExceptionDuringAnExpansionLeavesTheStateWaiting) {
   support::OperationBudget budget;
   SlowAtCpa slow(after, budget);
   slow.failHard = true;
-  ControlFlow cf(prog.p, prog.main);
-  LocationCpa loc(cf);
-  CallstackCpa cs(cf);
-  CompositeCpa comp({&loc, &cs, &slow});
-  ArgCpa arg(comp);
-  ReachedSet reached(WaitlistOrder::Bfs, Analysis::key());
-  StatePtr init = arg.initialState();
-  reached.add(init, arg.initialPrecision());
-  arg.onAdded(init);
-  EXPECT_THROW(runCpaAlgorithm(arg, reached), std::runtime_error);
+  Analysis a(prog.p, prog.main, WaitlistOrder::Bfs, &slow);
+  EXPECT_THROW(runCpaAlgorithm(a.arg, a.reached), std::runtime_error);
   size_t waitingHeads = 0;
-  for (const StatePtr& s : reached.states())
-    if (extract<LocationState>(*s)->loc == prog.head && reached.isWaiting(s)) ++waitingHeads;
+  for (const StatePtr& s : a.reached.states())
+    if (extract<LocationState>(*s)->loc == prog.head && a.reached.isWaiting(s)) ++waitingHeads;
   EXPECT_EQ(waitingHeads, 1u);
-  EXPECT_FALSE(reached.waitlistEmpty());
+  EXPECT_FALSE(a.reached.waitlistEmpty());
 }
 
 }  // namespace

@@ -12,10 +12,8 @@
 #include "core/algorithms/kiki.h"
 #include "core/frontend/frontend.h"
 #include "core/support/deadline.h"
-#include "tests/unit/verify/verify_helpers.h"
+#include "tests/unit/verify/flat_helpers.h"
 
-using argus::algorithms::buildFlatProgram;
-using argus::algorithms::FlatProgram;
 using argus::algorithms::KInvariantEngine;
 using argus::algorithms::parseKikiMode;
 using argus::algorithms::TemplateValue;
@@ -25,40 +23,17 @@ using argus::result::Verdict;
 using argus::smt::CheckResult;
 using argus::smt::SolverKind;
 using argus::support::Deadline;
+using argus::testing::cutAtLine;
 using argus::testing::kPrelude;
+using argus::testing::parseFlat;
+using argus::testing::ParsedFlat;
 using argus::testing::verifySource;
 
 namespace {
 
-struct Parsed {
-  std::unique_ptr<argus::cfa::Program> prog;
-  std::shared_ptr<const FlatProgram> fp;
-};
-
-Parsed parse(const std::string& body) {
-  Parsed p;
-  auto pr = argus::frontend::parseSource(std::string(kPrelude) + body, "test.c", {});
-  EXPECT_TRUE(pr.ok()) << pr.diagnostics;
-  if (!pr.ok()) return p;
-  p.prog = std::move(pr.program);
-  p.fp = buildFlatProgram(*p.prog, p.prog->find("main")->id);
-  EXPECT_EQ(p.fp->unusable, "");
-  return p;
-}
-
-// The cut (loop head) of main on source line `line`.
-std::optional<uint32_t> cutAt(const Parsed& p, uint32_t line) {
-  for (uint32_t c = 0; c < p.fp->cuts.size(); ++c) {
-    const auto& node = p.fp->nodes[p.fp->cuts[c]];
-    const auto& f = p.prog->functions[p.fp->instances[node.inst].func];
-    if (f.locs[node.loc].range.line == line) return c;
-  }
-  return std::nullopt;
-}
-
 // The inferred bound of cx*X + cy*Y (cy == 0: of cx*X) at cut c; nullopt when the row
 // is not in the template or is ⊤.
-std::optional<int64_t> bound(const Parsed& p, const KInvariantEngine& eng, const TemplateValue& v, uint32_t c,
+std::optional<int64_t> bound(const ParsedFlat& p, const KInvariantEngine& eng, const TemplateValue& v, uint32_t c,
                              const std::string& x, int cx, const std::string& y = "", int cy = 0) {
   const auto& rows = eng.rows();
   for (size_t r = 0; r < rows.size(); ++r) {
@@ -78,12 +53,23 @@ std::optional<int64_t> bound(const Parsed& p, const KInvariantEngine& eng, const
 // kPrelude has 14 lines; bodies below start on line 15.
 constexpr uint32_t L = 15;
 
+// an octagon fact (x + y == 50) and a zone fact (j <= i), each needed by its assertion
+const char* kOctagon =
+    "int main(){ int x = 0, y = 50;\n"
+    "  while (__VERIFIER_nondet_int()) { if (x < 100) { x++; y--; } }\n"
+    "  __VERIFIER_assert(x + y == 50); return 0; }";
+
+const char* kZone =
+    "int main(){ int n = __VERIFIER_nondet_int(); int i = 0, j = 0;\n"
+    "  while (i < n) { i++; if (__VERIFIER_nondet_int()) j++; }\n"
+    "  __VERIFIER_assert(j <= i); return 0; }";
+
 TEST(KikiTemplates, CountingLoopInterval) {
-  Parsed p = parse(
+  ParsedFlat p = parseFlat(
       "int main(){ int i = 0;\n"
       "  for (i = 0; i < 10; i++) { }\n"
       "  return 0; }");
-  auto c = cutAt(p, L + 1);
+  auto c = cutAtLine(p, L + 1);
   ASSERT_TRUE(c);
   KInvariantEngine eng(*p.fp, SolverKind::Z3);
   auto inv = eng.infer(1, Deadline::in(30));
@@ -96,11 +82,8 @@ TEST(KikiTemplates, CountingLoopInterval) {
 
 TEST(KikiTemplates, ZoneFact) {
   // j <= i: the zone row j - i <= 0; no interval bounds i or j from above
-  Parsed p = parse(
-      "int main(){ int n = __VERIFIER_nondet_int(); int i = 0, j = 0;\n"
-      "  while (i < n) { i++; if (__VERIFIER_nondet_int()) j++; }\n"
-      "  __VERIFIER_assert(j <= i); return 0; }");
-  auto c = cutAt(p, L + 1);
+  ParsedFlat p = parseFlat(kZone);
+  auto c = cutAtLine(p, L + 1);
   ASSERT_TRUE(c);
   KInvariantEngine eng(*p.fp, SolverKind::Z3);
   auto inv = eng.infer(1, Deadline::in(60));
@@ -114,11 +97,8 @@ TEST(KikiTemplates, ZoneFact) {
 
 TEST(KikiTemplates, OctagonSumKept) {
   // x + y == 50 is kept by x++, y--: both octagon rows x + y <= 50 and -x - y <= -50
-  Parsed p = parse(
-      "int main(){ int x = 0, y = 50;\n"
-      "  while (__VERIFIER_nondet_int()) { if (x < 100) { x++; y--; } }\n"
-      "  __VERIFIER_assert(x + y == 50); return 0; }");
-  auto c = cutAt(p, L + 1);
+  ParsedFlat p = parseFlat(kOctagon);
+  auto c = cutAtLine(p, L + 1);
   ASSERT_TRUE(c);
   KInvariantEngine eng(*p.fp, SolverKind::Z3);
   auto inv = eng.infer(1, Deadline::in(60));
@@ -131,21 +111,18 @@ TEST(KikiTemplates, OctagonSumKept) {
 }
 
 TEST(KikiTemplates, StepCaseFailsWithoutInvariant) {
-  Parsed p = parse(
-      "int main(){ int x = 0, y = 50;\n"
-      "  while (__VERIFIER_nondet_int()) { if (x < 100) { x++; y--; } }\n"
-      "  __VERIFIER_assert(x + y == 50); return 0; }");
+  ParsedFlat p = parseFlat(kOctagon);
   KInvariantEngine eng(*p.fp, SolverKind::Z3);
   EXPECT_EQ(eng.checkProperty(1, 30000), CheckResult::Sat);
   EXPECT_EQ(eng.checkProperty(3, 30000), CheckResult::Sat);
 }
 
 TEST(KikiTemplates, UnreachableLoopIsBottom) {
-  Parsed p = parse(
+  ParsedFlat p = parseFlat(
       "int main(){ int i = 0; int z = 0;\n"
       "  if (z) { while (i < 5) { i++; } }\n"
       "  return 0; }");
-  auto c = cutAt(p, L + 1);
+  auto c = cutAtLine(p, L + 1);
   ASSERT_TRUE(c);
   KInvariantEngine eng(*p.fp, SolverKind::Z3);
   auto inv = eng.infer(1, Deadline::in(30));
@@ -157,11 +134,11 @@ TEST(KikiTemplates, UnreachableLoopIsBottom) {
 TEST(KikiTemplates, TwoInvariantTemplateWithK2) {
   // a 2-invariant: the bound of i holds; inference with k = 2 works and keeps the
   // known invariant (the conjunction with the 1-invariant)
-  Parsed p = parse(
+  ParsedFlat p = parseFlat(
       "int main(){ int i = 0;\n"
       "  while (i < 7) { i++; }\n"
       "  return 0; }");
-  auto c = cutAt(p, L + 1);
+  auto c = cutAtLine(p, L + 1);
   ASSERT_TRUE(c);
   KInvariantEngine eng(*p.fp, SolverKind::Z3);
   ASSERT_TRUE(eng.infer(1, Deadline::in(30)));
@@ -173,16 +150,6 @@ TEST(KikiTemplates, TwoInvariantTemplateWithK2) {
 }
 
 // ------------------------------------------------------------------ end to end
-
-const char* kOctagon =
-    "int main(){ int x = 0, y = 50;\n"
-    "  while (__VERIFIER_nondet_int()) { if (x < 100) { x++; y--; } }\n"
-    "  __VERIFIER_assert(x + y == 50); return 0; }";
-
-const char* kZone =
-    "int main(){ int n = __VERIFIER_nondet_int(); int i = 0, j = 0;\n"
-    "  while (i < n) { i++; if (__VERIFIER_nondet_int()) j++; }\n"
-    "  __VERIFIER_assert(j <= i); return 0; }";
 
 argus::engine::VerifyOutcome run(const std::string& body, Algorithm alg, double timeout = 60,
                                  SolverKind solver = SolverKind::Z3) {

@@ -11,11 +11,9 @@
 #include "core/algorithms/interval_invariants.h"
 #include "core/algorithms/kinduction.h"
 #include "core/frontend/frontend.h"
-#include "tests/unit/verify/verify_helpers.h"
+#include "tests/unit/verify/flat_helpers.h"
 
-using argus::algorithms::buildFlatProgram;
 using argus::algorithms::computeIntervals;
-using argus::algorithms::FlatProgram;
 using argus::algorithms::IntervalInvariant;
 using argus::algorithms::Itv;
 using argus::algorithms::KInductionOptions;
@@ -26,43 +24,26 @@ using argus::frontend::DataModel;
 using argus::result::Verdict;
 using argus::smt::CheckResult;
 using argus::smt::SolverKind;
+using argus::testing::cutAtLine;
 using argus::testing::kPrelude;
+using argus::testing::parseFlat;
+using argus::testing::ParsedFlat;
 using argus::testing::verifySource;
 
 namespace {
 
-struct Parsed {
-  std::unique_ptr<argus::cfa::Program> prog;
-  std::shared_ptr<const FlatProgram> fp;
-  argus::cfa::FuncId entry = 0;
-};
-
-Parsed parse(const std::string& body) {
-  Parsed p;
-  auto pr = argus::frontend::parseSource(std::string(kPrelude) + body, "test.c", {});
-  EXPECT_TRUE(pr.ok()) << pr.diagnostics;
-  if (!pr.ok()) return p;
-  p.prog = std::move(pr.program);
-  p.entry = p.prog->find("main")->id;
-  p.fp = buildFlatProgram(*p.prog, p.entry);
-  EXPECT_EQ(p.fp->unusable, "");
-  return p;
-}
-
 // The interval of the C variable `name` (of main) at the loop head on source line `line`;
 // nullopt when the variable is unconstrained there.
-std::optional<Itv> intervalAt(const Parsed& p, const IntervalInvariant& inv, uint32_t line, const std::string& name) {
-  for (size_t c = 0; c < p.fp->cuts.size(); ++c) {
-    const auto& node = p.fp->nodes[p.fp->cuts[c]];
-    const auto& f = p.prog->functions[p.fp->instances[node.inst].func];
-    if (f.locs[node.loc].range.line != line) continue;
-    EXPECT_FALSE(inv.atCut[c].unreachable);
-    if (inv.atCut[c].alternatives.size() != 1) return std::nullopt;
-    for (const auto& fact : inv.atCut[c].alternatives[0])
-      if (fact.var < p.fp->vars.size() && p.fp->varName(fact.var) == name) return fact.itv;
+std::optional<Itv> intervalAt(const ParsedFlat& p, const IntervalInvariant& inv, uint32_t line, const std::string& name) {
+  std::optional<uint32_t> c = cutAtLine(p, line);
+  if (!c) {
+    ADD_FAILURE() << "no loop head on line " << line;
     return std::nullopt;
   }
-  ADD_FAILURE() << "no loop head on line " << line;
+  EXPECT_FALSE(inv.atCut[*c].unreachable);
+  if (inv.atCut[*c].alternatives.size() != 1) return std::nullopt;
+  for (const auto& fact : inv.atCut[*c].alternatives[0])
+    if (fact.var < p.fp->vars.size() && p.fp->varName(fact.var) == name) return fact.itv;
   return std::nullopt;
 }
 
@@ -70,7 +51,7 @@ std::optional<Itv> intervalAt(const Parsed& p, const IntervalInvariant& inv, uin
 constexpr uint32_t L = 15;
 
 TEST(IntervalGenerator, CountingLoopIsExactAfterNarrowing) {
-  Parsed p = parse(
+  ParsedFlat p = parseFlat(
       "int main(){ int i = 0;\n"
       "  while (i < 10) { i++; }\n"
       "  return 0; }");
@@ -85,7 +66,7 @@ TEST(IntervalGenerator, CountingLoopIsExactAfterNarrowing) {
 }
 
 TEST(IntervalGenerator, ThresholdsRefineWhatPlainWideningLoses) {
-  Parsed p = parse(
+  ParsedFlat p = parseFlat(
       "int main(){ int i = 0;\n"
       "  while (__VERIFIER_nondet_int()) { if (i < 10) i++; }\n"
       "  return 0; }");
@@ -104,7 +85,7 @@ TEST(IntervalGenerator, ThresholdsRefineWhatPlainWideningLoses) {
 }
 
 TEST(IntervalGenerator, NestedLoopsAndCalls) {
-  Parsed p = parse(
+  ParsedFlat p = parseFlat(
       "int step(int v) { return v < 5 ? v + 1 : v; }\n"
       "int main(){ int i = 0, j = 0;\n"
       "  while (__VERIFIER_nondet_int()) { i = step(i);\n"
@@ -124,7 +105,7 @@ TEST(IntervalGenerator, NestedLoopsAndCalls) {
 
 TEST(IntervalGenerator, WrapAroundIsNotExcluded) {
   // c wraps from 255 to 0 and x from INT_MAX to INT_MIN: no bound may be claimed
-  Parsed p = parse(
+  ParsedFlat p = parseFlat(
       "int main(){ unsigned char c = 0; int x = 0;\n"
       "  while (__VERIFIER_nondet_int()) { c++; x++; }\n"
       "  return 0; }");
@@ -139,7 +120,7 @@ TEST(IntervalGenerator, WrapAroundIsNotExcluded) {
 }
 
 TEST(IntervalGenerator, AllocationAddressesAreConstant) {
-  Parsed p = parse(
+  ParsedFlat p = parseFlat(
       "int a[4];\n"
       "int main(){ int b[3]; int i = 0;\n"
       "  while (i < 3) { b[i] = i; i++; }\n"
@@ -163,7 +144,7 @@ const char* kNeedsInvariant =
     "  return 0; }";
 
 TEST(StepCase, InvariantInjectedIntoTheRunningSolver) {
-  Parsed p = parse(kNeedsInvariant);
+  ParsedFlat p = parseFlat(kNeedsInvariant);
   StepCase step(*p.fp, SolverKind::Z3);
   // not k-inductive on its own: i = 11 at the loop head stays 11
   for (uint32_t k = 0; k <= 3; ++k) EXPECT_EQ(step.check(k), CheckResult::Sat) << "k=" << k;
@@ -177,7 +158,7 @@ TEST(StepCase, InvariantInjectedIntoTheRunningSolver) {
 }
 
 TEST(StepCase, CoarseInvariantIsNotEnough) {
-  Parsed p = parse(kNeedsInvariant);
+  ParsedFlat p = parseFlat(kNeedsInvariant);
   StepCase step(*p.fp, SolverKind::Z3);
   auto coarse = computeIntervals(*p.fp, 0);
   ASSERT_TRUE(coarse);
@@ -193,7 +174,7 @@ const char* kTwoInductive =
     "  return 0; }";
 
 TEST(StepCase, PlainKInductionNeedsKTwo) {
-  Parsed p = parse(kTwoInductive);
+  ParsedFlat p = parseFlat(kTwoInductive);
   StepCase step(*p.fp, SolverKind::Z3);
   EXPECT_EQ(step.check(0), CheckResult::Sat);  // x = 3 at the head
   EXPECT_EQ(step.check(1), CheckResult::Sat);  // x = 2, then 3
@@ -202,7 +183,7 @@ TEST(StepCase, PlainKInductionNeedsKTwo) {
 }
 
 TEST(KInduction, InjectionMidRunProvesOnlyAfterTheInvariantArrives) {
-  Parsed p = parse(kNeedsInvariant);
+  ParsedFlat p = parseFlat(kNeedsInvariant);
   KInductionOptions o;
   o.timeoutS = 60;
   o.maxBound = 20;

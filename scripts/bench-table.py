@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""A table of `argus bench` results in the style of Table 1 of the kIkI paper.
+
+usage: scripts/bench-table.py [--portfolio A.json,B.json,...] [--markdown] RUN.json [RUN.json ...]
+
+One column per results file (its algorithm, refiner and solver name it), rows:
+counterexamples and proofs (correct `false` / `true`), false alarms (`false` on a
+task whose expected verdict is true) and false proofs (`true` where it is false),
+timeouts, memory outs, other inconclusive answers (unsupported constructs, frontend
+rejections, solver `unknown`), and the total CPU time of the runs.
+
+--portfolio adds the paper's ideal portfolio of the named runs: on each task they run
+side by side and the first conclusive answer (the one that took the least CPU time)
+is the portfolio's, at n times that CPU time for n runs; when none is conclusive, the
+portfolio is inconclusive and costs the sum of their CPU times. Only files measured on
+the same machine under similar load should be compared.
+"""
+import json
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        d = json.load(f)
+    name = d.get("algorithm") or "?"
+    if d.get("refiner"):
+        name += f" ({d['refiner']})"
+    if d.get("solver"):
+        name += f" [{d['solver']}]"
+    return name, {t["task"]: t for t in d["tasks"]}
+
+
+def kind_of(t):
+    """counterexample | proof | false_alarm | false_proof | timeout | memory | inconclusive"""
+    r = t["result"]
+    if r == "correct_false":
+        return "counterexample"
+    if r == "correct_true":
+        return "proof"
+    if r == "wrong_false":
+        return "false_alarm"
+    if r == "wrong_true":
+        return "false_proof"
+    reason = (t.get("reason") or "").lower()
+    if "memory" in reason:
+        return "memory"
+    if reason.startswith("timeout") or "time limit" in reason:
+        return "timeout"
+    return "inconclusive"
+
+
+ROWS = [
+    ("counterexample", "Counterexamples"),
+    ("proof", "Proofs"),
+    ("false_proof", "False proofs"),
+    ("false_alarm", "False alarms"),
+    ("inconclusive", "Inconclusive"),
+    ("timeout", "Timeout"),
+    ("memory", "Memory out"),
+]
+
+
+def column(tasks):
+    counts = {k: 0 for k, _ in ROWS}
+    cpu = 0.0
+    for t in tasks.values():
+        counts[kind_of(t)] += 1
+        cpu += t.get("cpu_time_s") or 0.0
+    return counts, cpu
+
+
+def portfolio(runs):
+    names = set(runs[0][1])
+    for _, tasks in runs[1:]:
+        names &= set(tasks)
+    out = {}
+    for n in sorted(names):
+        entries = [tasks[n] for _, tasks in runs]
+        conclusive = [t for t in entries if t["verdict"] in ("true", "false")]
+        if conclusive:
+            best = min(conclusive, key=lambda t: t.get("cpu_time_s") or 0.0)
+            t = dict(best)
+            t["cpu_time_s"] = len(entries) * (best.get("cpu_time_s") or 0.0)
+        else:
+            # inconclusive: a timeout if any part ran out of time, else the first reason
+            t = dict(next((e for e in entries if kind_of(e) == "timeout"), entries[0]))
+            t["cpu_time_s"] = sum(e.get("cpu_time_s") or 0.0 for e in entries)
+        out[n] = t
+    return out
+
+
+def main(argv):
+    args = argv[1:]
+    markdown = "--markdown" in args
+    args = [a for a in args if a != "--markdown"]
+    port = None
+    if "--portfolio" in args:
+        i = args.index("--portfolio")
+        if i + 1 >= len(args):
+            print(__doc__.strip(), file=sys.stderr)
+            return 2
+        port = args[i + 1].split(",")
+        del args[i : i + 2]
+    if not args:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    cols = [load(p) for p in args]
+    if port:
+        parts = [load(p) for p in port]
+        cols.append(("portfolio of " + " + ".join(n for n, _ in parts), portfolio(parts)))
+    table = [(name,) + column(tasks) for name, tasks in cols]
+    header = ["", *[name for name, _, _ in table]]
+    rows = [[label, *[str(c[k]) for _, c, _ in table]] for k, label in ROWS]
+    rows.append(["Total CPU time", *[f"{cpu:.0f} s" for _, _, cpu in table]])
+    rows.append(["Tasks", *[str(len(tasks)) for _, tasks in cols]])
+    if markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" + "---:|" * (len(header) - 1))
+        for r in rows:
+            print("| " + " | ".join(r) + " |")
+    else:
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+        for r in [header, *rows]:
+            print("  ".join(c.ljust(widths[0]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
