@@ -7,7 +7,8 @@ One column per results file (its algorithm, refiner and solver name it), rows:
 counterexamples and proofs (correct `false` / `true`), false alarms (`false` on a
 task whose expected verdict is true) and false proofs (`true` where it is false),
 timeouts, memory outs, other inconclusive answers (unsupported constructs, frontend
-rejections, solver `unknown`), and the total CPU time of the runs.
+rejections, solver `unknown`), proofs and counterexamples as shares of the tasks
+expected true and false, and the total CPU time of the runs.
 
 --portfolio adds the paper's ideal portfolio of the named runs: on each task they run
 side by side and the first conclusive answer (the one that took the least CPU time)
@@ -42,9 +43,13 @@ def kind_of(t):
     if r == "wrong_true":
         return "false_proof"
     reason = (t.get("reason") or "").lower()
+    # the first cause named ends the run: "timeout; kiki step: out of memory …" is a
+    # timeout (the step ran out of memory, BMC went on until the time limit)
+    if reason.startswith("timeout"):
+        return "timeout"
     if "memory" in reason:
         return "memory"
-    if reason.startswith("timeout") or "time limit" in reason:
+    if "time limit" in reason:
         return "timeout"
     return "inconclusive"
 
@@ -67,6 +72,12 @@ def column(tasks):
         counts[kind_of(t)] += 1
         cpu += t.get("cpu_time_s") or 0.0
     return counts, cpu
+
+
+def share(count, tasks, expected):
+    """count as a percentage of the tasks whose expected verdict is `expected`"""
+    n = sum(1 for t in tasks.values() if str(t.get("expected")).lower() == expected)
+    return f"{100.0 * count / n:.1f} %" if n else "-"
 
 
 def portfolio(runs):
@@ -111,6 +122,9 @@ def main(argv):
     table = [(name,) + column(tasks) for name, tasks in cols]
     header = ["", *[name for name, _, _ in table]]
     rows = [[label, *[str(c[k]) for _, c, _ in table]] for k, label in ROWS]
+    rows.append(["Proofs, % of expected true", *[share(c["proof"], tasks, "true") for (_, c, _), (_, tasks) in zip(table, cols)]])
+    rows.append(["Counterexamples, % of expected false",
+                 *[share(c["counterexample"], tasks, "false") for (_, c, _), (_, tasks) in zip(table, cols)]])
     rows.append(["Total CPU time", *[f"{cpu:.0f} s" for _, _, cpu in table]])
     rows.append(["Tasks", *[str(len(tasks)) for _, tasks in cols]])
     if markdown:

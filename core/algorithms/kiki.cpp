@@ -197,8 +197,9 @@ std::vector<TemplateRow> buildTemplate(const FlatProgram& fp, const TemplateOpti
 
     // variables by priority: assigned and tested in the loop; assigned; tested; tested elsewhere
     std::vector<FlatVar> vars;
+    const size_t cap = topts.maxVars == 0 ? 0 : std::max(topts.maxVars, topts.maxIntervalVars);
     auto addAll = [&](auto pred) {
-      for (FlatVar x = 0; x < fp.vars.size() && vars.size() < topts.maxVars; ++x)
+      for (FlatVar x = 0; x < fp.vars.size() && vars.size() < cap; ++x)
         if (pred(x) && std::find(vars.begin(), vars.end(), x) == vars.end()) vars.push_back(x);
     };
     addAll([&](FlatVar x) { return assigned.count(x) && readIn.count(x); });
@@ -212,9 +213,10 @@ std::vector<TemplateRow> buildTemplate(const FlatProgram& fp, const TemplateOpti
     }
     // pairs: those compared (or assigned) together first, then pairs the loop assigns
     std::vector<std::pair<FlatVar, FlatVar>> pairs;
+    const size_t paired = std::min(vars.size(), topts.maxVars);
     auto addPairs = [&](auto pred) {
-      for (size_t i = 0; i < vars.size(); ++i)
-        for (size_t j = i + 1; j < vars.size(); ++j) {
+      for (size_t i = 0; i < paired; ++i)
+        for (size_t j = i + 1; j < paired; ++j) {
           if (pairs.size() >= topts.maxPairs) return;
           FlatVar a = std::min(vars[i], vars[j]), b = std::max(vars[i], vars[j]);
           if (std::find(pairs.begin(), pairs.end(), std::make_pair(a, b)) != pairs.end()) continue;
@@ -276,6 +278,7 @@ struct KInvariantEngine::Impl {
     }
     known.reached.assign(fp.cuts.size(), true);
     known.d = maxes;
+    collectThresholds();
     seg.onNewState = [this](size_t i) {
       Term pc = seg.pcs[i];
       Term root = tm.bvVal(seg.rootPc(), 32);
@@ -286,6 +289,34 @@ struct KInvariantEngine::Impl {
       else if (!fp.cuts.empty()) solver->add(tm.bvUlt(pc, root));
     };
     seg.start();
+  }
+
+  // Widening thresholds: the constants the program's conditions compare with (each as
+  // c - 1, c, c + 1, and negated for the rows -x), as in widening with thresholds.
+  std::vector<int64_t> thresholds;  // sorted, distinct
+  void collectThresholds() {
+    std::set<int64_t> out;
+    std::function<void(const cfa::ExprPtr&)> walk = [&](const cfa::ExprPtr& e) {
+      if (!e) return;
+      if (e->kind == cfa::ExprKind::Const && e->width <= 33) {
+        int64_t u = static_cast<int64_t>(e->value);
+        int64_t sgn = e->width == 0 ? u : toSigned(e->value, e->width);
+        for (int64_t c : {u, sgn})
+          for (int64_t d : {c - 1, c, c + 1}) {
+            out.insert(d);
+            out.insert(-d);
+          }
+      }
+      for (const auto& o : e->ops) walk(o);
+    };
+    for (const FlatEdge& fe : fp.edges)
+      if (fe.kind == FlatEdge::Kind::Cfa && fe.edge->kind == EdgeKind::Assume) walk(fe.edge->cond);
+    thresholds.assign(out.begin(), out.end());
+  }
+  // The widened bound of row r that has reached v: the next threshold, else ⊤.
+  int64_t widen(size_t r, int64_t v) {
+    auto it = std::lower_bound(thresholds.begin(), thresholds.end(), v);
+    return it == thresholds.end() || *it >= maxes[r] ? maxes[r] : *it;
   }
 
   void ensureSegments(size_t n) {
@@ -387,17 +418,25 @@ struct KInvariantEngine::Impl {
   std::map<size_t, int> pendingGrowth;  // per row: improvements in the pending inference
   std::set<size_t> pendingWidened;
   static constexpr int kWidenAfter = 3;
+  static constexpr int kMaxThresholdSteps = 8;
+  uint64_t narrowingSteps = 0;
 
-  std::optional<TemplateValue> infer(uint32_t kRequested, const support::Deadline& deadline) {
+  bool pendingIntervalsOnly = false;
+  // intervalsOnly: the zone and octagon rows stay ⊤ (a cheaper first inference); an
+  // interrupted inference is resumed as it was started
+  std::optional<TemplateValue> infer(uint32_t kRequested, const support::Deadline& deadline, bool intervalsOnly) {
     if (!pending) {
       TemplateValue d0;
       d0.reached.assign(fp.cuts.size(), false);
       d0.d = maxes;
-      for (size_t r = 0; r < rows.size(); ++r) d0.d[r] = -maxes[r] - 1;  // irrelevant while ⊥
+      for (size_t r = 0; r < rows.size(); ++r)
+        if (!intervalsOnly || rows[r].cy == 0) d0.d[r] = -maxes[r] - 1;  // irrelevant while ⊥
       pending.emplace(kRequested, std::move(d0));
+      pendingIntervalsOnly = intervalsOnly;
       pendingGrowth.clear();
       pendingWidened.clear();
     }
+    const bool onlyIntervals = pendingIntervalsOnly;
     uint32_t k = pending->first;
     TemplateValue& d = pending->second;
     ensureSegments(k);
@@ -420,7 +459,7 @@ struct KInvariantEngine::Impl {
           if (d.reached[rows[r].cut]) known.d[r] = std::min(known.d[r], d.d[r]);
         TemplateValue out = std::move(d);
         pending.reset();
-        lastK = k;
+        if (!onlyIntervals) lastK = k;
         return out;
       }
       size_t j = 0;
@@ -432,6 +471,7 @@ struct KInvariantEngine::Impl {
       std::vector<size_t> R;
       std::map<size_t, int64_t> seen;  // d'_r
       for (size_t r : rowsAt[cut]) {
+        if (onlyIntervals && rows[r].cy != 0) continue;
         int64_t v = modelSigned(rowExpr(r, j), W);
         if (!d.reached[cut] || v > d.d[r]) {
           R.push_back(r);
@@ -454,9 +494,11 @@ struct KInvariantEngine::Impl {
       for (size_t r : R) d.d[r] = seen[r];  // the join with the model
       for (size_t r : R) {
         if (deadline.expired()) break;
-        // widening: a row that keeps growing goes to ⊤ (narrowed again at the end)
-        if (++pendingGrowth[r] > kWidenAfter) {
-          d.d[r] = maxes[r];
+        // widening: a row that keeps growing goes to the next threshold, and after
+        // kMaxThresholdSteps of those to ⊤ (narrowed again at the end)
+        int growth = ++pendingGrowth[r];
+        if (growth > kWidenAfter) {
+          d.d[r] = growth > kWidenAfter + kMaxThresholdSteps ? maxes[r] : widen(r, d.d[r]);
           pendingWidened.insert(r);
           continue;
         }
@@ -465,24 +507,35 @@ struct KInvariantEngine::Impl {
     }
   }
 
-  // Narrowing of the widened rows of the k-invariant d: each becomes the largest value
-  // of its expression in a state reached from T(d) (a descending step, which keeps a
-  // k-invariant a k-invariant); the result is checked by (13) again, else d stays.
+  // Narrowing of the widened rows of the k-invariant d: descending steps, in each of
+  // which every widened row becomes the largest value of its expression in a state
+  // reached from T(d) (a descending step keeps a k-invariant a k-invariant; the result
+  // is checked by (13) again all the same, and a step that fails it is dropped).
+  // Repeated while a row shrinks: in nested loops the outer head's bound reaches the
+  // inner head in one step and comes back to the outer head in the next.
   void narrow(uint32_t k, TemplateValue& d, const support::Deadline& deadline) {
     if (pendingWidened.empty()) return;
-    TemplateValue n = d;
-    for (size_t r : pendingWidened) {
-      if (deadline.expired()) return;
-      n.d[r] = std::min(d.d[r], optimise(k, d, r, deadline, false));
+    const size_t maxSteps = 2 * fp.cuts.size() + 2;
+    for (size_t step = 0; step < maxSteps; ++step) {
+      TemplateValue n = d;
+      bool shrunk = false;
+      for (size_t r : pendingWidened) {
+        if (deadline.expired()) return;
+        n.d[r] = std::min(d.d[r], optimise(k, d, r, deadline, false));
+        shrunk = shrunk || n.d[r] < d.d[r];
+      }
+      if (!shrunk) return;
+      solver->push();
+      assertPaths(k, n, {}, [&](size_t j) { return violates(j, n); });
+      CheckResult cr = check(deadline);
+      solver->pop();
+      if (cr != CheckResult::Unsat) return;
+      d = std::move(n);
+      ++narrowingSteps;
     }
-    solver->push();
-    assertPaths(k, n, {}, [&](size_t j) { return violates(j, n); });
-    CheckResult cr = check(deadline);
-    solver->pop();
-    if (cr == CheckResult::Unsat) d = std::move(n);
   }
 
-  // (14) for R = {r}: the largest δ such that from states in T (row r bounded by δ
+  // (14) for R = {r}: the largest δ such that from states in T (row r bounded by δ - 1
   // instead of d_r) a loop-head state with e_r >= δ is reached; by binary search
   // between d_r (feasible: the model just seen) and ⊤. (The paper maximises the sum
   // over all violated rows at once; with opposite rows such as x and −x in R that
@@ -493,7 +546,10 @@ struct KInvariantEngine::Impl {
     uint32_t cut = rows[r].cut;
     Term delta = tm.freshVar("delta", tm.bvSort(W));
     std::map<size_t, Term> sym;
-    if (ascend) sym[r] = delta;
+    // ascending, the pre-states have row r below δ (at most δ - 1): a value the loop
+    // keeps (x' = x) is then no reason to grow, and the result is the least value the
+    // paths can reach, not any value they can keep
+    if (ascend) sym[r] = tm.bvSub(delta, val(1));
     solver->push();
     assertPaths(k, d, sym, [&](size_t j) {
       return tm.mkAnd(tm.mkEq(seg.pcs[j], tm.bvVal(cut, 32)), tm.bvSle(delta, rowExpr(r, j)));
@@ -552,12 +608,28 @@ struct KInvariantEngine::Impl {
     for (size_t i = 0; i <= k; ++i) solver->add(inTemplate(i, known));
     for (size_t i = 0; i < k; ++i) solver->add(seg.reaches[i]);
     if (!fromStart) solver->add(tm.mkNot(tm.mkEq(seg.pcs[0], tm.bvVal(seg.rootPc(), 32))));
-    solver->add(seg.errs[k]);
+    Term err = tm.freshVar("err", tm.boolSort());
+    solver->add(tm.mkImplies(err, seg.errs[k]));
+    auto t0 = std::chrono::steady_clock::now();
     solver->setTimeoutMs(timeoutMs);
-    CheckResult r = solver->check();
+    std::vector<Term> as{err};
+    CheckResult r = solver->check(as);
+    if (r == CheckResult::Unsat && fromStart) {
+      // Vacuity guard for a proof from the program start: without the error the
+      // constraints must have a model (the program start itself satisfies the
+      // invariant); if they have none, the encoding is broken and nothing is proved.
+      double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      solver->setTimeoutMs(std::max(1000u, timeoutMs - std::min(timeoutMs, static_cast<unsigned>(used * 1000))));
+      CheckResult bg = solver->check();
+      if (bg != CheckResult::Sat) {
+        r = CheckResult::Unknown;
+        if (bg == CheckResult::Unsat) vacuous = true;
+      }
+    }
     solver->pop();
     return r;
   }
+  bool vacuous = false;  // a vacuity guard failed (see checkProperty)
 
   std::string formula(uint32_t c) const {
     if (!known.reached[c]) return "false";
@@ -617,11 +689,13 @@ KInvariantEngine::KInvariantEngine(const FlatProgram& fp, smt::SolverKind solver
 KInvariantEngine::~KInvariantEngine() = default;
 const std::vector<TemplateRow>& KInvariantEngine::rows() const { return impl_->rows; }
 int64_t KInvariantEngine::rowMax(size_t r) const { return impl_->maxes[r]; }
-std::optional<TemplateValue> KInvariantEngine::infer(uint32_t k, const support::Deadline& deadline) {
+std::optional<TemplateValue> KInvariantEngine::infer(uint32_t k, const support::Deadline& deadline,
+                                                     bool intervalsOnly) {
   if (k == 0) throw std::invalid_argument("KInvariantEngine::infer: k must be at least 1");
   if (!impl_->topts.rootStart) throw std::invalid_argument("KInvariantEngine::infer: needs rootStart");
-  return impl_->infer(k, deadline);
+  return impl_->infer(k, deadline, intervalsOnly);
 }
+bool KInvariantEngine::pendingIntervalsOnly() const { return impl_->pending && impl_->pendingIntervalsOnly; }
 const TemplateValue& KInvariantEngine::known() const { return impl_->known; }
 CheckResult KInvariantEngine::checkProperty(uint32_t k, unsigned timeoutMs, bool fromStart) {
   if (fromStart && (k != 0 || !impl_->topts.rootStart))
@@ -632,6 +706,9 @@ std::string KInvariantEngine::formula(uint32_t cut) const { return impl_->formul
 uint64_t KInvariantEngine::queries() const { return impl_->solver->stats().checks; }
 double KInvariantEngine::solverSeconds() const { return impl_->solver->stats().checkTimeS; }
 uint64_t KInvariantEngine::iterations() const { return impl_->iterations; }
+uint64_t KInvariantEngine::narrowingSteps() const { return impl_->narrowingSteps; }
+bool KInvariantEngine::vacuityGuardFailed() const { return impl_->vacuous; }
+void KInvariantEngine::breakEncodingForTest() { impl_->solver->add(impl_->tm.falseTerm()); }
 bool KInvariantEngine::inferencePending() const { return impl_->pending.has_value(); }
 uint32_t KInvariantEngine::lastInferredK() const { return impl_->lastK; }
 
@@ -681,6 +758,7 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
   }
   uint64_t stepChecks = 0, stepSkipped = 0, inferences = 0;
   double slice = 1.0;  // seconds for a pending inference (see the step below)
+  bool intervalsDone = false;  // the intervals-only inference completed
   uint32_t provedK = 0;
   double stepTime = 0;
   std::string stepNote;
@@ -693,6 +771,7 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
     if (eng) {
       r.stats.extra["template_rows"] = static_cast<double>(eng->rows().size());
       r.stats.extra["template_iterations"] = static_cast<double>(eng->iterations());
+      r.stats.extra["template_narrowing_steps"] = static_cast<double>(eng->narrowingSteps());
       r.stats.solverQueries += eng->queries();
       r.stats.solverTimeS += eng->solverSeconds();
     }
@@ -746,7 +825,11 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
           r.condition.kind = "none";
           r.condition.summary = "verified by the template invariant (abstract interpretation)";
         } else {
-          r.reason = pr == CheckResult::Sat ? "the template invariant does not exclude the error" : "timeout";
+          r.reason = pr == CheckResult::Sat ? "the template invariant does not exclude the error"
+                     : eng->vacuityGuardFailed()
+                         ? "internal error: the invariant's constraints are unsatisfiable even without the error "
+                           "(vacuity guard), so nothing is proved"
+                         : "timeout";
         }
       }
       stepTime += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -794,13 +877,17 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
         // k-induction under the invariants known so far (unless an inference is under
         // way: then its result is awaited, except for small k); then the inference of a
         // k-invariant — resumed if one was interrupted, else for the next k after the
-        // last one inferred — and k-induction again when it completed.
+        // last one inferred; the very first one over the intervals alone — and
+        // k-induction again when it completed.
         bool inferring = opts.mode == KikiMode::Full && noTemplates.empty();
         if (!inferring || !eng->inferencePending() || k <= 2) induction(k, stepDeadline.remainingMs());
         if (!proved && inferring && !stepDeadline.expired()) {
-          uint32_t kInf = std::min(k, eng->lastInferredK() + 1);
-          auto inv = eng->infer(kInf, stepDeadline);
+          // first a 1-invariant over the intervals alone: cheap, and often enough
+          bool intervalsPhase = !intervalsDone;
+          uint32_t kInf = intervalsPhase ? 1 : std::min(k, eng->lastInferredK() + 1);
+          auto inv = eng->infer(kInf, stepDeadline, intervalsPhase);
           slice = inv ? 1.0 : std::min(slice * 2, 30.0);
+          if (inv && intervalsPhase) intervalsDone = true;
           if (inv) {
             ++inferences;
             logInvariant(kInf);
@@ -814,6 +901,11 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
       } catch (const smt::SolverError& e) {
         stepNote = std::string("kiki step: solver error: ") + e.what();
         eng.reset();
+      } catch (const std::bad_alloc&) {
+        // the template engine's memory is given back; BMC goes on (and keeps its bound)
+        stepNote = "kiki step: out of memory (invariant inference and k-induction dropped, bmc went on)";
+        eng.reset();
+        if (opts.progress) opts.progress(stepNote);
       }
       stepTime += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       return proved;

@@ -28,7 +28,8 @@
 // Template domain (per loop head): intervals (±x), zones (x − y, y − x) and octagon sums
 // (x + y, −x − y) over register variables of at most 32 bits (no frontend temporaries)
 // of the loop's function instance and the globals: by priority those the loop assigns
-// and tests, assigns, tests, and those compared after it (at most maxVars); pairs:
+// and tests, assigns, tests, and those compared after it (intervals for at most
+// maxIntervalVars of them; zones and octagons among the first maxVars); pairs:
 // compared or assigned together first, then pairs the loop assigns (at most maxPairs).
 // Template expressions are evaluated
 // in 34-bit (type promotion: sign- or zero-extension by the variable's signedness), so
@@ -41,8 +42,12 @@
 //    raised by the binary search of (14) for R = {r} (⊤ tried first, then galloping up
 //    from the model's value, then bisection) — row by row, because the joint system
 //    pins the post-state to a point when R holds opposite rows (x and −x);
-//  - a row raised more than three times in one inference is widened to ⊤, and after
-//    convergence narrowed by one descending step (checked by (13) again);
+//  - the binary search's pre-states have the row below δ (δ − 1), so a value a loop
+//    merely keeps (x' = x) does not raise it;
+//  - a row raised more than three times in one inference is widened: to the next
+//    threshold (the constants the program's conditions compare with, ±1, and their
+//    negations), after eight of those to ⊤; after convergence the widened rows are
+//    narrowed by descending steps while they shrink (each checked by (13) again);
 //  - the invariants found before are assumed in every state (they are invariants), and
 //    the new one is conjoined with them;
 //  - an inference stopped by its time share is resumed (same k) at the next step; the
@@ -78,7 +83,8 @@ const char* kikiModeName(KikiMode m);
 struct TemplateOptions {
   bool zones = true;     // x - y, y - x
   bool octagons = true;  // x + y, -x - y
-  size_t maxVars = 10;   // per loop head
+  size_t maxVars = 10;   // per loop head, for zones and octagons (0: no rows at all)
+  size_t maxIntervalVars = 64;  // per loop head, for intervals (at least maxVars)
   size_t maxPairs = 12;  // per loop head
   // Encode the path from the program start (needed by infer() and by
   // checkProperty(fromStart)); off for k-induction without templates.
@@ -128,19 +134,28 @@ public:
   // It is checked to be a k-invariant by the solver before it is returned; it holds at
   // every loop-head state of every error-free execution prefix, and is conjoined with
   // the invariants found before (which the inference assumes).
-  std::optional<TemplateValue> infer(uint32_t k, const support::Deadline& deadline);
+  // intervalsOnly: the zone and octagon rows stay ⊤ (a cheap first invariant; it does
+  // not count as the k inferred, see lastInferredK()).
+  std::optional<TemplateValue> infer(uint32_t k, const support::Deadline& deadline, bool intervalsOnly = false);
+  bool pendingIntervalsOnly() const;  // the interrupted inference is an intervalsOnly one
   // The conjunction of the invariants found so far (none: every cut reached, rows ⊤).
   const TemplateValue& known() const;
   // k-induction under the known invariant: can an error (or unsupported construct) be
   // reached in one segment after k+1 consecutive loop-head states satisfying it?
   // fromStart: also from the program start (k must be 0; used by the ai mode).
-  // Unsat means the step case holds.
+  // Unsat means the step case holds. With fromStart an unsat answer is checked for
+  // vacuity: the constraints without the error must be satisfiable, else Unknown (and
+  // vacuityGuardFailed()).
   smt::CheckResult checkProperty(uint32_t k, unsigned timeoutMs, bool fromStart = false);
   // The known invariant at cut c as a C formula over source names ("" when ⊤).
   std::string formula(uint32_t cut) const;
   uint64_t queries() const;
   double solverSeconds() const;
   uint64_t iterations() const;  // template improvement steps over all inferences
+  uint64_t narrowingSteps() const;  // descending steps kept, over all inferences
+  bool vacuityGuardFailed() const;  // a fromStart proof was refused as vacuous
+  // Tests only: makes every later query unsatisfiable (a broken encoding).
+  void breakEncodingForTest();
   bool inferencePending() const;  // an inference was interrupted by its deadline
   uint32_t lastInferredK() const;  // k of the last completed inference (0: none)
 

@@ -67,6 +67,12 @@ const char* algorithmName(Algorithm a) {
   return "?";
 }
 
+// std::bad_alloc, or a solver's own "out of memory" error
+static bool isOutOfMemory(const std::exception& e) {
+  return dynamic_cast<const std::bad_alloc*>(&e) != nullptr ||
+         std::string_view(e.what()).find("out of memory") != std::string_view::npos;
+}
+
 static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Program* parsed);
 
 // Any internal failure becomes `unknown` with the reason; nothing escapes to the caller
@@ -78,16 +84,11 @@ static VerifyOutcome verifyGuarded(const VerifyRequest& req, const cfa::Program*
     VerifyOutcome out;
     runOnLargeStack([&] { out = verifyUnguarded(req, parsed); });
     return out;
-  } catch (const std::bad_alloc&) {
-    VerifyOutcome out;
-    out.result.reason = "out of memory";
-    out.result.condition.kind = "memory";
-    out.result.condition.summary = "nothing verified";
-    return out;
   } catch (const std::exception& e) {
     VerifyOutcome out;
-    out.result.reason = std::string("internal error: ") + e.what();
-    out.result.condition.kind = "error";
+    bool memory = isOutOfMemory(e);
+    out.result.reason = memory ? std::string("out of memory") : std::string("internal error: ") + e.what();
+    out.result.condition.kind = memory ? "memory" : "error";
     out.result.condition.summary = "nothing verified";
     return out;
   }
@@ -425,8 +426,7 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
       // one stage running out of memory (std::bad_alloc, or a solver's own "out of
       // memory" error) or failing otherwise does not end the chain: the next one gets
       // the condition this stage was given, and what earlier stages verified stays
-      bool memory = dynamic_cast<const std::bad_alloc*>(&e) != nullptr ||
-                    std::string_view(e.what()).find("out of memory") != std::string_view::npos;
+      bool memory = isOutOfMemory(e);
       r = result::VerificationResult();
       r.algorithm = algorithmName(st.algorithm);
       r.reason = memory ? std::string("out of memory") : std::string("internal error: ") + e.what();

@@ -2,6 +2,9 @@
 
 #include <z3++.h>
 
+#include <new>
+#include <string>
+
 #include "core/smt/solver_base.h"
 #include "core/support/large_stack.h"
 #include "core/smt/translate.h"
@@ -33,11 +36,15 @@ public:
   }
 
 protected:
-  void pushImpl() override { solver_.push(); }
-  void popImpl(unsigned n) override { solver_.pop(n); }
+  void pushImpl() override {
+    guarded([&] { solver_.push(); });
+  }
+  void popImpl(unsigned n) override {
+    guarded([&] { solver_.pop(n); });
+  }
   // Z3 recurses over term structure in places; deep formulas run on a large stack.
   void addImpl(Term f) override {
-    runOnLargeStack([&] { solver_.add(toZ3(f)); });
+    guarded([&] { runOnLargeStack([&] { solver_.add(toZ3(f)); }); });
   }
   CheckResult checkImpl(std::span<const Term> assumptions) override {
     CheckResult r = CheckResult::Unknown;
@@ -64,7 +71,7 @@ protected:
   }
   Term modelValueImpl(Term t) override {
     z3::expr v(ctx_);
-    runOnLargeStack([&] { v = model_->eval(toZ3(t), true); });
+    guarded([&] { runOnLargeStack([&] { v = model_->eval(toZ3(t), true); }); });
     if (t->sort->isBool()) return tm_.boolVal(v.is_true());
     if (t->sort->isBV()) {
       uint64_t x = 0;
@@ -91,6 +98,20 @@ protected:
   }
 
 private:
+  // Z3 reports failures outside check() (building or asserting a term, push, pop) as
+  // z3::exception; a memory failure becomes std::bad_alloc (callers keep what they
+  // verified so far and report "out of memory"), anything else a SolverError.
+  template <class F>
+  void guarded(F&& f) {
+    try {
+      f();
+    } catch (const z3::exception& e) {
+      std::string msg = e.msg();
+      if (msg.find("memory") != std::string::npos) throw std::bad_alloc();
+      throw SolverError("z3: " + msg);
+    }
+  }
+
   TermManager& tm_;
   z3::context ctx_;
   z3::solver solver_;

@@ -64,6 +64,15 @@ const char* kZone =
     "  while (i < n) { i++; if (__VERIFIER_nondet_int()) j++; }\n"
     "  __VERIFIER_assert(j <= i); return 0; }";
 
+// an outer counter bounded by its guard, around an inner loop
+const char* kNestedCounter =
+    "int main(){ unsigned int x = 0, y = 0;\n"
+    "  while (x < 1000001) {\n"
+    "    y = 0;\n"
+    "    while (y < 10) { y++; }\n"
+    "    x++; }\n"
+    "  __VERIFIER_assert(x % 2); return 0; }";
+
 TEST(KikiTemplates, CountingLoopInterval) {
   ParsedFlat p = parseFlat(
       "int main(){ int i = 0;\n"
@@ -149,6 +158,42 @@ TEST(KikiTemplates, TwoInvariantTemplateWithK2) {
   EXPECT_EQ(eng.lastInferredK(), 2u);
 }
 
+TEST(KikiTemplates, NestedLoopBoundFromThresholds) {
+  // The inner loop keeps x, so x at the inner head must not grow from the inner loop
+  // itself (the optimisation's pre-states have the row below δ), and once widened it
+  // stops at the guard's constant (a threshold), not at ⊤: from ⊤ no descending step
+  // could bound it again, since the inner loop carries ⊤ around. With x <= 1000001 at the
+  // outer head the parity after the loop is exact (as in loop-acceleration/nested_1-1).
+  ParsedFlat p = parseFlat(kNestedCounter);
+  auto outer = cutAtLine(p, L + 1), inner = cutAtLine(p, L + 3);
+  ASSERT_TRUE(outer && inner);
+  KInvariantEngine eng(*p.fp, SolverKind::Z3);
+  auto inv = eng.infer(1, Deadline::in(60));
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(bound(p, eng, *inv, *inner, "y", 1), 10) << eng.formula(*inner);
+  EXPECT_EQ(bound(p, eng, *inv, *inner, "x", 1), 1000000) << eng.formula(*inner);
+  EXPECT_EQ(bound(p, eng, *inv, *outer, "x", 1), 1000001) << eng.formula(*outer);
+}
+
+TEST(KikiTemplates, VacuousProofFromStartIsRefused) {
+  // kiki-ai's proof is an unsat check from the program start; with a broken encoding
+  // (every query unsatisfiable) the guard sees that the constraints have no model even
+  // without the error and answers unknown instead of a proof
+  ParsedFlat p = parseFlat(
+      "int main(){ int i = 0;\n"
+      "  while (i < 10) { i++; }\n"
+      "  __VERIFIER_assert(i == 10); return 0; }");
+  KInvariantEngine good(*p.fp, SolverKind::Z3);
+  ASSERT_TRUE(good.infer(1, Deadline::in(30)));
+  EXPECT_EQ(good.checkProperty(0, 30000, /*fromStart=*/true), CheckResult::Unsat);
+  EXPECT_FALSE(good.vacuityGuardFailed());
+  KInvariantEngine broken(*p.fp, SolverKind::Z3);
+  ASSERT_TRUE(broken.infer(1, Deadline::in(30)));
+  broken.breakEncodingForTest();
+  EXPECT_EQ(broken.checkProperty(0, 30000, /*fromStart=*/true), CheckResult::Unknown);
+  EXPECT_TRUE(broken.vacuityGuardFailed());
+}
+
 // ------------------------------------------------------------------ end to end
 
 argus::engine::VerifyOutcome run(const std::string& body, Algorithm alg, double timeout = 60,
@@ -198,6 +243,14 @@ TEST(Kiki, AbstractInterpretationOnly) {
       "  __VERIFIER_assert(s == 55); return 0; }",
       Algorithm::KikiAi);
   EXPECT_EQ(deep.result.verdict, Verdict::Unknown);
+}
+
+TEST(Kiki, NestedCounterProvedByAbstractInterpretation) {
+  // the bound from a widening threshold (see KikiTemplates.NestedLoopBoundFromThresholds)
+  for (Algorithm a : {Algorithm::KikiAi, Algorithm::Kiki}) {
+    auto out = run(kNestedCounter, a);
+    EXPECT_EQ(out.result.verdict, Verdict::True) << out.result.algorithm << ": " << out.result.reason;
+  }
 }
 
 TEST(Kiki, ProgramWithoutLoopsIsNotProvedVacuously) {
