@@ -618,8 +618,10 @@ struct KInvariantEngine::Impl {
       // Vacuity guard for a proof from the program start: without the error the
       // constraints must have a model (the program start itself satisfies the
       // invariant); if they have none, the encoding is broken and nothing is proved.
-      double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      solver->setTimeoutMs(std::max(1000u, timeoutMs - std::min(timeoutMs, static_cast<unsigned>(used * 1000))));
+      // (the rest of the time, at least a second; 0 stays "no limit")
+      auto usedMs = static_cast<unsigned>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+      solver->setTimeoutMs(timeoutMs == 0 ? 0 : std::max(1000u, timeoutMs - std::min(timeoutMs, usedMs)));
       CheckResult bg = solver->check();
       if (bg != CheckResult::Sat) {
         r = CheckResult::Unknown;
@@ -695,7 +697,6 @@ std::optional<TemplateValue> KInvariantEngine::infer(uint32_t k, const support::
   if (!impl_->topts.rootStart) throw std::invalid_argument("KInvariantEngine::infer: needs rootStart");
   return impl_->infer(k, deadline, intervalsOnly);
 }
-bool KInvariantEngine::pendingIntervalsOnly() const { return impl_->pending && impl_->pendingIntervalsOnly; }
 const TemplateValue& KInvariantEngine::known() const { return impl_->known; }
 CheckResult KInvariantEngine::checkProperty(uint32_t k, unsigned timeoutMs, bool fromStart) {
   if (fromStart && (k != 0 || !impl_->topts.rootStart))

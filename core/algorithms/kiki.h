@@ -135,9 +135,9 @@ public:
   // every loop-head state of every error-free execution prefix, and is conjoined with
   // the invariants found before (which the inference assumes).
   // intervalsOnly: the zone and octagon rows stay ⊤ (a cheap first invariant; it does
-  // not count as the k inferred, see lastInferredK()).
+  // not count as the k inferred, see lastInferredK()). A resumed inference keeps the
+  // k and the intervalsOnly it was started with.
   std::optional<TemplateValue> infer(uint32_t k, const support::Deadline& deadline, bool intervalsOnly = false);
-  bool pendingIntervalsOnly() const;  // the interrupted inference is an intervalsOnly one
   // The conjunction of the invariants found so far (none: every cut reached, rows ⊤).
   const TemplateValue& known() const;
   // k-induction under the known invariant: can an error (or unsupported construct) be

@@ -119,6 +119,27 @@ TEST(KikiTemplates, OctagonSumKept) {
   EXPECT_EQ(eng.checkProperty(1, 30000), CheckResult::Unsat);
 }
 
+TEST(KikiTemplates, IntervalsOnlyFirst) {
+  // the cheap first inference leaves the octagon rows ⊤ and does not count as the
+  // 1-invariant; the full one after it finds x + y == 50
+  ParsedFlat p = parseFlat(kOctagon);
+  auto c = cutAtLine(p, L + 1);
+  ASSERT_TRUE(c);
+  KInvariantEngine eng(*p.fp, SolverKind::Z3);
+  auto iv = eng.infer(1, Deadline::in(60), /*intervalsOnly=*/true);
+  ASSERT_TRUE(iv);
+  EXPECT_EQ(bound(p, eng, *iv, *c, "x", -1), 0);  // 0 <= x
+  EXPECT_EQ(bound(p, eng, *iv, *c, "x", 1, "y", 1), std::nullopt);
+  EXPECT_EQ(eng.lastInferredK(), 0u);
+  EXPECT_EQ(eng.checkProperty(1, 30000), CheckResult::Sat);  // intervals are not enough
+  auto full = eng.infer(1, Deadline::in(60));
+  ASSERT_TRUE(full);
+  EXPECT_EQ(bound(p, eng, *full, *c, "x", 1, "y", 1), 50);
+  EXPECT_EQ(bound(p, eng, eng.known(), *c, "x", -1), 0);  // the known invariant keeps both
+  EXPECT_EQ(eng.lastInferredK(), 1u);
+  EXPECT_EQ(eng.checkProperty(1, 30000), CheckResult::Unsat);
+}
+
 TEST(KikiTemplates, StepCaseFailsWithoutInvariant) {
   ParsedFlat p = parseFlat(kOctagon);
   KInvariantEngine eng(*p.fp, SolverKind::Z3);
