@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A table of `argus bench` results in the style of Table 1 of the kIkI paper.
 
-usage: scripts/bench-table.py [--portfolio A.json,B.json,...] [--markdown] RUN.json [RUN.json ...]
+usage: scripts/bench-table.py [--portfolio A.json,B.json,...] [--by-run] [--markdown] RUN.json [RUN.json ...]
 
 One column per results file (its algorithm, refiner and solver name it), rows:
 counterexamples and proofs (correct `false` / `true`), false alarms (`false` on a
@@ -9,6 +9,11 @@ task whose expected verdict is true) and false proofs (`true` where it is false)
 timeouts, memory outs, other inconclusive answers (unsupported constructs, frontend
 rejections, solver `unknown`), proofs and counterexamples as shares of the tasks
 expected true and false, and the total CPU time of the runs.
+
+--by-run turns the table around, as in Table 1 of the Craig-vs-Newton paper: one row
+per run, with the tasks it solved correctly and, in parentheses, how many of those no
+other listed run solved; wrong answers; timeouts; proofs and counterexamples as shares;
+the CPU time on the tasks solved and in all. With --portfolio the portfolio is a row too.
 
 --portfolio adds the paper's ideal portfolio of the named runs: on each task they run
 side by side and the first conclusive answer (the one that took the least CPU time)
@@ -100,10 +105,48 @@ def portfolio(runs):
     return out
 
 
+def solved(tasks):
+    return {n for n, t in tasks.items() if kind_of(t) in ("proof", "counterexample")}
+
+
+def by_run(cols, markdown):
+    """one row per run; `cols` as in main (name, tasks)"""
+    header = ["Run", "Solved (only this run)", "Proofs", "Counterexamples", "Wrong",
+              "Timeout", "Proofs, % of true", "Cex, % of false", "CPU solved", "CPU total"]
+    solved_sets = [solved(tasks) for _, tasks in cols]
+    rows = []
+    for i, (name, tasks) in enumerate(cols):
+        counts, cpu = column(tasks)
+        # the portfolio solves what its parts solve: exclusivity is among the runs only
+        others = set().union(*(s for j, s in enumerate(solved_sets)
+                               if j != i and not cols[j][0].startswith("portfolio")))
+        mine = solved_sets[i]
+        cpu_solved = sum(tasks[n].get("cpu_time_s") or 0.0 for n in mine)
+        only = "" if name.startswith("portfolio") else f" ({len(mine - others)})"
+        rows.append([name, f"{len(mine)}{only}", str(counts["proof"]), str(counts["counterexample"]),
+                     str(counts["false_proof"] + counts["false_alarm"]), str(counts["timeout"]),
+                     share(counts["proof"], tasks, "true"), share(counts["counterexample"], tasks, "false"),
+                     f"{cpu_solved:.0f} s", f"{cpu:.0f} s"])
+    emit(header, rows, markdown)
+
+
+def emit(header, rows, markdown):
+    if markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" + "---:|" * (len(header) - 1))
+        for r in rows:
+            print("| " + " | ".join(r) + " |")
+    else:
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+        for r in [header, *rows]:
+            print("  ".join(c.ljust(widths[0]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r)))
+
+
 def main(argv):
     args = argv[1:]
     markdown = "--markdown" in args
-    args = [a for a in args if a != "--markdown"]
+    transpose = "--by-run" in args
+    args = [a for a in args if a not in ("--markdown", "--by-run")]
     port = None
     if "--portfolio" in args:
         i = args.index("--portfolio")
@@ -119,6 +162,9 @@ def main(argv):
     if port:
         parts = [load(p) for p in port]
         cols.append(("portfolio of " + " + ".join(n for n, _ in parts), portfolio(parts)))
+    if transpose:
+        by_run(cols, markdown)
+        return 0
     table = [(name,) + column(tasks) for name, tasks in cols]
     header = ["", *[name for name, _, _ in table]]
     rows = [[label, *[str(c[k]) for _, c, _ in table]] for k, label in ROWS]
@@ -127,15 +173,7 @@ def main(argv):
                  *[share(c["counterexample"], tasks, "false") for (_, c, _), (_, tasks) in zip(table, cols)]])
     rows.append(["Total CPU time", *[f"{cpu:.0f} s" for _, _, cpu in table]])
     rows.append(["Tasks", *[str(len(tasks)) for _, tasks in cols]])
-    if markdown:
-        print("| " + " | ".join(header) + " |")
-        print("|" + "---|" + "---:|" * (len(header) - 1))
-        for r in rows:
-            print("| " + " | ".join(r) + " |")
-    else:
-        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-        for r in [header, *rows]:
-            print("  ".join(c.ljust(widths[0]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r)))
+    emit(header, rows, markdown)
     return 0
 
 

@@ -15,6 +15,8 @@ PKGS=(
 # (a newer Node installed another way is fine).
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs)
 command -v npm >/dev/null 2>&1 || PKGS+=(npm)
+# python3 for the command-line tests (tests/cli) and the report scripts (scripts/*.py)
+command -v python3 >/dev/null 2>&1 || PKGS+=(python3)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
