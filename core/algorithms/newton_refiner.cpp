@@ -197,9 +197,10 @@ RefinementOutput NewtonRefiner::refine(const RefinementInput& in, bool keepStale
   // Backends return cores that are not minimal (cvc5 returns all assumptions): shrink
   // by deletion, a bounded number of queries, dropping each literal that is not needed.
   // With Z3 each trial has a short budget (a trial can be much harder than the original
-  // query). With cvc5 only the run's deadline limits a trial: cvc5 1.0.3 aborts the
-  // process when a per-check time limit fires inside its SAT solver (CaDiCaL "can only
-  // get value in satisfied state"), so short limits are not used with it.
+  // query). With cvc5 only the run's deadline limits a trial: a per-check limit that
+  // fires inside cvc5 1.0.3's CaDiCaL makes it abort, which the backend survives only
+  // by rebuilding its instance with a much slower bit-blaster, so short limits are
+  // not used with it.
   // Deletion starts from all conjuncts when there are few (else from the solver's
   // core) and tries assumptions before assignments: a core that keeps the assignments
   // (x@2 = x@1 + 1) lets the projection eliminate stale variables by substitution,

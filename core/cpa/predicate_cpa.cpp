@@ -179,9 +179,10 @@ PrecisionPtr PredicateCpa::initialPrecision() { return std::make_shared<Predicat
 
 CheckResult PredicateCpa::check(std::span<const Term> assumptions) {
   if (deadline_.expired()) throw SolverUnknown("timeout");
-  // cvc5 1.0.3 aborts the process (CaDiCaL: "can only get value in satisfied state")
-  // when a solver is used again after a per-check time limit was hit, so the budget
-  // applies to Z3 only; with cvc5 only the run's deadline limits a query.
+  // With cvc5 1.0.3 a per-check limit that fires inside CaDiCaL makes it abort; the
+  // backend survives that only by rebuilding its instance with a much slower
+  // bit-blaster (core/smt/cvc5/cvc5_solver.cpp), so the budget applies to Z3 only;
+  // with cvc5 only the run's deadline limits a query.
   unsigned budget = solver_.kind() == smt::SolverKind::Z3 ? opts_.queryTimeoutMs : 0;
   if (!deadline_.isNever()) budget = budget ? std::min(budget, deadline_.remainingMs()) : deadline_.remainingMs();
   support::OperationBudget* post = opts_.postBudget && opts_.postBudget->armed() ? opts_.postBudget : nullptr;

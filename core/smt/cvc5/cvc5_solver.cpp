@@ -2,9 +2,13 @@
 
 #include <cvc5/cvc5.h>
 
+#include <csetjmp>
+#include <csignal>
+
 #include <atomic>
 #include <functional>
 #include <map>
+#include <mutex>
 
 #include "core/smt/solver_base.h"
 #include "core/support/large_stack.h"
@@ -16,28 +20,71 @@ namespace {
 
 // cvc5 1.0 has no thread-safe interrupt: interrupt() lowers the per-check time limit so
 // the next check gives up at once; a running check ends at its own limit.
+//
 // Known cvc5 1.0.3 defect: when a time limit stops a check inside its CaDiCaL
-// bit-vector sub-solver, cvc5 may abort the process ("cadical: fatal error ... can only
-// get value in satisfied state"). bench and argusd run checks in child processes, so
-// this costs one task or one worker; `bv-solver=bitblast-internal` avoids it but made
-// queries several times slower (pred's loop test went from seconds to a timeout).
+// bit-vector sub-solver while bit-vectors are combined with arrays (or functions),
+// theory combination then asks CaDiCaL for bit values it no longer has and CaDiCaL
+// calls abort() ("cadical: fatal error ... can only get value in satisfied state").
+// Reproduced with a hard 64-bit multiplication next to two array reads and any limit
+// from 10 ms to 2 s; pure bit-vector queries give `unknown` as they should.
+// No option avoids it at an acceptable price: bv-sat-solver=minisat still aborts,
+// cryptominisat ignores the limit, Debian's cvc5 has no kissat, and
+// `bv-solver=bitblast-internal` (cvc5's own SAT solver) does not abort but is much
+// slower: with it for every query that has arrays, the construct tests' argv and
+// memcpy programs went from 2-8 s to over 60 s; for all queries, pred's loop test
+// went from seconds to a timeout.
+// So a check runs with an abort guard (AbortGuard below): if CaDiCaL aborts inside
+// it, control returns to the check, which gives `unknown` ("timeout"). The aborted
+// instance is left as it is, never used or destroyed again (its memory is leaked on
+// purpose: its state is inconsistent), and a new instance, with bitblast-internal,
+// takes over with the same assertion stack (replayed from Cvc5Solver::frames_).
+// bench and argusd also run checks in child processes, so an abort that still got
+// through would cost one task or one worker, not the server.
 constexpr unsigned kDeadlineGraceMs = 2000;
+
+// The abort guard. One SIGABRT handler is installed per process, once; it chains to
+// the disposition it replaced. While a thread is inside a guarded check, an abort on
+// that thread jumps back to the check (abort() raises SIGABRT synchronously on the
+// calling thread and releases its own lock before raising, so leaving the handler
+// by siglongjmp is what glibc allows). An abort anywhere else (another thread, or
+// outside a check) gets the previous disposition and is raised again, unchanged.
+struct sigaction gPreviousAbortAction;
+thread_local sigjmp_buf* tAbortJump = nullptr;
+
+extern "C" void onAbortSignal(int) {
+  if (sigjmp_buf* j = tAbortJump) {
+    tAbortJump = nullptr;
+    siglongjmp(*j, 1);
+  }
+  ::sigaction(SIGABRT, &gPreviousAbortAction, nullptr);
+  ::raise(SIGABRT);
+}
+
+struct AbortGuard {
+  sigjmp_buf jump;
+  AbortGuard() {
+    static std::once_flag installed;
+    std::call_once(installed, [] {
+      struct sigaction act {};
+      act.sa_handler = onAbortSignal;
+      sigemptyset(&act.sa_mask);
+      ::sigaction(SIGABRT, &act, &gPreviousAbortAction);
+    });
+  }
+  void arm() { tAbortJump = &jump; }
+  ~AbortGuard() { tAbortJump = nullptr; }
+  AbortGuard(const AbortGuard&) = delete;
+  AbortGuard& operator=(const AbortGuard&) = delete;
+};
 
 class Cvc5Solver final : public SolverBase {
 public:
-  Cvc5Solver(TermManager& tm, const SolverOptions& opts) : tm_(tm), owned_(std::make_unique<cvc5::Solver>()), s_(*owned_) {
-    s_.setOption("incremental", "true");
-    s_.setOption("produce-models", opts.models ? "true" : "false");
-    if (opts.unsatCores) s_.setOption("produce-unsat-assumptions", "true");
-    // An interpolating instance bit-blasts internally: its SyGuS search often ends at
-    // the time limit, and with the CaDiCaL sub-solver that aborts the process (above;
-    // bv-sat-solver=minisat alone does not avoid it).
-    if (opts.interpolants) {
-      s_.setOption("produce-interpolants", "true");
-      s_.setOption("bv-solver", "bitblast-internal");
-    }
+  Cvc5Solver(TermManager& tm, const SolverOptions& opts) : tm_(tm), opts_(opts) {
     interpolants_ = opts.interpolants;
-    s_.setLogic("ALL");
+    // An interpolating instance bit-blasts internally from the start: its SyGuS search
+    // often ends at the time limit (see the defect above).
+    internalBitblast_ = opts.interpolants;
+    owned_ = makeInstance();
     if (opts.timeoutMs) setTimeoutMs(opts.timeoutMs);
   }
   // cvc5 recurses over term structure (assertions, checks, destruction): deep formulas
@@ -54,14 +101,15 @@ public:
   // With cvc5 a limit is what is left of a run's deadline (the short per-query probes
   // are Z3-only): cvc5 gets kDeadlineGraceMs beyond it, so that a check that straddles
   // the deadline finishes and the caller's own deadline test between checks ends the
-  // run, instead of the limit firing inside CaDiCaL and aborting the process (the
-  // defect above; seen with pred, which runs many short checks up to its deadline,
-  // also with less than a second left). A check that really runs that long still ends
-  // at its (later) limit.
+  // run, instead of the limit firing inside CaDiCaL, aborting there and costing a
+  // rebuild (the defect above; seen with pred, which runs many short checks up to its
+  // deadline, also with less than a second left). A check that really runs that long
+  // still ends at its (later) limit.
   void setTimeoutMs(unsigned ms) override {
     if (interrupted_) ms = 1;
     else if (ms > 0) ms += kDeadlineGraceMs;
-    s_.setOption("tlimit-per", std::to_string(ms));
+    tlimit_ = std::to_string(ms);
+    owned_->setOption("tlimit-per", tlimit_);
   }
   void interrupt() override { interrupted_ = true; }
   bool supportsInterpolation() const override { return interpolants_; }
@@ -80,10 +128,10 @@ public:
     }
     Term out = nullptr;
     runOnLargeStack([&] {
-      s_.push();
+      owned_->push();
       try {
-        s_.assertFormula(toCvc5(a));
-        cvc5::Term itp = s_.getInterpolant(s_.mkTerm(cvc5::Kind::NOT, {toCvc5(b)}));
+        owned_->assertFormula(toCvc5(a));
+        cvc5::Term itp = owned_->getInterpolant(owned_->mkTerm(cvc5::Kind::NOT, {toCvc5(b)}));
         if (itp.isNull()) reason_ = "cvc5 found no interpolant (SyGuS search gave up or hit the time limit)";
         else out = fromCvc5(itp);
       } catch (const cvc5::CVC5ApiException& e) {
@@ -91,16 +139,23 @@ public:
       } catch (const SolverError& e) {
         reason_ = e.what();
       }
-      s_.pop();
+      owned_->pop();
     });
     return out;
   }
 
 protected:
-  void pushImpl() override { s_.push(); }
-  void popImpl(unsigned n) override { s_.pop(n); }
+  void pushImpl() override {
+    owned_->push();
+    frames_.emplace_back();
+  }
+  void popImpl(unsigned n) override {
+    owned_->pop(n);
+    frames_.resize(frames_.size() - n);
+  }
   void addImpl(Term f) override {
-    runOnLargeStack([&] { s_.assertFormula(toCvc5(f)); });
+    runOnLargeStack([&] { owned_->assertFormula(toCvc5(f)); });
+    frames_.back().push_back(f);
   }
   CheckResult checkImpl(std::span<const Term> assumptions) override {
     CheckResult r = CheckResult::Unknown;
@@ -115,7 +170,12 @@ protected:
     try {
       std::vector<cvc5::Term> as;
       for (Term a : assumptions) as.push_back(toCvc5(a));
-      cvc5::Result r = s_.checkSatAssuming(as);
+      cvc5::Result r;
+      if (!guardedCheck(as, r)) {
+        replaceAbortedInstance();
+        reason_ = "timeout";
+        return CheckResult::Unknown;
+      }
       if (r.isSat()) return CheckResult::Sat;
       if (r.isUnsat()) return CheckResult::Unsat;
       reason_ = r.getUnknownExplanation() == cvc5::UnknownExplanation::TIMEOUT ? "timeout" : r.toString();
@@ -127,7 +187,7 @@ protected:
   }
   Term modelValueImpl(Term t) override {
     cvc5::Term v;
-    runOnLargeStack([&] { v = s_.getValue(toCvc5(t)); });
+    runOnLargeStack([&] { v = owned_->getValue(toCvc5(t)); });
     if (t->sort->isBool()) return tm_.boolVal(v.getBooleanValue());
     if (t->sort->isBV()) return tm_.bvVal(std::stoull(v.getBitVectorValue(10)), t->width());
     if (t->sort->isInt()) return tm_.intVal(v.getInt64Value());
@@ -135,7 +195,7 @@ protected:
   }
   std::vector<Term> unsatCoreImpl() override {
     std::vector<Term> out;
-    for (const cvc5::Term& c : s_.getUnsatAssumptions())
+    for (const cvc5::Term& c : owned_->getUnsatAssumptions())
       for (Term a : lastAssumptions_)
         if (toCvc5(a) == c) {
           out.push_back(a);
@@ -146,13 +206,54 @@ protected:
 
 private:
   TermManager& tm_;
+  SolverOptions opts_;
   std::unique_ptr<cvc5::Solver> owned_;
-  cvc5::Solver& s_;
+  // The assertions per push level (frame 0: below every push), to rebuild the instance.
+  std::vector<std::vector<Term>> frames_{1};
+  std::string tlimit_;              // the current per-check limit, as set on the instance
+  bool internalBitblast_ = false;   // bv-solver=bitblast-internal (see the defect above)
   std::unordered_map<Term, cvc5::Term> cache_;
   std::map<std::string, cvc5::Term> functions_;
   std::string reason_;
   std::atomic<bool> interrupted_{false};  // set from any thread
   bool interpolants_ = false;
+
+  std::unique_ptr<cvc5::Solver> makeInstance() {
+    auto s = std::make_unique<cvc5::Solver>();
+    s->setOption("incremental", "true");
+    s->setOption("produce-models", opts_.models ? "true" : "false");
+    if (opts_.unsatCores) s->setOption("produce-unsat-assumptions", "true");
+    if (opts_.interpolants) s->setOption("produce-interpolants", "true");
+    if (internalBitblast_) s->setOption("bv-solver", "bitblast-internal");
+    s->setLogic("ALL");
+    if (!tlimit_.empty()) s->setOption("tlimit-per", tlimit_);
+    return s;
+  }
+
+  // Runs the check; false if CaDiCaL aborted inside it (the defect above).
+  bool guardedCheck(const std::vector<cvc5::Term>& as, cvc5::Result& r) {
+    AbortGuard guard;
+    if (sigsetjmp(guard.jump, 1) != 0) return false;
+    guard.arm();
+    r = owned_->checkSatAssuming(as);
+    return true;
+  }
+
+  // After an abort: the old instance and every handle into it are abandoned (leaked);
+  // a new one with bitblast-internal gets the assertion stack.
+  void replaceAbortedInstance() {
+    (void)owned_.release();
+    (void)new std::unordered_map<Term, cvc5::Term>(std::move(cache_));
+    (void)new std::map<std::string, cvc5::Term>(std::move(functions_));
+    cache_.clear();
+    functions_.clear();
+    internalBitblast_ = true;
+    owned_ = makeInstance();
+    for (std::size_t level = 0; level < frames_.size(); ++level) {
+      if (level > 0) owned_->push();
+      for (Term f : frames_[level]) owned_->assertFormula(toCvc5(f));
+    }
+  }
 
   // cvc5 term -> our term (interpolants): variables are mapped back through the
   // translation cache; unknown symbols or operators throw SolverError.
@@ -251,10 +352,10 @@ private:
 
   cvc5::Sort sortOf(Sort s) {
     switch (s->kind) {
-      case SortKind::Bool: return s_.getBooleanSort();
-      case SortKind::Int: return s_.getIntegerSort();
-      case SortKind::BV: return s_.mkBitVectorSort(s->width);
-      case SortKind::Array: return s_.mkArraySort(sortOf(s->index), sortOf(s->elem));
+      case SortKind::Bool: return owned_->getBooleanSort();
+      case SortKind::Int: return owned_->getIntegerSort();
+      case SortKind::BV: return owned_->mkBitVectorSort(s->width);
+      case SortKind::Array: return owned_->mkArraySort(sortOf(s->index), sortOf(s->elem));
     }
     throw SolverError("cvc5: unknown sort");
   }
@@ -262,13 +363,13 @@ private:
   cvc5::Term toCvc5(Term root) {
     using K = cvc5::Kind;
     return translate<cvc5::Term>(root, cache_, [&](Term t, const std::vector<cvc5::Term>& a) -> cvc5::Term {
-      auto op = [&](K k) { return s_.mkTerm(k, a); };
+      auto op = [&](K k) { return owned_->mkTerm(k, a); };
       switch (t->kind) {
-        case Kind::BoolConst: return s_.mkBoolean(t->value != 0);
-        case Kind::BVConst: return s_.mkBitVector(t->width(), t->value);
-        case Kind::IntConst: return s_.mkInteger(t->ivalue);
-        case Kind::Var: return s_.mkConst(sortOf(t->sort), t->name);
-        case Kind::ConstArray: return s_.mkConstArray(sortOf(t->sort), a[0]);
+        case Kind::BoolConst: return owned_->mkBoolean(t->value != 0);
+        case Kind::BVConst: return owned_->mkBitVector(t->width(), t->value);
+        case Kind::IntConst: return owned_->mkInteger(t->ivalue);
+        case Kind::Var: return owned_->mkConst(sortOf(t->sort), t->name);
+        case Kind::ConstArray: return owned_->mkConstArray(sortOf(t->sort), a[0]);
         case Kind::Not: return op(K::NOT);
         case Kind::And: return op(K::AND);
         case Kind::Or: return op(K::OR);
@@ -296,9 +397,9 @@ private:
         case Kind::BVSlt: return op(K::BITVECTOR_SLT);
         case Kind::BVSle: return op(K::BITVECTOR_SLE);
         case Kind::Concat: return op(K::BITVECTOR_CONCAT);
-        case Kind::Extract: return s_.mkTerm(s_.mkOp(K::BITVECTOR_EXTRACT, {t->p0, t->p1}), a);
-        case Kind::ZeroExt: return s_.mkTerm(s_.mkOp(K::BITVECTOR_ZERO_EXTEND, {t->p0}), a);
-        case Kind::SignExt: return s_.mkTerm(s_.mkOp(K::BITVECTOR_SIGN_EXTEND, {t->p0}), a);
+        case Kind::Extract: return owned_->mkTerm(owned_->mkOp(K::BITVECTOR_EXTRACT, {t->p0, t->p1}), a);
+        case Kind::ZeroExt: return owned_->mkTerm(owned_->mkOp(K::BITVECTOR_ZERO_EXTEND, {t->p0}), a);
+        case Kind::SignExt: return owned_->mkTerm(owned_->mkOp(K::BITVECTOR_SIGN_EXTEND, {t->p0}), a);
         case Kind::IntAdd: return op(K::ADD);
         case Kind::IntSub: return op(K::SUB);
         case Kind::IntMul: return op(K::MULT);
@@ -312,13 +413,13 @@ private:
           if (it == functions_.end()) {
             std::vector<cvc5::Sort> dom;
             for (Term c : t->children) dom.push_back(sortOf(c->sort));
-            cvc5::Sort fs = dom.empty() ? sortOf(t->sort) : s_.mkFunctionSort(dom, sortOf(t->sort));
-            it = functions_.emplace(t->name, s_.mkConst(fs, t->name)).first;
+            cvc5::Sort fs = dom.empty() ? sortOf(t->sort) : owned_->mkFunctionSort(dom, sortOf(t->sort));
+            it = functions_.emplace(t->name, owned_->mkConst(fs, t->name)).first;
           }
           if (a.empty()) return it->second;
           std::vector<cvc5::Term> args{it->second};
           args.insert(args.end(), a.begin(), a.end());
-          return s_.mkTerm(K::APPLY_UF, args);
+          return owned_->mkTerm(K::APPLY_UF, args);
         }
       }
       throw SolverError("cvc5: unknown term kind");

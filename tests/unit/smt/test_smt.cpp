@@ -240,6 +240,65 @@ TEST_P(Smt, PerQueryTimeoutGivesUnknown) {
   s->pop();
 }
 
+// A time limit that fires while bit-vectors are combined with arrays: cvc5 1.0.3 used
+// to abort the process here (core/smt/cvc5/cvc5_solver.cpp); the check must give
+// `unknown`, and the assertions made before the instance switched its bit-blaster must
+// still hold afterwards (frames below and above the switch, popped and kept).
+TEST_P(Smt, TimeoutWithArraysGivesUnknownAndKeepsTheStack) {
+  auto s = make(false, 10);
+  Sort bv = tm.bvSort(64);
+  Term x = tm.var("x", bv), y = tm.var("y", bv);
+  Term lim = tm.bvVal(1ull << 32, 64);
+  Term mem = tm.var("mem", tm.arraySort(bv, tm.bvSort(8)));
+  s->add(tm.bvUgt(x, tm.bvVal(1, 64)));
+  s->add(tm.bvUgt(y, tm.bvVal(1, 64)));
+  s->push();
+  s->add(tm.bvUlt(x, lim));
+  s->add(tm.bvUlt(y, lim));
+  s->push();
+  // 2^61 - 1 is prime: no factors below 2^32, and bit-blasting cannot show it quickly
+  s->add(tm.mkEq(tm.bvMul(x, y), tm.bvVal(2305843009213693951ull, 64)));
+  // two reads: whether x = y is for theory combination to ask the bit-vector solver
+  s->add(tm.mkEq(tm.select(mem, x), tm.bvVal(3, 8)));
+  s->add(tm.mkEq(tm.select(mem, y), tm.bvVal(4, 8)));
+  auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(s->check(), CheckResult::Unknown);
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(s->reasonUnknown(), "timeout");
+  EXPECT_LT(secs, 20.0);
+  s->pop();
+  s->setTimeoutMs(0);
+  s->push();
+  s->add(tm.mkEq(x, tm.bvVal(1, 64)));  // frame 0 says x > 1
+  EXPECT_EQ(s->check(), CheckResult::Unsat);
+  s->pop();
+  s->push();
+  s->add(tm.mkEq(x, tm.bvAdd(lim, tm.bvVal(5, 64))));  // frame 1 says x < 2^32
+  EXPECT_EQ(s->check(), CheckResult::Unsat);
+  s->pop();
+  s->pop();
+  s->push();
+  s->add(tm.mkEq(tm.select(mem, x), tm.bvVal(7, 8)));
+  s->add(tm.mkEq(x, tm.bvAdd(lim, tm.bvVal(5, 64))));  // frame 1 is gone
+  ASSERT_EQ(s->check(), CheckResult::Sat);
+  EXPECT_EQ(s->modelValue(x)->value, (1ull << 32) + 5);
+  EXPECT_EQ(s->modelValue(tm.select(mem, x))->value, 7u);
+  std::vector<Term> notTwo = {tm.mkNot(tm.bvUgt(y, tm.bvVal(1, 64)))};
+  EXPECT_EQ(s->check(notTwo), CheckResult::Unsat);
+  // the limit can fire again, and the solver goes on after it
+  s->pop();
+  s->setTimeoutMs(10);
+  s->push();
+  s->add(tm.bvUlt(x, lim));
+  s->add(tm.bvUlt(y, lim));
+  s->add(tm.mkEq(tm.bvMul(x, y), tm.bvVal(2305843009213693951ull, 64)));
+  s->add(tm.mkEq(tm.select(mem, x), tm.bvVal(3, 8)));
+  s->add(tm.mkEq(tm.select(mem, y), tm.bvVal(4, 8)));
+  EXPECT_EQ(s->check(), CheckResult::Unknown);
+  s->pop();
+  EXPECT_EQ(s->check(), CheckResult::Sat);
+}
+
 TEST_P(Smt, InterruptFromAnotherThread) {
   auto s = make();
   s->add(hardInstance(tm));
