@@ -33,6 +33,12 @@ def load(path):
         name += f" ({d['refiner']})"
     if d.get("solver"):
         name += f" [{d['solver']}]"
+    if d.get("in_progress") or d.get("interrupted"):
+        # a checkpoint of a run still going (or killed), or an interrupted run: its
+        # counts cover only the tasks that finished
+        done = len(d["tasks"])
+        total = done + d.get("summary", {}).get("not_run", 0)
+        name += f" [partial: {done} of {total} tasks]"
     return name, {t["task"]: t for t in d["tasks"]}
 
 

@@ -34,7 +34,8 @@ struct VerifyRequest {
   Algorithm algorithm = Algorithm::Bmc;
   smt::SolverKind solver = smt::SolverKind::Z3;
   // pred/impact: the refinement engine (algorithms::RefinerConfig names: craig,
-  // newton-{sp,wp}-{core,all}-{live,all}); empty = the default (kDefaultRefiner).
+  // newton-{sp,wp}-{core,all}-{live,all}); empty = the algorithm's default
+  // (defaultRefiner).
   std::string refiner;
   double timeoutS = 0;                 // whole run, wall clock; 0 = none
   uint32_t maxBound = 0;               // stop BMC deepening at this bound (unknown + condition); 0 = no limit
@@ -87,8 +88,9 @@ struct VerifyOutcome {
 
 VerifyOutcome verify(const VerifyRequest& req);
 
-// The refiner pred and impact use when VerifyRequest::refiner is empty.
-extern const char* const kDefaultRefiner;
+// The refiner pred or impact uses when VerifyRequest::refiner is empty: for each
+// algorithm the one that solved the most benchmark tasks (issue 3's refiner table).
+const char* defaultRefiner(Algorithm alg);
 
 // Same, for a program parsed before (req.source/file/extraArgs/dataModel must be what
 // it was parsed from; req.file still names it in results). Lets a long-lived caller

@@ -35,7 +35,8 @@ const char* kUsage =
     "  --timeout SEC      per-task time limit passed to verify (default 30)\n"
     "  --memory-mb MB     per-task address-space limit (default 4096)\n"
     "  --jobs N, -j N     tasks run in parallel (default 1)\n"
-    "  --out FILE         results file (default results.json)\n"
+    "  --out FILE         results file (default results.json), rewritten after each\n"
+    "                     task with \"in_progress\": true until the run ends\n"
     "  --filter TEXT      only tasks whose id contains TEXT (repeatable: any matches)\n"
     "  --limit N          only the first N (selected) tasks\n"
     "  --grace SEC        slack before a task is killed: CPU limit timeout+grace/2\n"
@@ -55,6 +56,18 @@ struct Options {
   double grace = 10;
   bool help = false;
 };
+
+// Writes next to `path` and renames, so a reader never sees half a file.
+bool writeResults(const std::string& path, const nlohmann::json& j) {
+  const std::string tmp = path + ".part";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << j.dump(2) << "\n";
+    out.close();
+    if (!out) return false;
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
 
 bool parseDouble(const std::string& s, double& out) {
   char* end = nullptr;
@@ -240,6 +253,16 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
   ::sigaction(SIGINT, &sa, &oldInt);
   ::sigaction(SIGTERM, &sa, &oldTerm);
 
+  RunInfo info;
+  info.manifest = manifest.path;
+  info.algorithm = opt.algorithm;
+  info.solver = opt.solver;
+  info.refiner = opt.refiner;
+  info.timeoutSec = opt.timeout;
+  info.memoryMb = opt.memoryMb;
+  info.jobs = opt.jobs;
+  info.verifier = verifier;
+
   std::cerr << "argus bench: " << selected.size() << " tasks, jobs " << opt.jobs << ", timeout "
             << formatSeconds(opt.timeout) << " s, verifier " << verifier << "\n";
   runChildren(specs, pool, [&](std::size_t i, ChildResult child) {
@@ -254,35 +277,26 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
     ++finished;
     clearStatus();
     std::cerr << progressLine(finished, selected.size(), idWidth, r) << "\n";
+    // Checkpoint: a run killed from outside (session end, OOM killer) keeps what finished.
+    info.inProgress = true;
+    info.wallSec = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    writeResults(opt.out, resultsJson(info, results));
     showStatus();
   });
   clearStatus();
   ::sigaction(SIGINT, &oldInt, nullptr);
   ::sigaction(SIGTERM, &oldTerm, nullptr);
 
-  RunInfo info;
-  info.manifest = manifest.path;
-  info.algorithm = opt.algorithm;
-  info.solver = opt.solver;
-  info.refiner = opt.refiner;
-  info.timeoutSec = opt.timeout;
-  info.memoryMb = opt.memoryMb;
-  info.jobs = opt.jobs;
-  info.verifier = verifier;
   info.wallSec = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   info.interrupted = gStop != 0;
 
   printSummary(std::cout, info, results);
   std::cout.flush();
   int rc = info.interrupted ? 130 : 0;
-  {
-    std::ofstream out(opt.out, std::ios::trunc);
-    out << resultsJson(info, results).dump(2) << "\n";
-    out.close();
-    if (!out) {
-      std::cerr << "argus bench: cannot write " << opt.out << "\n";
-      return 1;
-    }
+  info.inProgress = false;
+  if (!writeResults(opt.out, resultsJson(info, results))) {
+    std::cerr << "argus bench: cannot write " << opt.out << "\n";
+    return 1;
   }
   std::cerr << "argus bench: results written to " << opt.out << "\n";
   return rc;

@@ -118,6 +118,7 @@ nlohmann::json resultsJson(const RunInfo& info, const std::vector<TaskResult>& r
           {"jobs", info.jobs},
           {"verifier", info.verifier},
           {"interrupted", info.interrupted},
+          {"in_progress", info.inProgress},
           {"tasks", tasks},
           {"summary",
            {{"total", all.total},

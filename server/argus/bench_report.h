@@ -30,14 +30,16 @@ struct RunInfo {
   std::string verifier;
   double wallSec = 0;  // elapsed time of the whole run
   bool interrupted = false;
+  bool inProgress = false;  // a checkpoint written while the run goes on
 };
 
 // {"manifest", "algorithm", "solver", "timeout_s", "memory_mb", "jobs", "verifier",
-//  "interrupted", "tasks": [{"task", "file", "category", "data_model", "expected",
+//  "interrupted", "in_progress", "tasks": [{"task", "file", "category", "data_model", "expected",
 //  "verdict", "result", "cpu_time_s", "wall_time_s", "memory_mb", "reason"}],
 //  "summary": {"total", "correct_true", "correct_false", "wrong_true", "wrong_false",
 //  "unknown", "not_run", "score", "cpu_time_s", "wall_time_s"}}
-// Only tasks that ran are listed. summary.cpu_time_s is the sum over tasks,
+// Only tasks that ran are listed. While the run goes on, the file is rewritten after
+// each task with in_progress true, so a run killed from outside keeps what finished. summary.cpu_time_s is the sum over tasks,
 // summary.wall_time_s the elapsed time of the whole run; score uses SV-COMP
 // points (+2 correct true, +1 correct false, -32 wrong true, -16 wrong false).
 nlohmann::json resultsJson(const RunInfo& info, const std::vector<TaskResult>& results);

@@ -25,6 +25,8 @@ b = {"algorithm": "pred", "refiner": "newton-sp-core-live", "tasks": [
     task("t4", "false", "unknown", "unknown", 0.5, "unsupported construct: goto at t4.c:3"),
 ]}
 json.dump(a, open(os.path.join(d, "a.json"), "w"))
+c = dict(a, in_progress=True, tasks=a["tasks"][:1], summary={"not_run": 3})
+json.dump(c, open(os.path.join(d, "c.json"), "w"))
 json.dump(b, open(os.path.join(d, "b.json"), "w"))
 PY
 fail() { echo "FAIL: $*"; cat "$dir/out.txt"; exit 1; }
@@ -44,4 +46,7 @@ grep -q '^| pred (newton-sp-core-live) | 2 (1) | 2 | 0 | 0 | 1 | 100.0 % | 0.0 %
 # inconclusive, a's wrong answer is conclusive, so the portfolio answers wrong (3 x 2)
 grep -q '^| portfolio of pred (craig) + pred (newton-sp-core-live) | 3 | 2 | 1 | 1 | 0 | 100.0 % | 50.0 % | 16 s | 22 s |$' \
   "$dir/out.txt" || fail "portfolio row"
+# a checkpoint written while its run goes on says it covers only part of the tasks
+python3 "$SCRIPT" --by-run "$dir/c.json" > "$dir/out.txt" || fail "exit code (checkpoint)"
+grep -q '^pred (craig) \[partial: 1 of 4 tasks\] ' "$dir/out.txt" || fail "partial run not marked"
 echo "bench-table: ok"

@@ -379,6 +379,35 @@ TEST_F(BenchRun, InterruptKillsChildrenAndWritesPartialResults) {
   EXPECT_EQ(res["summary"]["not_run"], 2);
 }
 
+TEST_F(BenchRun, CheckpointKeepsFinishedTasksWhileTheRunGoesOn) {
+  // a finishes at once, b runs for 30 s: before b ends, results.json already holds a
+  std::string m = manifest({{"a", kTrue, "", true}, {"b", "sleep 30", "", true}});
+  const fs::path file = dir / "results.json";
+  json seen;
+  std::thread watcher([&] {
+    for (int i = 0; i < 200 && seen.is_null(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      std::error_code ec;
+      if (!fs::exists(file, ec)) continue;
+      json j = json::parse(readFile(file), nullptr, false);  // never half written
+      if (!j.is_discarded() && j.is_object() && j.value("in_progress", false)) seen = j;
+    }
+    ::kill(::getpid(), SIGINT);
+  });
+  int rc = bench({m, "--jobs", "1"});
+  watcher.join();
+  EXPECT_EQ(rc, 130);
+  ASSERT_FALSE(seen.is_null()) << "no checkpoint while b was running";
+  ASSERT_EQ(seen["tasks"].size(), 1u);
+  EXPECT_EQ(seen["tasks"][0]["task"], "a");
+  EXPECT_EQ(seen["tasks"][0]["result"], "correct_true");
+  EXPECT_EQ(seen["summary"]["not_run"], 1);
+  json last = results();
+  EXPECT_EQ(last["in_progress"], false);
+  EXPECT_EQ(last["interrupted"], true);
+  EXPECT_FALSE(fs::exists(dir / "results.json.part"));
+}
+
 TEST_F(BenchRun, FilterAndLimit) {
   std::string m = manifest({{"sv/loops/a", kTrue, "", true},
                             {"sv/loops/b", kTrue, "", true},
