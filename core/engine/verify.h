@@ -89,8 +89,9 @@ struct VerifyOutcome {
 VerifyOutcome verify(const VerifyRequest& req);
 
 // The refiner pred or impact uses when VerifyRequest::refiner is empty: for each
-// algorithm the one that solved the most benchmark tasks (issue 3's refiner table).
-const char* defaultRefiner(Algorithm alg);
+// algorithm the one that solved the most benchmark tasks (issue 3's refiner table),
+// except that pred with cvc5 avoids weakest preconditions (slow over memory there).
+const char* defaultRefiner(Algorithm alg, smt::SolverKind solver = smt::SolverKind::Z3);
 
 // Same, for a program parsed before (req.source/file/extraArgs/dataModel must be what
 // it was parsed from; req.file still names it in results). Lets a long-lived caller

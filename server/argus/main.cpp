@@ -69,7 +69,8 @@ const char* kUsage =
     "     D = sp | wp          strongest post forward / weakest precondition backward\n"
     "     C = core | all       infeasible core from an unsat core / the whole path\n"
     "     L = live | all       projection to live variables / none\n"
-    "  default: pred newton-wp-core-live, impact newton-sp-all-live (most benchmark tasks)\n"
+    "  default (most benchmark tasks): pred newton-wp-all-live (with --solver cvc5\n"
+    "     newton-sp-all-live), impact newton-sp-all-live\n"
     "--stats prints the run's statistics (refinements, abstractions, ARG size, predicates,\n"
     "  time in abstraction / refinement / forced covering / solver) after the result.\n";
 
