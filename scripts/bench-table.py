@@ -2,6 +2,7 @@
 """A table of `argus bench` results in the style of Table 1 of the kIkI paper.
 
 usage: scripts/bench-table.py [--portfolio A.json,B.json,...] [--by-run] [--markdown] RUN.json [RUN.json ...]
+       scripts/bench-table.py --agree A.json B.json
 
 One column per results file (its algorithm, refiner and solver name it), rows:
 counterexamples and proofs (correct `false` / `true`), false alarms (`false` on a
@@ -14,6 +15,11 @@ expected true and false, and the total CPU time of the runs.
 per run, with the tasks it solved correctly and, in parentheses, how many of those no
 other listed run solved; wrong answers; timeouts; proofs and counterexamples as shares;
 the CPU time on the tasks solved and in all. With --portfolio the portfolio is a row too.
+
+--agree compares two runs task by task (e.g. `bmc` and `bmc-cpa`, which should answer
+alike): how many tasks get the same verdict, and a list of those that do not, split
+into contradictions (true against false: exit code 1) and tasks only one run decided
+(with the other's reason). Tasks in only one file are counted apart.
 
 --portfolio adds the paper's ideal portfolio of the named runs: on each task they run
 side by side and the first conclusive answer (the one that took the least CPU time)
@@ -148,8 +154,46 @@ def emit(header, rows, markdown):
             print("  ".join(c.ljust(widths[0]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r)))
 
 
+def agree(a, b):
+    """prints how runs a and b, (name, tasks) each, agree; 1 when they contradict"""
+    (na, ta), (nb, tb) = a, b
+    common = sorted(set(ta) & set(tb))
+    same, contra, one = [], [], []
+    for n in common:
+        va, vb = ta[n]["verdict"], tb[n]["verdict"]
+        if va == vb:
+            same.append(n)
+        elif va in ("true", "false") and vb in ("true", "false"):
+            contra.append(n)
+        else:
+            one.append(n)
+    decided = sum(1 for n in same if ta[n]["verdict"] in ("true", "false"))
+    print(f"A: {na}\nB: {nb}")
+    print(f"{len(common)} tasks in both: {len(same)} same verdict ({decided} decided, "
+          f"{len(same) - decided} unknown in both), {len(contra)} contradicting, "
+          f"{len(one)} decided by one run only")
+    if len(ta) != len(common) or len(tb) != len(common):
+        print(f"only in A: {len(ta) - len(common)}, only in B: {len(tb) - len(common)}")
+
+    def why(t):
+        r = (t.get("reason") or "").replace("\n", " ")
+        return t["verdict"] + (f" ({r[:70]})" if t["verdict"] == "unknown" and r else "")
+
+    for label, names in (("contradicting", contra), ("decided by one run only", one)):
+        if names:
+            print(f"{label}:")
+            for n in names:
+                print(f"  {n}: A {why(ta[n])}; B {why(tb[n])}")
+    return 1 if contra else 0
+
+
 def main(argv):
     args = argv[1:]
+    if args and args[0] == "--agree":
+        if len(args) != 3:
+            print(__doc__.strip(), file=sys.stderr)
+            return 2
+        return agree(load(args[1]), load(args[2]))
     markdown = "--markdown" in args
     transpose = "--by-run" in args
     args = [a for a in args if a not in ("--markdown", "--by-run")]

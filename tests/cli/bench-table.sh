@@ -49,4 +49,21 @@ grep -q '^| portfolio of pred (craig) + pred (newton-sp-core-live) | 3 | 2 | 1 |
 # a checkpoint written while its run goes on says it covers only part of the tasks
 python3 "$SCRIPT" --by-run "$dir/c.json" > "$dir/out.txt" || fail "exit code (checkpoint)"
 grep -q '^pred (craig) \[partial: 1 of 4 tasks\] ' "$dir/out.txt" || fail "partial run not marked"
+# --agree: t1 same (true), t2 decided by b only, t3 and t4 by a only
+python3 "$SCRIPT" --agree "$dir/a.json" "$dir/b.json" > "$dir/out.txt" || fail "--agree exit code (no contradiction)"
+grep -q '^4 tasks in both: 1 same verdict (1 decided, 0 unknown in both), 0 contradicting, 3 decided by one run only$' \
+  "$dir/out.txt" || fail "--agree counts"
+grep -q '^  t3: A false; B unknown (timeout; step: out of memory)$' "$dir/out.txt" || fail "--agree one-sided task"
+# t1 answered false in e: a contradiction, exit code 1
+python3 - "$dir" <<'PY'
+import json, os, sys
+a = json.load(open(os.path.join(sys.argv[1], "a.json")))
+a["tasks"][0]["verdict"] = "false"
+json.dump(a, open(os.path.join(sys.argv[1], "e.json"), "w"))
+PY
+python3 "$SCRIPT" --agree "$dir/a.json" "$dir/e.json" > "$dir/out.txt"
+[ $? -eq 1 ] || fail "--agree exit code (a contradiction must give 1)"
+grep -q '^4 tasks in both: 3 same verdict (2 decided, 1 unknown in both), 1 contradicting, 0 decided by one run only$' \
+  "$dir/out.txt" || fail "--agree contradiction counts"
+grep -q '^  t1: A true; B false$' "$dir/out.txt" || fail "--agree contradiction listed"
 echo "bench-table: ok"
