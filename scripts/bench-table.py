@@ -37,6 +37,9 @@ def load(path):
     name = d.get("algorithm") or "?"
     if d.get("refiner"):
         name += f" ({d['refiner']})"
+    extra = [d[k] for k in ("abstraction", "abstraction_formulas") if d.get(k)]
+    if extra:
+        name += " {" + ", ".join(extra) + "}"
     if d.get("solver"):
         name += f" [{d['solver']}]"
     if d.get("in_progress") or d.get("interrupted"):

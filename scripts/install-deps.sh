@@ -10,6 +10,7 @@ PKGS=(
   libcvc5-dev                                              # SMT backend
   nlohmann-json3-dev libboost-dev libgtest-dev libgmock-dev
   libsqlite3-dev                                           # embedded result store (server)
+  libbdd-dev                                               # BuDDy: abstraction formulas as BDDs (pred)
 )
 # Node.js + npm for the argusd end-to-end tests (node --test); only if node is absent
 # (a newer Node installed another way is fine).

@@ -1118,6 +1118,10 @@ private:
     r.stats.extra["cartesian_fallbacks"] = static_cast<double>(ps.cartesianFallbacks);
     r.stats.extra["abstraction_query_giveups"] = static_cast<double>(ps.queryGiveUps);
     r.stats.extra["coverage_checks"] = static_cast<double>(ps.implicationChecks);
+    if (const cpa::BddRegions* regions = pred_.regions()) {
+      r.stats.extra["bdd_coverage_checks"] = static_cast<double>(ps.bddImplications);
+      r.stats.extra["bdd_regions"] = static_cast<double>(regions->regions());
+    }
     r.stats.extra["arg_states_created"] = static_cast<double>(arg_.created());
     r.stats.extra["reached_states"] = static_cast<double>(reached_.size());
     r.stats.extra["predicates"] = static_cast<double>(maxPredicates_);

@@ -156,7 +156,9 @@ struct PredicateCpa::Ops final : AbstractDomain, TransferRelation, MergeOperator
 
 PredicateCpa::PredicateCpa(const ControlFlow& cf, encoding::PathFormulaManager& pfm, smt::Solver& solver,
                            const PredicateCpaOptions& opts, const support::Deadline& deadline)
-    : cf_(cf), pfm_(pfm), solver_(solver), opts_(opts), deadline_(deadline), ops_(std::make_unique<Ops>(*this)) {}
+    : cf_(cf), pfm_(pfm), solver_(solver), opts_(opts), deadline_(deadline), ops_(std::make_unique<Ops>(*this)) {
+  if (opts_.bddAbstractions) regions_ = std::make_unique<BddRegions>(pfm_.tm());
+}
 PredicateCpa::~PredicateCpa() = default;
 AbstractDomain& PredicateCpa::domain() { return *ops_; }
 TransferRelation& PredicateCpa::transfer() { return *ops_; }
@@ -225,16 +227,28 @@ Term PredicateCpa::abstract(Term f, const std::vector<Term>& allPreds, const enc
   }
   ++stats_.abstractions;
   Term result = tm.falseTerm();
+  // With BDDs the result is the region of the cubes (canonical); else their disjunction.
+  auto region = [&](const std::vector<std::vector<BddRegions::Literal>>& cubes) {
+    if (regions_)
+      if (Term r = regions_->fromCubes(cubes)) return r;
+    std::vector<Term> ds;
+    for (const auto& c : cubes) {
+      std::vector<Term> lits;
+      for (const auto& [p, pos] : c) lits.push_back(pos ? p : tm.mkNot(p));
+      ds.push_back(tm.mkAnd(lits));
+    }
+    return tm.mkOr(ds);
+  };
   auto cartesian = [&]() {
     if (check() == CheckResult::Unsat) return tm.falseTerm();  // unknown: go on (weaker)
-    std::vector<Term> cube;
+    std::vector<BddRegions::Literal> cube;
     for (size_t i = 0; i < preds.size(); ++i) {
       Term neg[] = {tm.mkNot(inst[i])};
       Term pos[] = {inst[i]};
-      if (check(neg) == CheckResult::Unsat) cube.push_back(preds[i]);
-      else if (check(pos) == CheckResult::Unsat) cube.push_back(tm.mkNot(preds[i]));
+      if (check(neg) == CheckResult::Unsat) cube.push_back({preds[i], true});
+      else if (check(pos) == CheckResult::Unsat) cube.push_back({preds[i], false});
     }
-    return tm.mkAnd(cube);
+    return region({cube});
   };
   const unsigned depth0 = solver_.depth();
   solver_.push();
@@ -250,7 +264,7 @@ Term PredicateCpa::abstract(Term f, const std::vector<Term>& allPreds, const enc
         lits.push_back(v);
         solver_.add(tm.mkEq(v, inst[i]));
       }
-      std::vector<Term> cubes;
+      std::vector<std::vector<BddRegions::Literal>> cubes;
       bool tooMany = false;
       CheckResult cr;
       while ((cr = check()) == CheckResult::Sat) {
@@ -259,13 +273,14 @@ Term PredicateCpa::abstract(Term f, const std::vector<Term>& allPreds, const enc
           break;
         }
         ++stats_.allSatModels;
-        std::vector<Term> cube, block;
+        std::vector<BddRegions::Literal> cube;
+        std::vector<Term> block;
         for (size_t i = 0; i < preds.size(); ++i) {
           bool val = solver_.modelValue(lits[i])->isTrue();
-          cube.push_back(val ? preds[i] : tm.mkNot(preds[i]));
+          cube.push_back({preds[i], val});
           block.push_back(val ? tm.mkNot(lits[i]) : lits[i]);
         }
-        cubes.push_back(tm.mkAnd(cube));
+        cubes.push_back(std::move(cube));
         solver_.add(tm.mkOr(block));
         if (preds.empty()) break;
       }
@@ -275,7 +290,7 @@ Term PredicateCpa::abstract(Term f, const std::vector<Term>& allPreds, const enc
         ++stats_.cartesianFallbacks;
         result = cartesian();
       } else {
-        result = tm.mkOr(cubes);
+        result = region(cubes);
       }
     }
   } catch (...) {
@@ -291,6 +306,11 @@ Term PredicateCpa::abstract(Term f, const std::vector<Term>& allPreds, const enc
 
 bool PredicateCpa::implies(Term a, Term b) {
   if (a == b || b->isTrue() || a->isFalse()) return true;
+  if (regions_)
+    if (std::optional<bool> r = regions_->implies(a, b)) {
+      ++stats_.bddImplications;
+      return *r;
+    }
   auto key = std::make_pair(a, b);
   if (auto it = implicationCache_.find(key); it != implicationCache_.end()) {
     ++stats_.implicationCacheHits;

@@ -28,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/cpa/bdd_regions.h"
 #include "core/cpa/cpa.h"
 #include "core/cpa/location_cpa.h"
 #include "core/cpa/operators.h"
@@ -77,6 +78,10 @@ enum class BlockOperator { LoopHeads /* blk^l */, LoopHeadsAndFunctions /* blk^l
 struct PredicateCpaOptions {
   BlockOperator block = BlockOperator::LoopHeads;
   bool cartesian = false;      // cartesian instead of boolean predicate abstraction
+  // Abstraction formulas as BDDs over the predicates (bdd_regions.h): canonical, and
+  // coverage between abstraction states decided on the BDDs without the solver.
+  // false: as SMT formulas (disjunctions of cubes), coverage by solver queries.
+  bool bddAbstractions = false;
   bool mergeBlocks = true;     // ABE merge inside blocks; false = merge-sep
   // All-SAT enumeration stops after this many models and the (weaker, still sound)
   // cartesian abstraction is used instead; 0 = no limit.
@@ -95,6 +100,7 @@ struct PredicateCpaOptions {
 struct PredicateStats {
   uint64_t abstractions = 0, abstractionCacheHits = 0, allSatModels = 0, cartesianFallbacks = 0;
   uint64_t implicationChecks = 0, implicationCacheHits = 0, queryGiveUps = 0;
+  uint64_t bddImplications = 0;  // coverage checks decided on BDDs (no solver query)
   double abstractionTimeS = 0, coverageTimeS = 0;
 };
 
@@ -123,6 +129,8 @@ public:
   // ψ1 ⇒ ψ2 for formulas over unindexed variables (cached).
   bool implies(smt::Term a, smt::Term b);
   const PredicateStats& stats() const { return stats_; }
+  // The BDD regions (null unless opts.bddAbstractions).
+  const BddRegions* regions() const { return regions_.get(); }
   // Changes the all-SAT model limit (CEGAR raises it when the cartesian fallback was
   // too weak to exclude a spurious counterexample); clears the abstraction cache.
   void setMaxAllSatModels(uint32_t n) {
@@ -141,6 +149,7 @@ private:
   PredicateCpaOptions opts_;
   support::Deadline deadline_;
   std::unique_ptr<Ops> ops_;
+  std::unique_ptr<BddRegions> regions_;  // with opts_.bddAbstractions
   uint64_t nextId_ = 1;
   PredicateStats stats_;
   std::map<std::pair<smt::Term, std::vector<smt::Term>>, smt::Term> abstractionCache_;

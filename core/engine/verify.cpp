@@ -32,11 +32,14 @@ const char* defaultRefiner(Algorithm alg, smt::SolverKind solver) {
   // strongest posts over the whole path; predicate abstraction takes the atoms of τ and
   // gains from weakest preconditions over the whole path (they name the loop condition
   // where strongest posts name values). Weakest preconditions over memory keep the
-  // stores (select over a chain of stores in the predicates), which cvc5 decides an
-  // order of magnitude slower than Z3 (memcpy_symbolic_size_safe in test_constructs:
-  // 62 s against 5 s with strongest posts), so pred with cvc5 takes strongest posts.
+  // stores (select over chains of stores in the predicates), and cvc5's abstraction
+  // queries over those are an order of magnitude slower than Z3's
+  // (memcpy_symbolic_size_safe in test_constructs: 62 s against 19 s), so pred with
+  // cvc5 takes strongest posts over unsat cores (10 s there; the default before the
+  // refiner table, 183 tasks with Z3; unlike strongest posts over the whole path it
+  // proves a counting loop).
   if (alg == Algorithm::Impact) return "newton-sp-all-live";
-  return solver == smt::SolverKind::CVC5 ? "newton-sp-all-live" : "newton-wp-all-live";
+  return solver == smt::SolverKind::CVC5 ? "newton-sp-core-live" : "newton-wp-all-live";
 }
 
 Algorithm parseAlgorithm(const std::string& s) {
@@ -270,6 +273,8 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     auto po = commonOptions<algorithms::PredicateAnalysisOptions>(req, timeoutS);
     po.refiner = algorithms::RefinerConfig::parse(req.refiner.empty() ? defaultRefiner(alg, req.solver) : req.refiner);
     po.impact = alg == Algorithm::Impact;
+    po.cpa.cartesian = req.cartesian;
+    po.cpa.bddAbstractions = req.bddAbstractions;
     po.condition = cond;
     po.maxMemoryMb = sp.maxMemoryMb;
     po.maxEdgePosts = sp.maxEdgePosts;

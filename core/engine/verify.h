@@ -37,6 +37,10 @@ struct VerifyRequest {
   // newton-{sp,wp}-{core,all}-{live,all}); empty = the algorithm's default
   // (defaultRefiner).
   std::string refiner;
+  // pred/impact: cartesian instead of boolean predicate abstraction; abstraction
+  // formulas as BDDs (coverage decided on them) instead of SMT formulas.
+  bool cartesian = false;
+  bool bddAbstractions = false;
   double timeoutS = 0;                 // whole run, wall clock; 0 = none
   uint32_t maxBound = 0;               // stop BMC deepening at this bound (unknown + condition); 0 = no limit
   frontend::DataModel dataModel = frontend::DataModel::LP64;

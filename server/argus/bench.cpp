@@ -30,6 +30,8 @@ const char* kUsage =
     "usage: argus bench MANIFEST.tsv [options]\n"
     "  --algorithm A      passed to `argus verify --algorithm` (default: verifier's)\n"
     "  --refiner R        passed to `argus verify --refiner` (pred, impact)\n"
+    "  --abstraction boolean|cartesian, --abstraction-formulas smt|bdd\n"
+    "                     passed to `argus verify` (pred, impact)\n"
     "  --solver z3|cvc5   passed to `argus verify --solver` (default: verifier's)\n"
     "  --chain SPEC       passed to `argus verify --chain` (with --algorithm cmc)\n"
     "  --timeout SEC      per-task time limit passed to verify (default 30)\n"
@@ -46,7 +48,7 @@ const char* kUsage =
 
 struct Options {
   std::string manifest;
-  std::optional<std::string> algorithm, solver, chain, refiner;
+  std::optional<std::string> algorithm, solver, chain, refiner, abstraction, abstractionFormulas;
   double timeout = 30;
   long memoryMb = 4096;
   int jobs = 1;
@@ -102,7 +104,8 @@ std::string parseOptions(const std::vector<std::string>& args, Options& o) {
       a = a.substr(0, eq);
     }
     static const char* known[] = {"--algorithm", "--refiner", "--solver", "--timeout", "--memory-mb", "--jobs",
-                                  "-j",          "--out",     "--filter", "--limit",   "--grace",     "--chain"};
+                                  "-j",          "--out",     "--filter", "--limit",   "--grace",     "--chain",
+                                  "--abstraction", "--abstraction-formulas"};
     if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return a == k; }) ==
         std::end(known))
       return "unknown option '" + a + "'";
@@ -122,6 +125,12 @@ std::string parseOptions(const std::vector<std::string>& args, Options& o) {
     } else if (a == "--refiner") {
       if (v.empty() || v[0] == '-') return "bad --refiner '" + v + "'";
       o.refiner = v;
+    } else if (a == "--abstraction") {
+      if (v != "boolean" && v != "cartesian") return "bad --abstraction '" + v + "' (want boolean or cartesian)";
+      o.abstraction = v;
+    } else if (a == "--abstraction-formulas") {
+      if (v != "smt" && v != "bdd") return "bad --abstraction-formulas '" + v + "' (want smt or bdd)";
+      o.abstractionFormulas = v;
     } else if (a == "--solver") {
       if (v != "z3" && v != "cvc5") return "bad --solver '" + v + "' (want z3 or cvc5)";
       o.solver = v;
@@ -217,6 +226,8 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
     if (opt.solver) s.argv.insert(s.argv.end(), {"--solver", *opt.solver});
     if (opt.chain) s.argv.insert(s.argv.end(), {"--chain", *opt.chain});
     if (opt.refiner) s.argv.insert(s.argv.end(), {"--refiner", *opt.refiner});
+    if (opt.abstraction) s.argv.insert(s.argv.end(), {"--abstraction", *opt.abstraction});
+    if (opt.abstractionFormulas) s.argv.insert(s.argv.end(), {"--abstraction-formulas", *opt.abstractionFormulas});
     specs.push_back(std::move(s));
   }
 
@@ -258,6 +269,8 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
   info.algorithm = opt.algorithm;
   info.solver = opt.solver;
   info.refiner = opt.refiner;
+  info.abstraction = opt.abstraction;
+  info.abstractionFormulas = opt.abstractionFormulas;
   info.timeoutSec = opt.timeout;
   info.memoryMb = opt.memoryMb;
   info.jobs = opt.jobs;

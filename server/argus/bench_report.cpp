@@ -113,6 +113,8 @@ nlohmann::json resultsJson(const RunInfo& info, const std::vector<TaskResult>& r
           {"algorithm", opt(info.algorithm)},
           {"solver", opt(info.solver)},
           {"refiner", opt(info.refiner)},
+          {"abstraction", opt(info.abstraction)},
+          {"abstraction_formulas", opt(info.abstractionFormulas)},
           {"timeout_s", info.timeoutSec},
           {"memory_mb", info.memoryMb},
           {"jobs", info.jobs},

@@ -24,6 +24,7 @@ struct TaskResult {
 struct RunInfo {
   std::string manifest;  // absolute path
   std::optional<std::string> algorithm, solver, refiner;  // nullopt: verifier default
+  std::optional<std::string> abstraction, abstractionFormulas;  // likewise
   double timeoutSec = 0;
   long memoryMb = 0;
   int jobs = 1;

@@ -29,6 +29,7 @@ const char* kUsage =
     "                                   pred|impact|explicit|cmc|auto] [--kiki-mode full|ibmc|kind|ai]\n"
     "                      [--solver z3|cvc5] [--timeout SEC] [--data-model ILP32|LP64] [--format text|json]\n"
     "                      [--function NAME] [--refiner R] [--stats] [--progress] [--no-invariants]\n"
+    "                      [--abstraction boolean|cartesian] [--abstraction-formulas smt|bdd]\n"
     "                      [--chain SPEC] [--condition-in F.json] [--condition-out F]\n"
     "                      [--condition-format json|cpachecker] [--max-states N]\n"
     "                      [--max-path-length N] [--max-assume-edges N] [--max-repeats N]\n"
@@ -70,7 +71,13 @@ const char* kUsage =
     "     C = core | all       infeasible core from an unsat core / the whole path\n"
     "     L = live | all       projection to live variables / none\n"
     "  default (most benchmark tasks): pred newton-wp-all-live (with --solver cvc5\n"
-    "     newton-sp-all-live), impact newton-sp-all-live\n"
+    "     newton-sp-core-live), impact newton-sp-all-live\n"
+    "--abstraction boolean|cartesian (pred, impact): boolean predicate abstraction by\n"
+    "  all-SAT enumeration (default) or the cartesian abstraction (the conjunction of\n"
+    "  the predicates implied one by one: cheaper, weaker)\n"
+    "--abstraction-formulas smt|bdd (pred, impact): abstraction formulas kept as SMT\n"
+    "  formulas (default; coverage by solver queries) or as BDDs over the predicates\n"
+    "  (BuDDy; canonical, coverage decided on the BDDs)\n"
     "--stats prints the run's statistics (refinements, abstractions, ARG size, predicates,\n"
     "  time in abstraction / refinement / forced covering / solver) after the result.\n";
 
@@ -180,6 +187,14 @@ int runVerify(const std::vector<std::string>& args) {
       else if (a == "--refiner") {
         req.refiner = value();
         (void)argus::algorithms::RefinerConfig::parse(req.refiner);  // reject unknown names here
+      } else if (a == "--abstraction") {
+        const std::string& v = value();
+        if (v != "boolean" && v != "cartesian") throw std::invalid_argument("bad --abstraction '" + v + "' (boolean or cartesian)");
+        req.cartesian = v == "cartesian";
+      } else if (a == "--abstraction-formulas") {
+        const std::string& v = value();
+        if (v != "smt" && v != "bdd") throw std::invalid_argument("bad --abstraction-formulas '" + v + "' (smt or bdd)");
+        req.bddAbstractions = v == "bdd";
       } else if (a == "--stats") stats = true;
       else if (a == "--timeout") {
         const std::string& v = value();

@@ -16,12 +16,7 @@ namespace {
 
 argus::engine::VerifyOutcome runWith(Algorithm alg, SolverKind solver, const std::string& body, uint32_t maxBound = 0,
                                      double timeout = 60) {
-  argus::engine::VerifyRequest req;
-  req.file = "test.c";
-  req.source = std::string(kPrelude) + body;
-  req.algorithm = alg;
-  req.solver = solver;
-  req.timeoutS = timeout;
+  auto req = argus::testing::snippetRequest(body, alg, solver, timeout);
   req.maxBound = maxBound;
   auto out = argus::engine::verify(req);
   EXPECT_FALSE(out.inputError) << out.error;

@@ -115,13 +115,8 @@ class Refiners : public ::testing::TestWithParam<std::tuple<std::string, Algorit
 TEST_P(Refiners, NoWrongVerdictOnLoops) {
   auto [refiner, alg] = GetParam();
   auto runOne = [&](const std::string& body) {
-    argus::engine::VerifyRequest req;
-    req.file = "test.c";
-    req.source = std::string(kPrelude) + body;
-    req.algorithm = alg;
-    req.solver = SolverKind::Z3;
+    auto req = argus::testing::snippetRequest(body, alg, SolverKind::Z3, 20);
     req.refiner = refiner;
-    req.timeoutS = 20;
     auto out = argus::engine::verify(req);
     EXPECT_FALSE(out.inputError) << out.error;
     return out.result;
@@ -170,6 +165,68 @@ INSTANTIATE_TEST_SUITE_P(All, Refiners, ::testing::ValuesIn(refinerParams()), []
     if (c == '-') c = '_';
   return n;
 });
+
+// Boolean or cartesian abstraction, abstraction formulas as SMT formulas or BDDs
+// (--abstraction, --abstraction-formulas), with both solvers: pred proves a counting
+// loop and finds the bug after a loop under each, and with Z3 (default refiner: weakest
+// preconditions) also proves a loop relating two counters (with cvc5 the default
+// refiner, strongest post over unsat cores, does not: there it must not answer
+// false); Impact finds the bug. With BDDs, pred's coverage checks between
+// abstraction states are decided on the BDDs (no solver query).
+class AbstractionOptions : public ::testing::TestWithParam<std::tuple<bool, bool, SolverKind>> {};
+
+TEST_P(AbstractionOptions, SameVerdicts) {
+  auto [cartesian, bdd, solver] = GetParam();
+  auto runOne = [&](Algorithm alg, const std::string& body, double timeout) {
+    auto req = argus::testing::snippetRequest(body, alg, solver, timeout);
+    req.cartesian = cartesian;
+    req.bddAbstractions = bdd;
+    auto out = argus::engine::verify(req);
+    EXPECT_FALSE(out.inputError) << out.error;
+    return out.result;
+  };
+  const char* counting =
+      "int main(){ unsigned n = __VERIFIER_nondet_uint(); unsigned i = 0; while (i < n) { i++; } "
+      "if (i != n) reach_error(); return 0; }";
+  const char* twoCounters =
+      "int main(){ unsigned n = __VERIFIER_nondet_uint(); unsigned i = 0, j = 0; while (i < n) { i++; j += 2; } "
+      "if (j != 2 * i) reach_error(); return 0; }";
+  const char* bug =
+      "int main(){ int s = 0; int n = __VERIFIER_nondet_int(); __VERIFIER_assume(n > 0 && n < 5); "
+      "for (int i = 0; i < n; i++) { s += 2; } if (s == 6) reach_error(); return 0; }";
+  auto checkStats = [&](const argus::result::VerificationResult& r) {
+    if (bdd) {
+      EXPECT_EQ(r.stats.extra.count("bdd_regions"), 1u);
+      EXPECT_EQ(r.stats.extra.count("coverage_checks") ? r.stats.extra.at("coverage_checks") : -1, 0.0);
+    } else {
+      EXPECT_EQ(r.stats.extra.count("bdd_regions"), 0u);
+    }
+  };
+  auto r = runOne(Algorithm::Pred, counting, 20);
+  EXPECT_EQ(r.verdict, Verdict::True) << r.reason;
+  checkStats(r);
+  r = runOne(Algorithm::Pred, twoCounters, 10);
+  if (solver == SolverKind::Z3) {
+    EXPECT_EQ(r.verdict, Verdict::True) << r.reason;
+    checkStats(r);
+  } else {
+    EXPECT_NE(r.verdict, Verdict::False) << r.reason;
+  }
+  for (Algorithm alg : {Algorithm::Pred, Algorithm::Impact}) {
+    r = runOne(alg, bug, 20);
+    EXPECT_EQ(r.verdict, Verdict::False) << r.reason;
+    EXPECT_TRUE(r.counterexample && r.counterexample->replayed);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, AbstractionOptions,
+                         ::testing::Combine(::testing::Bool(), ::testing::Bool(),
+                                            ::testing::Values(SolverKind::Z3, SolverKind::CVC5)),
+                         [](const auto& info) {
+                           return std::string(std::get<0>(info.param) ? "cartesian" : "boolean") + "_" +
+                                  (std::get<1>(info.param) ? "bdd" : "smt") + "_" +
+                                  argus::smt::solverName(std::get<2>(info.param));
+                         });
 
 // A refinement that cannot exclude its spurious path cuts that error target (an open part
 // of the condition) instead of ending the run: the rest is still explored, so a real bug

@@ -60,4 +60,16 @@ inline const char* kPrelude =
     "void free(void *);\n"
     "void __VERIFIER_assert(int c) { if (!c) reach_error(); }\n";
 
+// A request for a snippet after kPrelude (set more fields, then engine::verify).
+inline engine::VerifyRequest snippetRequest(const std::string& body, engine::Algorithm alg, smt::SolverKind solver,
+                                            double timeout) {
+  engine::VerifyRequest req;
+  req.file = "test.c";
+  req.source = std::string(kPrelude) + body;
+  req.algorithm = alg;
+  req.solver = solver;
+  req.timeoutS = timeout;
+  return req;
+}
+
 }  // namespace argus::testing
