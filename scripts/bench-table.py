@@ -124,6 +124,20 @@ def solved(tasks):
     return {n for n, t in tasks.items() if kind_of(t) in ("proof", "counterexample")}
 
 
+def starved(tasks):
+    """timeouts whose process got less than 90 % of a CPU: the machine was busy with
+    something else, and the run's counts understate what it can solve"""
+    return sum(1 for t in tasks.values() if kind_of(t) == "timeout" and (t.get("wall_time_s") or 0) > 0
+               and (t.get("cpu_time_s") or 0) < 0.9 * t["wall_time_s"])
+
+
+def warn_starved(cols):
+    for name, tasks in cols:
+        n = starved(tasks)
+        if n:
+            print(f"\nwarning: {name}: {n} timeouts got less than 90 % of a CPU (machine busy?)")
+
+
 def by_run(cols, markdown):
     """one row per run; `cols` as in main (name, tasks)"""
     header = ["Run", "Solved (only this run)", "Proofs", "Counterexamples", "Wrong",
@@ -143,6 +157,7 @@ def by_run(cols, markdown):
                      share(counts["proof"], tasks, "true"), share(counts["counterexample"], tasks, "false"),
                      f"{cpu_solved:.0f} s", f"{cpu:.0f} s"])
     emit(header, rows, markdown)
+    warn_starved(cols)
 
 
 def emit(header, rows, markdown):
@@ -227,6 +242,7 @@ def main(argv):
     rows.append(["Total CPU time", *[f"{cpu:.0f} s" for _, _, cpu in table]])
     rows.append(["Tasks", *[str(len(tasks)) for _, tasks in cols]])
     emit(header, rows, markdown)
+    warn_starved(cols)
     return 0
 
 

@@ -49,6 +49,18 @@ grep -q '^| portfolio of pred (craig) + pred (newton-sp-core-live) | 3 | 2 | 1 |
 # a checkpoint written while its run goes on says it covers only part of the tasks
 python3 "$SCRIPT" --by-run "$dir/c.json" > "$dir/out.txt" || fail "exit code (checkpoint)"
 grep -q '^pred (craig) \[partial: 1 of 4 tasks\] ' "$dir/out.txt" || fail "partial run not marked"
+# a timeout with 30 s of CPU in 60 s of wall time: the run was starved of CPU
+python3 - "$dir" <<'PY'
+import json, os, sys
+b = json.load(open(os.path.join(sys.argv[1], "b.json")))
+b["tasks"][2]["wall_time_s"] = 62.0
+b["tasks"][2]["cpu_time_s"] = 30.0
+json.dump(b, open(os.path.join(sys.argv[1], "s.json"), "w"))
+PY
+python3 "$SCRIPT" --by-run "$dir/s.json" > "$dir/out.txt" || fail "exit code (starved)"
+grep -q '^warning: pred (newton-sp-core-live): 1 timeouts got less than 90 % of a CPU' "$dir/out.txt" || fail "starved run not flagged"
+python3 "$SCRIPT" --by-run "$dir/b.json" > "$dir/out.txt" || fail "exit code (b)"
+grep -q '^warning' "$dir/out.txt" && fail "run without wall times flagged"
 # --agree: t1 same (true), t2 decided by b only, t3 and t4 by a only
 python3 "$SCRIPT" --agree "$dir/a.json" "$dir/b.json" > "$dir/out.txt" || fail "--agree exit code (no contradiction)"
 grep -q '^4 tasks in both: 1 same verdict (1 decided, 0 unknown in both), 0 contradicting, 3 decided by one run only$' \
