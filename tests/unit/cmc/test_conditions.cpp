@@ -394,13 +394,15 @@ TEST(Chain, DefaultChainAndBadSpecs) {
 namespace {
 
 TEST(Conditions, PredicateAnalysisStoppedByTimeLeavesACondition) {
-  // needs the invariant i <= 1000000 (hard for pred): it runs into its time limit, and
-  // still says what it verified: the other branch, with the waiting states open
+  // needs the invariant 2s = i(i + 1) (nonlinear: beyond the predicates of every
+  // refiner): it runs into its time limit, and still says what it verified: the
+  // other branch, with the waiting states open
   const char* body =
       "int main(){\n"
       "  int c = __VERIFIER_nondet_int();\n"
       "  if (c) { int a = 2; if (a * 3 != 6) reach_error(); }\n"
-      "  else { int i = 0; while (i < 1000000) { i++; } if (i != 1000000) reach_error(); }\n"
+      "  else { unsigned n = __VERIFIER_nondet_uint(), i = 0, s = 0; while (i < n) { i++; s += i; }\n"
+      "         if (2 * s != i * (i + 1)) reach_error(); }\n"
       "  return 0;\n"
       "}\n";
   CmcRun c;

@@ -412,12 +412,13 @@ TEST(Chain2, TimeoutInAChainStillLeavesANonTrivialCondition) {
   c.algorithm = Algorithm::Cmc;
   c.chain = "bmc:k=2,pred";
   c.timeout = 8;  // enough for bmc's bound even on a loaded machine
-  // pred needs i <= 1000000 and runs into the time limit
+  // pred needs the nonlinear invariant 2s = i(i + 1) and runs into the time limit
   const char* body =
       "int main(){\n"
       "  int c = __VERIFIER_nondet_int();\n"
       "  if (c) { int a = 2; if (a * 3 != 6) reach_error(); }\n"
-      "  else { int i = 0; while (i < 1000000) { i++; } if (i != 1000000) reach_error(); }\n"
+      "  else { unsigned n = __VERIFIER_nondet_uint(), i = 0, s = 0; while (i < n) { i++; s += i; }\n"
+      "         if (2 * s != i * (i + 1)) reach_error(); }\n"
       "  return 0;\n"
       "}\n";
   auto out = runCmc(body, c);
