@@ -27,20 +27,22 @@
 namespace argus::engine {
 
 const char* defaultRefiner(Algorithm alg, smt::SolverKind solver) {
-  // Measured with `argus bench MANIFEST.tsv --timeout 60 --jobs 2` (Z3) per refiner
-  // (the table in issue 3's closing note): Impact conjoins τ itself and gains from
-  // strongest posts over the whole path; predicate abstraction takes the atoms of τ and
-  // gains from weakest preconditions over the whole path without projection
-  // (newton-wp-all-all, 190 tasks, the most of any run; wp-all-live 188): they name
-  // the loop condition where strongest posts name values. Weakest preconditions over memory keep the
+  // Measured with `argus bench MANIFEST.tsv --timeout 60 --jobs 2` (Z3) per refiner (the
+  // table in issue 3's closing note): Impact conjoins τ itself and gains from strongest
+  // posts over the whole path; predicate abstraction takes the atoms of τ and gains from
+  // weakest preconditions over the whole path (they name the loop condition where
+  // strongest posts name values). With live-variable projection (188 tasks) rather than
+  // without (newton-wp-all-all, 190 tasks): the two tasks are within run-to-run noise, and
+  // without projection memset_symbolic_size in test_constructs takes 111 s instead of 5 s
+  // (`argus verify`, alone on the machine). Weakest preconditions over memory keep the
   // stores (select over chains of stores in the predicates), and cvc5's abstraction
   // queries over those are an order of magnitude slower than Z3's
-  // (memcpy_symbolic_size_safe in test_constructs: 62 s against 19 s), so pred with
-  // cvc5 takes strongest posts over unsat cores (10 s there; the default before the
-  // refiner table, 183 tasks with Z3; unlike strongest posts over the whole path it
-  // proves a counting loop).
+  // (memcpy_symbolic_size_safe in test_constructs: 62 s against 19 s), so pred with cvc5
+  // takes strongest posts over unsat cores (10 s there; the default before the refiner
+  // table, 183 tasks with Z3; unlike strongest posts over the whole path it proves a
+  // counting loop).
   if (alg == Algorithm::Impact) return "newton-sp-all-live";
-  return solver == smt::SolverKind::CVC5 ? "newton-sp-core-live" : "newton-wp-all-all";
+  return solver == smt::SolverKind::CVC5 ? "newton-sp-core-live" : "newton-wp-all-live";
 }
 
 Algorithm parseAlgorithm(const std::string& s) {

@@ -70,7 +70,7 @@ const char* kUsage =
     "     D = sp | wp          strongest post forward / weakest precondition backward\n"
     "     C = core | all       infeasible core from an unsat core / the whole path\n"
     "     L = live | all       projection to live variables / none\n"
-    "  default (most benchmark tasks): pred newton-wp-all-all (with --solver cvc5\n"
+    "  default (most benchmark tasks): pred newton-wp-all-live (with --solver cvc5\n"
     "     newton-sp-core-live), impact newton-sp-all-live\n"
     "--abstraction boolean|cartesian (pred, impact): boolean predicate abstraction by\n"
     "  all-SAT enumeration (default) or the cartesian abstraction (the conjunction of\n"
