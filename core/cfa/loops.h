@@ -1,6 +1,6 @@
 // The loop structure of one function's CFA: back edges (to a location on the DFS stack
 // from the entry) and the natural loop of each loop head. Shared by the BMC unwinding
-// (core/algorithms/unwinding.cpp) and the loop-bound CPA (core/cpa/loop_bound_cpa.h),
+// (core/algorithms/bmc/unwinding.cpp) and the loop-bound CPA (core/cpa/loop_bound_cpa.h),
 // so both count "iterations of a loop" the same way.
 #pragma once
 

@@ -13,7 +13,7 @@ void eraseOne(std::vector<ArgState*>& v, ArgState* x) {
 }
 void dedupeParents(ArgState* k) {
   auto& ps = k->parents;
-  std::vector<std::pair<ArgState*, Step>> out;
+  std::vector<std::pair<ArgState*, cfa::Step>> out;
   for (auto& p : ps)
     if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
   ps = std::move(out);
@@ -33,7 +33,7 @@ struct ArgCpa::Ops final : AbstractDomain, TransferRelation, MergeOperator, Stop
     return a.make(a.wrapped_.domain().join(as(*x).wrapped, as(*y).wrapped), std::move(parents));
   }
 
-  std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr& p, const Step& step) override {
+  std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr& p, const cfa::Step& step) override {
     std::vector<StatePtr> out;
     for (auto& w : a.wrapped_.transfer().successorsForStep(as(*s).wrapped, p, step))
       out.push_back(a.make(w, {{mut(as(*s)), step}}));
@@ -90,7 +90,7 @@ MergeOperator& ArgCpa::merge() { return *ops_; }
 StopOperator& ArgCpa::stop() { return *ops_; }
 PrecisionAdjustment& ArgCpa::precisionAdjustment() { return *ops_; }
 
-std::shared_ptr<ArgState> ArgCpa::make(StatePtr wrapped, std::vector<std::pair<ArgState*, Step>> parents) {
+std::shared_ptr<ArgState> ArgCpa::make(StatePtr wrapped, std::vector<std::pair<ArgState*, cfa::Step>> parents) {
   auto s = std::make_shared<ArgState>(std::move(wrapped), arena_.size(), std::move(parents));
   arena_.push_back(s);
   return s;

@@ -24,12 +24,12 @@ namespace argus::cpa {
 
 class ArgState final : public AbstractState, public std::enable_shared_from_this<ArgState> {
 public:
-  ArgState(StatePtr wrapped, uint64_t id, std::vector<std::pair<ArgState*, Step>> parents)
+  ArgState(StatePtr wrapped, uint64_t id, std::vector<std::pair<ArgState*, cfa::Step>> parents)
       : wrapped(std::move(wrapped)), id(id), parents(std::move(parents)) {}
   StatePtr wrapped;
   uint64_t id;
   // graph links (mutable, see above)
-  mutable std::vector<std::pair<ArgState*, Step>> parents;
+  mutable std::vector<std::pair<ArgState*, cfa::Step>> parents;
   mutable std::vector<ArgState*> children;
   mutable ArgState* coveredBy = nullptr;
   mutable std::vector<ArgState*> covers;
@@ -75,7 +75,7 @@ public:
 private:
   struct Ops;
   friend struct Ops;
-  std::shared_ptr<ArgState> make(StatePtr wrapped, std::vector<std::pair<ArgState*, Step>> parents);
+  std::shared_ptr<ArgState> make(StatePtr wrapped, std::vector<std::pair<ArgState*, cfa::Step>> parents);
   ConfigurableProgramAnalysis& wrapped_;
   std::unique_ptr<Ops> ops_;
   std::vector<std::shared_ptr<ArgState>> arena_;

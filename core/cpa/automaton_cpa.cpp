@@ -11,13 +11,13 @@ bool AutomatonState::equals(const AbstractState& o) const {
 
 namespace {
 
-bool matches(const result::AutomatonTransition& t, const Step& s) {
+bool matches(const result::AutomatonTransition& t, const cfa::Step& s) {
   if (t.kind != static_cast<uint8_t>(s.kind) || t.toFunc != s.toFunc || t.toLoc != s.toLoc) return false;
   switch (s.kind) {
-    case StepKind::Edge:
-    case StepKind::CallEnter: return t.func == s.func && t.edge == s.edge;
-    case StepKind::Return: return t.func == s.func && t.edge == s.edge && t.caller == s.caller;
-    case StepKind::Start: return t.func == s.func;
+    case cfa::StepKind::Edge:
+    case cfa::StepKind::CallEnter: return t.func == s.func && t.edge == s.edge;
+    case cfa::StepKind::Return: return t.func == s.func && t.edge == s.edge && t.caller == s.caller;
+    case cfa::StepKind::Start: return t.func == s.func;
   }
   return false;
 }
@@ -25,7 +25,7 @@ bool matches(const result::AutomatonTransition& t, const Step& s) {
 class AutomatonTransfer final : public TransferRelation {
 public:
   explicit AutomatonTransfer(const AssumptionAutomaton& a) : a_(a), open_(std::make_shared<AutomatonState>(AssumptionAutomaton::kOpen)) {}
-  std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const Step& step) override {
+  std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const cfa::Step& step) override {
     uint32_t q = static_cast<const AutomatonState&>(*s).q;
     if (q == AssumptionAutomaton::kOpen) return {open_};
     if (q == AssumptionAutomaton::kVerified || q >= a_.states.size()) return {};

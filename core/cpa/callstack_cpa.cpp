@@ -51,17 +51,17 @@ namespace {
 
 class CallstackTransfer final : public TransferRelation {
 public:
-  std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const Step& step) override {
+  std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const cfa::Step& step) override {
     auto cs = std::static_pointer_cast<const CallstackState>(s);
     if (cs->recursion) return {};
     switch (step.kind) {
-      case StepKind::Edge: return {s};
-      case StepKind::Start: return {CallstackState::root(step.toFunc)};
-      case StepKind::CallEnter: {
+      case cfa::StepKind::Edge: return {s};
+      case cfa::StepKind::Start: return {CallstackState::root(step.toFunc)};
+      case cfa::StepKind::CallEnter: {
         bool rec = cs->onStack(step.toFunc);
         return {std::make_shared<CallstackState>(cs, step.toFunc, step.func, step.edge, rec)};
       }
-      case StepKind::Return:
+      case cfa::StepKind::Return:
         if (cs->below && cs->caller == step.caller && cs->callEdge == step.edge) return {cs->below};
         return {};
     }

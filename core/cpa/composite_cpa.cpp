@@ -51,7 +51,7 @@ struct CompositeCpa::Ops final : AbstractDomain, TransferRelation, MergeOperator
   }
 
   // The other components' successors along `step`, strengthened; appended to `out`.
-  void complete(const CompositeState& s, const PrecisionPtr& p, const Step& step, StatePtr first,
+  void complete(const CompositeState& s, const PrecisionPtr& p, const cfa::Step& step, StatePtr first,
                 std::vector<StatePtr>& out) {
     std::vector<std::vector<StatePtr>> per(c.size());
     per[0] = {std::move(first)};
@@ -80,7 +80,7 @@ struct CompositeCpa::Ops final : AbstractDomain, TransferRelation, MergeOperator
     }
   }
 
-  std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr& p, const Step& step) override {
+  std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr& p, const cfa::Step& step) override {
     std::vector<StatePtr> out;
     for (StatePtr f : c[0]->transfer().successorsForStep(cs(*s).parts[0], partPrec(p, 0), step))
       complete(cs(*s), p, step, f, out);

@@ -21,8 +21,8 @@
 #include <span>
 #include <vector>
 
+#include "core/cfa/step.h"
 #include "core/cpa/state.h"
-#include "core/cpa/step.h"
 
 namespace argus::cpa {
 
@@ -37,14 +37,14 @@ public:
 
 struct Successor {
   StatePtr state;
-  Step step;
+  cfa::Step step;
 };
 
 class TransferRelation {
 public:
   virtual ~TransferRelation() = default;
   // Successors along one given step (the composite CPA asks its components this way).
-  virtual std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr& p, const Step& step) = 0;
+  virtual std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr& p, const cfa::Step& step) = 0;
   // All successors. Only CPAs that know the control flow (location CPA, and wrappers
   // containing it) can enumerate steps; the default throws.
   virtual std::vector<Successor> successors(const StatePtr& s, const PrecisionPtr& p);
@@ -79,7 +79,7 @@ public:
 class Strengthen {
 public:
   virtual ~Strengthen() = default;
-  virtual StatePtr strengthen(const StatePtr& e, std::span<const StatePtr> siblings, const Step& step) {
+  virtual StatePtr strengthen(const StatePtr& e, std::span<const StatePtr> siblings, const cfa::Step& step) {
     (void)siblings;
     (void)step;
     return e;

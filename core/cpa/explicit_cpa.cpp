@@ -341,11 +341,11 @@ struct ExplicitCpa::Ops final : AbstractDomain, TransferRelation, StopOperator {
     return std::make_pair(a->var, b->value & maskOf(a->width));
   }
 
-  std::vector<StatePtr> successorsForStep(const StatePtr& sp, const PrecisionPtr&, const Step& step) override {
+  std::vector<StatePtr> successorsForStep(const StatePtr& sp, const PrecisionPtr&, const cfa::Step& step) override {
     const auto& s = static_cast<const ExplicitState&>(*sp);
     std::string issue;
     PathLimit issueKind = PathLimit::None;
-    if (monitor && step.kind == StepKind::Edge) {
+    if (monitor && step.kind == cfa::StepKind::Edge) {
       const cfa::Edge& e = prog.functions[step.func].edges[step.edge];
       std::optional<std::string> nl, ov;
       if (e.kind == cfa::EdgeKind::Assign) {
@@ -383,7 +383,7 @@ struct ExplicitCpa::Ops final : AbstractDomain, TransferRelation, StopOperator {
       return *nm;
     };
     switch (step.kind) {
-      case StepKind::CallEnter: {
+      case cfa::StepKind::CallEnter: {
         const cfa::Edge& e = prog.functions[step.func].edges[step.edge];
         const cfa::Function& callee = prog.functions[e.callee];
         std::vector<std::optional<uint64_t>> args;
@@ -392,7 +392,7 @@ struct ExplicitCpa::Ops final : AbstractDomain, TransferRelation, StopOperator {
         for (size_t i = 0; i < args.size(); ++i) setVar(wvars(), callee.params[i], masked(callee.params[i], args[i]));
         break;
       }
-      case StepKind::Return: {
+      case cfa::StepKind::Return: {
         const cfa::Edge& call = prog.functions[step.caller].edges[step.edge];
         const cfa::Function& callee = prog.functions[step.func];
         if (call.lhs) {
@@ -402,10 +402,10 @@ struct ExplicitCpa::Ops final : AbstractDomain, TransferRelation, StopOperator {
         }
         break;
       }
-      case StepKind::Start:
+      case cfa::StepKind::Start:
         for (cfa::VarId p : prog.functions[step.toFunc].params) setVar(wvars(), p, std::nullopt);
         break;
-      case StepKind::Edge: {
+      case cfa::StepKind::Edge: {
         const cfa::Edge& e = prog.functions[step.func].edges[step.edge];
         switch (e.kind) {
           case cfa::EdgeKind::Assume: {

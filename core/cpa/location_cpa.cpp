@@ -15,19 +15,6 @@ const char* propertyName(Property p) {
   return "?";
 }
 
-std::string Step::str(const cfa::Program& p) const {
-  switch (kind) {
-    case StepKind::Edge: {
-      const cfa::Edge& e = p.functions[func].edges[edge];
-      return std::string(cfa::edgeKindName(e.kind)) + " " + e.text;
-    }
-    case StepKind::CallEnter: return "call " + p.functions[toFunc].name;
-    case StepKind::Return: return "return from " + p.functions[func].name;
-    case StepKind::Start: return "start " + p.functions[toFunc].name;
-  }
-  return "?";
-}
-
 ControlFlow::ControlFlow(const cfa::Program& prog, cfa::FuncId entry) : prog_(prog), entry_(entry) {
   bool isMain = prog.functions[entry].name == "main";
   start_ = isMain ? prog.initFunc : prog.initNondetFunc;
@@ -43,15 +30,15 @@ ControlFlow::ControlFlow(const cfa::Program& prog, cfa::FuncId entry) : prog_(pr
     out_[f.id].resize(f.locs.size());
     for (uint32_t ei = 0; ei < f.edges.size(); ++ei) {
       const cfa::Edge& e = f.edges[ei];
-      Step s;
+      cfa::Step s;
       s.func = f.id;
       s.edge = ei;
       if (e.kind == cfa::EdgeKind::Call && e.callee < nf) {
-        s.kind = StepKind::CallEnter;
+        s.kind = cfa::StepKind::CallEnter;
         s.toFunc = e.callee;
         s.toLoc = prog.functions[e.callee].entry;
       } else {
-        s.kind = StepKind::Edge;
+        s.kind = cfa::StepKind::Edge;
         s.toFunc = f.id;
         s.toLoc = e.to;
       }
@@ -59,8 +46,8 @@ ControlFlow::ControlFlow(const cfa::Program& prog, cfa::FuncId entry) : prog_(pr
     }
     if (f.exit < f.locs.size()) {
       for (auto [caller, ei] : callSites[f.id]) {
-        Step s;
-        s.kind = StepKind::Return;
+        cfa::Step s;
+        s.kind = cfa::StepKind::Return;
         s.func = f.id;
         s.caller = caller;
         s.edge = ei;
@@ -69,8 +56,8 @@ ControlFlow::ControlFlow(const cfa::Program& prog, cfa::FuncId entry) : prog_(pr
         out_[f.id][f.exit].push_back(s);
       }
       if (f.id == start_ && start_ != entry_) {
-        Step s;
-        s.kind = StepKind::Start;
+        cfa::Step s;
+        s.kind = cfa::StepKind::Start;
         s.func = f.id;
         s.toFunc = entry_;
         s.toLoc = prog.functions[entry_].entry;
@@ -120,10 +107,10 @@ class LocationTransfer final : public TransferRelation {
 public:
   explicit LocationTransfer(const ControlFlow& cf) : cf_(cf) {}
 
-  std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const Step& step) override {
+  std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const cfa::Step& step) override {
     const auto& l = static_cast<const LocationState&>(*s);
     if (l.property != Property::None) return {};
-    if (step.kind == StepKind::Start || step.kind == StepKind::Return) {
+    if (step.kind == cfa::StepKind::Start || step.kind == cfa::StepKind::Return) {
       if (l.loc != cf_.program().functions[l.func].exit || step.func != l.func) return {};
     } else if (step.func != l.func || cf_.program().functions[l.func].edges[step.edge].from != l.loc) {
       return {};
@@ -135,15 +122,15 @@ public:
     const auto& l = static_cast<const LocationState&>(*s);
     std::vector<Successor> out;
     if (l.property != Property::None) return out;
-    for (const Step& step : cf_.outgoing(l.func, l.loc)) out.push_back({make(step), step});
+    for (const cfa::Step& step : cf_.outgoing(l.func, l.loc)) out.push_back({make(step), step});
     return out;
   }
 
 private:
-  StatePtr make(const Step& step) const {
+  StatePtr make(const cfa::Step& step) const {
     Property p = Property::None;
     const cfa::Edge* via = nullptr;
-    if (step.kind == StepKind::Edge) {
+    if (step.kind == cfa::StepKind::Edge) {
       const cfa::Edge& e = cf_.program().functions[step.func].edges[step.edge];
       if (e.kind == cfa::EdgeKind::Error) p = Property::Error;
       if (e.kind == cfa::EdgeKind::Unsupported) p = Property::Unsupported;

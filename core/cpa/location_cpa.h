@@ -30,14 +30,14 @@ public:
   const cfa::Program& program() const { return prog_; }
   cfa::FuncId entry() const { return entry_; }
   cfa::FuncId startFunc() const { return start_; }
-  const std::vector<Step>& outgoing(cfa::FuncId f, cfa::LocId l) const { return out_[f][l]; }
+  const std::vector<cfa::Step>& outgoing(cfa::FuncId f, cfa::LocId l) const { return out_[f][l]; }
   uint32_t reversePostorder(cfa::FuncId f, cfa::LocId l) const { return rpo_[f][l]; }
   bool isLoopHead(cfa::FuncId f, cfa::LocId l) const { return prog_.functions[f].locs[l].isLoopHead; }
 
 private:
   const cfa::Program& prog_;
   cfa::FuncId entry_, start_;
-  std::vector<std::vector<std::vector<Step>>> out_;
+  std::vector<std::vector<std::vector<cfa::Step>>> out_;
   std::vector<std::vector<uint32_t>> rpo_;
 };
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/cfa/loops.h"
-#include "core/cpa/step.h"
+#include "core/cfa/step.h"
 
 namespace argus::cpa {
 
@@ -26,7 +26,7 @@ using Counts = std::vector<std::pair<uint64_t, uint32_t>>;
 
 uint64_t keyOf(cfa::FuncId f, cfa::LocId l) { return (static_cast<uint64_t>(f) << 32) | l; }
 
-// The same counting as the BMC unwinding (core/algorithms/unwinding.cpp): per loop head,
+// The same counting as the BMC unwinding (core/algorithms/bmc/unwinding.cpp): per loop head,
 // the back edges taken since the loop was entered; a count is dropped when the path
 // leaves the loop (the target location is outside it), when the loop is entered
 // again from outside, and when its function is called or returns (calls are inlined
@@ -40,7 +40,7 @@ struct LoopBoundTransfer final : TransferRelation {
     for (const cfa::Function& f : cf.program().functions) loops.push_back(cfa::computeLoopStructure(f));
   }
 
-  std::vector<StatePtr> successorsForStep(const StatePtr& sp, const PrecisionPtr&, const Step& step) override {
+  std::vector<StatePtr> successorsForStep(const StatePtr& sp, const PrecisionPtr&, const cfa::Step& step) override {
     const auto& s = static_cast<const LoopBoundState&>(*sp);
     if (s.cut) return {};
     Counts v = *s.visits;
@@ -49,9 +49,9 @@ struct LoopBoundTransfer final : TransferRelation {
     };
     bool cut = false;
     switch (step.kind) {
-      case StepKind::CallEnter: dropFunction(step.toFunc); break;
-      case StepKind::Return: dropFunction(step.func); break;
-      case StepKind::Edge: {
+      case cfa::StepKind::CallEnter: dropFunction(step.toFunc); break;
+      case cfa::StepKind::Return: dropFunction(step.func); break;
+      case cfa::StepKind::Edge: {
         const cfa::LoopStructure& ls = loops[step.func];
         const auto& inLoops = ls.loopsOf[step.toLoc];
         v.erase(std::remove_if(v.begin(), v.end(),
@@ -74,7 +74,7 @@ struct LoopBoundTransfer final : TransferRelation {
         }
         break;
       }
-      case StepKind::Start: break;
+      case cfa::StepKind::Start: break;
     }
     if (!cut && v == *s.visits) return {sp};  // unchanged: shares the state
     auto n = std::make_shared<LoopBoundState>();

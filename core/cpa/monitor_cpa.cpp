@@ -44,14 +44,14 @@ struct PathMonitorCpa::Ops final : AbstractDomain, TransferRelation, StopOperato
     return Adjusted{c, p};
   }
 
-  std::vector<StatePtr> successorsForStep(const StatePtr& sp, const PrecisionPtr&, const Step& step) override {
+  std::vector<StatePtr> successorsForStep(const StatePtr& sp, const PrecisionPtr&, const cfa::Step& step) override {
     const auto& s = static_cast<const PathMonitorState&>(*sp);
     if (!s.exceeded.empty()) return {};
     auto n = std::make_shared<PathMonitorState>();
     n->length = s.length + 1;
     n->assumes = s.assumes;
     n->visits = s.visits;
-    if (step.kind == StepKind::Edge && cf.program().functions[step.func].edges[step.edge].kind == cfa::EdgeKind::Assume)
+    if (step.kind == cfa::StepKind::Edge && cf.program().functions[step.func].edges[step.edge].kind == cfa::EdgeKind::Assume)
       ++n->assumes;
     uint32_t visits = 0;
     if (cf.isLoopHead(step.toFunc, step.toLoc)) {
@@ -113,7 +113,7 @@ struct AssumptionStorageCpa::Ops final : AbstractDomain, TransferRelation, StopO
       if (isLessOrEqual(*e, *r)) return true;
     return false;
   }
-  std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const Step&) override {
+  std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const cfa::Step&) override {
     if (static_cast<const AssumptionState&>(*s).excluded) return {};
     return {top};
   }
@@ -126,7 +126,7 @@ struct AssumptionStorageCpa::Ops final : AbstractDomain, TransferRelation, StopO
     return Adjusted{e, p};
   }
 
-  StatePtr strengthen(const StatePtr& e, std::span<const StatePtr> siblings, const Step&) override {
+  StatePtr strengthen(const StatePtr& e, std::span<const StatePtr> siblings, const cfa::Step&) override {
     for (const StatePtr& s : siblings)
       if (auto* m = dynamic_cast<const PathMonitorState*>(s.get()); m && !m->exceeded.empty())
         return std::make_shared<AssumptionState>(true, m->exceeded, m->limit);

@@ -71,7 +71,7 @@ struct PredicateCpa::Ops final : AbstractDomain, TransferRelation, MergeOperator
   }
   StatePtr join(const StatePtr&, const StatePtr& b) const override { return b; }
 
-  std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const Step& step) override {
+  std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const cfa::Step& step) override {
     const auto& x = ps(*s);
     auto n = fresh(x);
     n->isAbstraction = false;

@@ -4,7 +4,6 @@
 #include <stdexcept>
 #include <unordered_set>
 
-#include "core/cpa/step.h"
 
 namespace argus::encoding {
 
@@ -103,14 +102,14 @@ uint32_t PathFormulaManager::bump(SsaMap& ssa, SsaKey k) {
   return i;
 }
 
-PathFormula PathFormulaManager::extend(const PathFormula& pf, const cpa::Step& step) {
+PathFormula PathFormulaManager::extend(const PathFormula& pf, const cfa::Step& step) {
   SsaMap ssa = *pf.ssa;
   const SsaMap& old = *pf.ssa;
   std::vector<Term> cs;
   Env env{[&](cfa::VarId v) { return current(v, old); }, current(kMemKey, old)};
   auto assign = [&](SsaKey k, Term value) { cs.push_back(tm_.mkEq(indexed(k, bump(ssa, k)), value)); };
   switch (step.kind) {
-    case cpa::StepKind::CallEnter: {
+    case cfa::StepKind::CallEnter: {
       const cfa::Edge& e = prog_.functions[step.func].edges[step.edge];
       const cfa::Function& callee = prog_.functions[e.callee];
       std::vector<Term> args;
@@ -119,7 +118,7 @@ PathFormula PathFormulaManager::extend(const PathFormula& pf, const cpa::Step& s
       for (size_t i = 0; i < args.size(); ++i) cs.push_back(tm_.mkEq(current(callee.params[i], ssa), args[i]));
       break;
     }
-    case cpa::StepKind::Return: {
+    case cfa::StepKind::Return: {
       const cfa::Edge& call = prog_.functions[step.caller].edges[step.edge];
       const cfa::Function& callee = prog_.functions[step.func];
       if (call.lhs) {
@@ -128,11 +127,11 @@ PathFormula PathFormulaManager::extend(const PathFormula& pf, const cpa::Step& s
       }
       break;
     }
-    case cpa::StepKind::Start: {
+    case cfa::StepKind::Start: {
       for (cfa::VarId p : prog_.functions[step.toFunc].params) bump(ssa, p);  // nondeterministic parameters
       break;
     }
-    case cpa::StepKind::Edge: {
+    case cfa::StepKind::Edge: {
       const cfa::Edge& e = prog_.functions[step.func].edges[step.edge];
       switch (e.kind) {
         case EdgeKind::Assume: {

@@ -8,12 +8,12 @@
 // "$brk@i"); the *unindexed* one ("name", "$mem", "$brk") is how abstraction formulas
 // and predicates name the current value. Index 0 means "value at the start, unknown".
 //
-// extend(pf, step) adds one step of the inlined program (see core/cpa/step.h):
+// extend(pf, step) adds one step of the inlined program (see core/cfa/step.h):
 // assignments become equations x@(i+1) = e (so that a refiner can drop them, as the
 // Newton refinement needs), havoc/nondet gives a fresh index without a constraint,
-// assumptions become conjuncts. Semantics follow core/algorithms/unwinding.cpp, which
-// encodes the same edges for BMC (the edge encoding is duplicated there; a later
-// refactoring should let unwinding.cpp call this class). Differences: an Alloc with
+// assumptions become conjuncts. Semantics follow core/algorithms/bmc/unwinding.cpp,
+// which encodes the same edges for BMC (the edge encoding is duplicated there; a later
+// refactoring should let the unwinding call this class). Differences: an Alloc with
 // zero-initialisation of non-constant size havocs the whole memory here (a sound
 // over-approximation; the replay check rejects any spurious path it allows), where
 // BMC reports it as unsupported; calls get fresh indices for all callee locals.
@@ -27,12 +27,9 @@
 #include <vector>
 
 #include "core/cfa/cfa.h"
+#include "core/cfa/step.h"
 #include "core/encoding/expr_encoder.h"
 #include "core/smt/term.h"
-
-namespace argus::cpa {
-struct Step;
-}
 
 namespace argus::encoding {
 
@@ -75,7 +72,7 @@ public:
 
   PathFormula empty() const;                 // true, all indices 0
   PathFormula emptyWithSsa(const PathFormula& pf) const;  // true, pf's indices
-  PathFormula extend(const PathFormula& pf, const cpa::Step& step);
+  PathFormula extend(const PathFormula& pf, const cfa::Step& step);
   // Disjunction of two path formulas of the same block: the result's indices are the
   // maxima; the side with a lower index gets x@max = x@low (ABE merge).
   PathFormula makeOr(const PathFormula& a, const PathFormula& b);

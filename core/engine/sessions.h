@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "core/algorithms/bmc.h"
+#include "core/algorithms/bmc/bmc.h"
 
 namespace argus::engine {
 

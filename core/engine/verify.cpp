@@ -12,13 +12,13 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "core/algorithms/assumptions.h"
-#include "core/algorithms/bmc.h"
-#include "core/algorithms/bound_condition.h"
-#include "core/algorithms/explicit_analysis.h"
-#include "core/algorithms/kiki.h"
-#include "core/algorithms/kinduction.h"
-#include "core/algorithms/predicate_analysis.h"
+#include "core/algorithms/bmc/bmc.h"
+#include "core/algorithms/bmc/bound_condition.h"
+#include "core/algorithms/cmc/assumptions.h"
+#include "core/algorithms/cmc/explicit_analysis.h"
+#include "core/algorithms/kinduction/kiki.h"
+#include "core/algorithms/kinduction/kinduction.h"
+#include "core/algorithms/predicate/predicate_analysis.h"
 #include "core/cfa/cfa_hash.h"
 #include "core/engine/sessions.h"
 #include "core/support/deadline.h"
@@ -44,6 +44,10 @@ const char* defaultRefiner(Algorithm alg, smt::SolverKind solver) {
   if (alg == Algorithm::Impact) return "newton-sp-all-live";
   return solver == smt::SolverKind::CVC5 ? "newton-sp-core-live" : "newton-wp-all-live";
 }
+
+void checkRefinerName(const std::string& name) { (void)algorithms::RefinerConfig::parse(name); }
+
+void checkKikiMode(const std::string& name) { (void)algorithms::parseKikiMode(name); }
 
 Algorithm parseAlgorithm(const std::string& s) {
   if (s == "bmc") return Algorithm::Bmc;
@@ -238,7 +242,8 @@ std::vector<std::string> loopsOf(const cfa::Program& p, const cfa::Function& ent
 }
 
 // BMC's bound (and k-induction's base case) as a condition: which loops were cut, and
-// the assumption automaton "verified for loops unrolled <= k times" (bound_condition.h).
+// the assumption automaton "verified for loops unrolled <= k times"
+// (core/algorithms/bmc/bound_condition.h).
 void attachBoundCondition(const cfa::Program& program, const cfa::Function& entry, result::VerificationResult& r) {
   if (r.verdict != result::Verdict::Unknown || !r.condition.bound) return;
   std::vector<std::string> loops = loopsOf(program, entry);

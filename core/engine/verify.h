@@ -19,8 +19,9 @@ namespace argus::engine {
 // Kind: k-induction with the concurrent interval invariant generator; KindNoInv: without
 // it; Ai: the generator's interval analysis alone. Kiki: kIkI (k-invariants in template
 // domains and k-induction); KikiIbmc / KikiKind / KikiAi: its restrictions (incremental
-// BMC, k-induction without invariants, abstract interpretation only), see kiki.h.
-// BmcCpa: BMC as a configuration of the CPA core (predicate_analysis.h, runCpaBmc).
+// BMC, k-induction without invariants, abstract interpretation only), see
+// core/algorithms/kinduction/kiki.h. BmcCpa: BMC as a configuration of the CPA core
+// (runCpaBmc in core/algorithms/predicate/predicate_analysis.h).
 enum class Algorithm { Bmc, Ibmc, Pred, Impact, Explicit, Cmc, Kind, KindNoInv, Ai, Kiki, KikiIbmc, KikiKind, KikiAi, BmcCpa };
 // Parses an --algorithm value; throws std::invalid_argument naming the known ones.
 Algorithm parseAlgorithm(const std::string& s);
@@ -67,10 +68,11 @@ struct VerifyRequest {
   std::string chain;
   // Called when a chain stage finishes: (index from 0, stage spec, its result).
   std::function<void(size_t, const std::string&, const result::VerificationResult&)> stageFinished;
-  // Limits of the explicit-value analysis (0 = none; see explicit_analysis.h).
+  // Limits of the explicit-value analysis (0 = none; see core/algorithms/cmc/explicit_analysis.h).
   uint64_t maxStates = 0;
   uint32_t maxPathLength = 0, maxAssumeEdges = 0, maxRepeats = 0, maxStatesPerLocation = 0;
-  // More condition monitors (0 = none; cpa_algorithm.h, predicate_analysis.h):
+  // More condition monitors (0 = none; core/algorithms/common/cpa_algorithm.h,
+  // core/algorithms/predicate/predicate_analysis.h):
   // total memory (explicit, pred, impact), busy edge and time per post (explicit, pred,
   // impact), time per refinement and path-formula size (pred, impact); overflow
   // monitoring (explicit_cpa.h; explicit).
@@ -97,7 +99,14 @@ VerifyOutcome verify(const VerifyRequest& req);
 // except that pred with cvc5 avoids weakest preconditions (slow over memory there).
 const char* defaultRefiner(Algorithm alg, smt::SolverKind solver = smt::SolverKind::Z3);
 
-// Same, for a program parsed before (req.source/file/extraArgs/dataModel must be what
+// Option checks for front ends (they see the algorithms only through the engine):
+// each throws std::invalid_argument naming the choices when `name` is not a refiner
+// (`--refiner`, see core/algorithms/predicate/refinement_engine.h) or not a kIkI mode
+// (`--kiki-mode`: full, ibmc, kind, ai).
+void checkRefinerName(const std::string& name);
+void checkKikiMode(const std::string& name);
+
+// Same as verify, for a program parsed before (req.source/file/extraArgs/dataModel must be what
 // it was parsed from; req.file still names it in results). Lets a long-lived caller
 // (argusd's workers) parse a translation unit once for all its entry functions.
 VerifyOutcome verifyParsed(const cfa::Program& program, const VerifyRequest& req);

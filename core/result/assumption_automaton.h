@@ -29,7 +29,7 @@
 namespace argus::result {
 
 struct AutomatonTransition {
-  // the step (fields as in cpa::Step; kind: 0 edge, 1 call, 2 return, 3 start)
+  // the step (fields as in cfa::Step; kind: 0 edge, 1 call, 2 return, 3 start)
   uint8_t kind = 0;
   uint32_t func = 0, edge = 0, caller = UINT32_MAX, toFunc = 0, toLoc = 0;
   uint32_t target = 0;  // state index

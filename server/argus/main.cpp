@@ -15,8 +15,6 @@
 #include <thread>
 #include <vector>
 
-#include "core/algorithms/kiki.h"
-#include "core/algorithms/refinement_engine.h"
 #include "core/engine/verify.h"
 #include "core/support/deadline.h"
 #include "server/argus/bench.h"
@@ -186,7 +184,7 @@ int runVerify(const std::vector<std::string>& args) {
       else if (a == "--solver") req.solver = argus::smt::parseSolverKind(value());
       else if (a == "--refiner") {
         req.refiner = value();
-        (void)argus::algorithms::RefinerConfig::parse(req.refiner);  // reject unknown names here
+        argus::engine::checkRefinerName(req.refiner);  // reject unknown names here
       } else if (a == "--abstraction") {
         const std::string& v = value();
         if (v != "boolean" && v != "cartesian") throw std::invalid_argument("bad --abstraction '" + v + "' (boolean or cartesian)");
@@ -210,7 +208,7 @@ int runVerify(const std::vector<std::string>& args) {
       else if (a == "--no-invariants") noInvariants = true;
       else if (a == "--kiki-mode") {
         kikiMode = value();
-        (void)argus::algorithms::parseKikiMode(kikiMode);  // reject unknown modes here
+        argus::engine::checkKikiMode(kikiMode);  // reject unknown modes here
       }
       else if (a == "--corrupt-replay-for-test") req.corruptReplayForTest = true;
       else if (a == "--chain") req.chain = value();

@@ -17,10 +17,10 @@
 #include <sstream>
 #include <string>
 
-#include "protocol/StdioTransport.h"
-#include "protocol/TcpServer.h"
-#include "server/argusd/LspSession.h"
-#include "server/service/Service.h"
+#include "protocol/stdio_transport.h"
+#include "protocol/tcp_server.h"
+#include "server/argusd/lsp_session.h"
+#include "server/service/service.h"
 
 namespace {
 

@@ -17,12 +17,12 @@
 #include <string>
 #include <vector>
 
-#include "protocol/ContentChanges.h"
-#include "protocol/Dispatcher.h"
-#include "protocol/Framing.h"
-#include "protocol/JsonRpc.h"
-#include "protocol/Lsp.h"
-#include "protocol/Utf16.h"
+#include "protocol/content_changes.h"
+#include "protocol/dispatcher.h"
+#include "protocol/framing.h"
+#include "protocol/json_rpc.h"
+#include "protocol/lsp.h"
+#include "protocol/utf16.h"
 
 using namespace argus::protocol;
 

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "core/smt/solver_base.h"
-#include "core/support/large_stack.h"
 #include "core/smt/translate.h"
+#include "core/support/large_stack.h"
 
 namespace argus::smt {
 

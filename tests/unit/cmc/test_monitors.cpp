@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/algorithms/bound_condition.h"
+#include "core/algorithms/bmc/bound_condition.h"
 #include "core/frontend/frontend.h"
 #include "core/result/assumption_automaton.h"
 #include "tests/unit/cmc/cmc_helpers.h"

@@ -6,9 +6,9 @@
 #include <set>
 #include <string>
 
+#include "core/cfa/step.h"
 #include "core/cpa/cpa.h"
 #include "core/cpa/operators.h"
-#include "core/cpa/step.h"
 
 namespace argus::cpa::test {
 
@@ -45,9 +45,9 @@ public:
   }
 };
 
-inline Step edgeStep(const cfa::Program& p, cfa::FuncId f, uint32_t e) {
-  Step s;
-  s.kind = StepKind::Edge;
+inline cfa::Step edgeStep(const cfa::Program& p, cfa::FuncId f, uint32_t e) {
+  cfa::Step s;
+  s.kind = cfa::StepKind::Edge;
   s.func = f;
   s.edge = e;
   s.toFunc = f;

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "core/algorithms/cpa_algorithm.h"
+#include "core/algorithms/common/cpa_algorithm.h"
 #include "core/cpa/arg_cpa.h"
 #include "core/cpa/callstack_cpa.h"
 #include "core/cpa/composite_cpa.h"
@@ -168,7 +168,7 @@ TEST(CpaAlgorithm, MergeReplacesReachedStatesAndFixesTheArg) {
   LocationCpa loc(cf);
   struct SetCpa final : ConfigurableProgramAnalysis {
     struct T final : TransferRelation {
-      std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const Step& st) override {
+      std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const cfa::Step& st) override {
         auto v = vals(s);
         v.insert(static_cast<int>(st.edge));
         return {set(v)};
@@ -241,7 +241,7 @@ public:
 
 private:
   struct Same final : TransferRelation {
-    std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const Step&) override { return {s}; }
+    std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const cfa::Step&) override { return {s}; }
   };
   struct SameFlat final : FlatCpa {
     SameFlat() : FlatCpa(std::make_unique<Same>()) {}

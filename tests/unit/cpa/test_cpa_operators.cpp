@@ -185,8 +185,8 @@ struct Calls {
   }
 };
 
-Step find(const ControlFlow& cf, cfa::FuncId f, cfa::LocId l, StepKind k, uint32_t edge) {
-  for (const Step& s : cf.outgoing(f, l))
+cfa::Step find(const ControlFlow& cf, cfa::FuncId f, cfa::LocId l, cfa::StepKind k, uint32_t edge) {
+  for (const cfa::Step& s : cf.outgoing(f, l))
     if (s.kind == k && s.edge == edge) return s;
   ADD_FAILURE() << "no such step";
   return {};
@@ -198,7 +198,7 @@ TEST(CallstackCpaTest, CallsReturnToTheirCallSiteAndRecursionIsATarget) {
   CallstackCpa cs(cf);
   StatePtr root = cs.initialState();
   const auto& fm = c.p.functions[c.main];
-  Step enter1 = find(cf, c.main, fm.entry, StepKind::CallEnter, c.call1);
+  cfa::Step enter1 = find(cf, c.main, fm.entry, cfa::StepKind::CallEnter, c.call1);
   auto inF = cs.transfer().successorsForStep(root, NoPrecision::get(), enter1);
   ASSERT_EQ(inF.size(), 1u);
   auto* csf = extract<CallstackState>(*inF[0]);
@@ -206,8 +206,8 @@ TEST(CallstackCpaTest, CallsReturnToTheirCallSiteAndRecursionIsATarget) {
   EXPECT_EQ(csf->func, c.f);
   // f's exit has a Return step to each call site; only the matching one is followed
   const auto& ff = c.p.functions[c.f];
-  Step back1 = find(cf, c.f, ff.exit, StepKind::Return, c.call1);
-  Step back2 = find(cf, c.f, ff.exit, StepKind::Return, c.call2);
+  cfa::Step back1 = find(cf, c.f, ff.exit, cfa::StepKind::Return, c.call1);
+  cfa::Step back2 = find(cf, c.f, ff.exit, cfa::StepKind::Return, c.call2);
   EXPECT_EQ(back1.toLoc, c.p.functions[c.main].edges[c.call1].to);
   auto r1 = cs.transfer().successorsForStep(inF[0], NoPrecision::get(), back1);
   auto r2 = cs.transfer().successorsForStep(inF[0], NoPrecision::get(), back2);
@@ -216,11 +216,11 @@ TEST(CallstackCpaTest, CallsReturnToTheirCallSiteAndRecursionIsATarget) {
   EXPECT_TRUE(r1[0]->equals(*root));
   EXPECT_TRUE(cs.transfer().successorsForStep(root, NoPrecision::get(), back1).empty());  // nothing to return from
   // f -> g -> f: the second f is a recursion target without successors
-  Step toG = find(cf, c.f, c.p.functions[c.f].edges[c.callG].from, StepKind::CallEnter, c.callG);
+  cfa::Step toG = find(cf, c.f, c.p.functions[c.f].edges[c.callG].from, cfa::StepKind::CallEnter, c.callG);
   auto inG = cs.transfer().successorsForStep(inF[0], NoPrecision::get(), toG);
   ASSERT_EQ(inG.size(), 1u);
   EXPECT_FALSE(cs.isTarget(*inG[0]));
-  Step toF = find(cf, c.g, c.p.functions[c.g].entry, StepKind::CallEnter, c.callF);
+  cfa::Step toF = find(cf, c.g, c.p.functions[c.g].entry, cfa::StepKind::CallEnter, c.callF);
   auto rec = cs.transfer().successorsForStep(inG[0], NoPrecision::get(), toF);
   ASSERT_EQ(rec.size(), 1u);
   EXPECT_TRUE(cs.isTarget(*rec[0]));
@@ -228,7 +228,7 @@ TEST(CallstackCpaTest, CallsReturnToTheirCallSiteAndRecursionIsATarget) {
   // equality is structural
   auto inF2 = cs.transfer().successorsForStep(root, NoPrecision::get(), enter1);
   EXPECT_TRUE(inF2[0]->equals(*inF[0]));
-  Step enter2 = find(cf, c.main, c.p.functions[c.main].edges[c.call2].from, StepKind::CallEnter, c.call2);
+  cfa::Step enter2 = find(cf, c.main, c.p.functions[c.main].edges[c.call2].from, cfa::StepKind::CallEnter, c.call2);
   auto inFb = cs.transfer().successorsForStep(root, NoPrecision::get(), enter2);
   EXPECT_FALSE(inFb[0]->equals(*inF[0]));
 }
@@ -237,7 +237,7 @@ TEST(CallstackCpaTest, CallsReturnToTheirCallSiteAndRecursionIsATarget) {
 class SetCpa final : public ConfigurableProgramAnalysis {
 public:
   struct T final : TransferRelation {
-    std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const Step& st) override {
+    std::vector<StatePtr> successorsForStep(const StatePtr& s, const PrecisionPtr&, const cfa::Step& st) override {
       auto v = vals(s);
       v.insert(static_cast<int>(st.edge));
       return {set(v)};

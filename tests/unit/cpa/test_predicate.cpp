@@ -2,7 +2,7 @@
 // sequences on small traces — with real solvers.
 #include <gtest/gtest.h>
 
-#include "core/algorithms/newton_refiner.h"
+#include "core/algorithms/predicate/newton_refiner.h"
 #include "core/cpa/location_cpa.h"
 #include "core/cpa/predicate_cpa.h"
 #include "core/encoding/path_formula.h"

@@ -4,7 +4,7 @@
 // is checked on sequences that break each property.
 #include <gtest/gtest.h>
 
-#include "core/algorithms/refinement_engine.h"
+#include "core/algorithms/predicate/refinement_engine.h"
 #include "core/encoding/path_formula.h"
 #include "tests/unit/cfa/builder.h"
 #include "tests/unit/cpa/cpa_test_util.h"

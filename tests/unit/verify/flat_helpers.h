@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/algorithms/flat_program.h"
+#include "core/algorithms/kinduction/flat_program.h"
 #include "core/frontend/frontend.h"
 #include "tests/unit/verify/verify_helpers.h"
 

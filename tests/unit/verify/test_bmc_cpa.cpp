@@ -1,6 +1,6 @@
 // BMC as a configuration of the CPA core (--algorithm bmc-cpa: blk^never, the
 // loop-bound CPA, no refinement): the same verdicts and the same bound semantics as
-// the foundation's BMC (core/algorithms/bmc.cpp), replayed counterexamples, `true`
+// the foundation's BMC (core/algorithms/bmc/bmc.cpp), replayed counterexamples, `true`
 // only from the forward condition, and a "bound" condition when deepening stops.
 #include <gtest/gtest.h>
 

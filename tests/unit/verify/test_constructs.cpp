@@ -119,7 +119,7 @@ class Constructs : public ::testing::TestWithParam<Param> {};
 
 // Cases where an algorithm may answer unknown, with the reason it must give (never a
 // wrong verdict). pred inlines calls and cannot handle recursion. The others are
-// performance limits of pred today (see core/algorithms/predicate_analysis.h):
+// performance limits of pred today (see core/algorithms/predicate/predicate_analysis.h):
 // abstraction queries over stores at symbolic offsets (vla, realloc's byte-copy loop,
 // argv's string loops under cvc5, which runs without per-query limits) exceed the
 // budgets, and the run ends by timeout, or with the error target cut because its

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/algorithms/predicate_analysis.h"
+#include "core/algorithms/predicate/predicate_analysis.h"
 #include "core/frontend/frontend.h"
 #include "tests/unit/verify/verify_helpers.h"
 

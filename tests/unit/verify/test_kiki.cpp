@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/algorithms/flat_program.h"
-#include "core/algorithms/kiki.h"
+#include "core/algorithms/kinduction/flat_program.h"
+#include "core/algorithms/kinduction/kiki.h"
 #include "core/frontend/frontend.h"
 #include "core/support/deadline.h"
 #include "tests/unit/verify/flat_helpers.h"

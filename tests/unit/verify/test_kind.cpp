@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/algorithms/flat_program.h"
-#include "core/algorithms/interval_invariants.h"
-#include "core/algorithms/kinduction.h"
+#include "core/algorithms/kinduction/flat_program.h"
+#include "core/algorithms/kinduction/interval_invariants.h"
+#include "core/algorithms/kinduction/kinduction.h"
 #include "core/frontend/frontend.h"
 #include "tests/unit/verify/flat_helpers.h"
 

@@ -1,0 +1,244 @@
+#include "core/algorithms/bmc/bmc.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <memory>
+#include <sstream>
+
+#include "core/algorithms/bmc/unwinding.h"
+#include "core/algorithms/common/counterexample.h"
+#include "core/result/replay.h"
+#include "core/support/deadline.h"
+
+namespace argus::algorithms {
+
+using result::Verdict;
+using result::VerificationResult;
+using smt::CheckResult;
+using smt::Term;
+
+// One deepening run: owns the term manager, the solver(s) and the unwinding.
+class BmcRun {
+public:
+  BmcRun(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts)
+      : prog_(prog), entry_(entry), opts_(opts), deadline_(support::Deadline::in(opts.timeoutS)),
+        nextK_(opts.startBound) {}
+
+  // Deepens from the next unexplored bound up to maxBound within timeoutS (0 = none).
+  // After "bound limit reached" the run can be resumed with a larger maxBound: the
+  // incremental unwinding and its solver continue where they stopped.
+  VerificationResult run(uint32_t maxBound, double timeoutS) {
+    deadline_ = support::Deadline::in(timeoutS);
+    if (unw_) unw_->setDeadline(deadline_.at());
+    resumable_ = false;
+    VerificationResult r;
+    r.algorithm = opts_.incremental ? "ibmc" : "bmc";
+    r.solver = smt::solverName(opts_.solver);
+    uint32_t& verifiedBound = verifiedBound_;
+    bool& anyBound = anyBound_;
+    try {
+      for (uint32_t k = nextK_; k <= maxBound; ++k) {
+        if (!opts_.incremental || !unw_) fresh();
+        unw_->unwindTo(k, [&](Term t) { solver_->add(t); });
+        r.stats.bound = k;
+        r.stats.unrollNodes = unw_->nodeCount();
+        // 1. any error within the bound?
+        double t0 = solverSeconds();
+        CheckResult cr = checkAny(unw_->errors());
+        double tErr = solverSeconds() - t0;
+        if (cr == CheckResult::Sat) return counterexample(std::move(r));
+        if (cr == CheckResult::Unknown) return unknown(std::move(r), "solver: " + solver_->reasonUnknown(), verifiedBound, anyBound);
+        verifiedBound = k;
+        anyBound = true;
+        // 2. forward condition: does any path go beyond the bound?
+        auto cuts = unw_->currentCuts();
+        t0 = solverSeconds();
+        // a cut taken on every execution needs no query (its model is not used)
+        bool cutAlways = std::any_of(cuts.begin(), cuts.end(), [](const auto& c) { return c.taken->isTrue(); });
+        CheckResult fc = cuts.empty() ? CheckResult::Unsat : cutAlways ? CheckResult::Sat : checkAny(cuts);
+        double tFc = solverSeconds() - t0;
+        if (fc == CheckResult::Unknown) return unknown(std::move(r), "solver: " + solver_->reasonUnknown(), verifiedBound, anyBound);
+        if (opts_.progress) {
+          std::ostringstream o;
+          o << "bound " << k << ": no error; " << unw_->nodeCount() << " nodes; "
+            << (fc == CheckResult::Sat ? "longer paths exist" : "no longer paths")
+            << " (solver " << std::fixed << std::setprecision(2) << tErr << " s error query, " << tFc
+            << " s forward condition)";
+          opts_.progress(o.str());
+        }
+        if (fc == CheckResult::Unsat) {
+          // 3. every path is covered, unless an unsupported construct is reachable
+          const auto& uns = unw_->unsupported();
+          CheckResult ur = uns.empty() ? CheckResult::Unsat : checkAny(uns);
+          if (ur == CheckResult::Unsat) {
+            r.verdict = Verdict::True;
+            r.condition.kind = "none";
+            r.condition.summary = "verified: no error on any path (all loops fully unrolled within bound " +
+                                  std::to_string(k) + ")";
+            r.condition.bound = k;
+            return finish(std::move(r));
+          }
+          const cfa::Edge* e = firstReachable(uns);
+          std::string what = e ? e->text + " at " + edgeWhere(e) : "an unsupported construct";
+          r.condition.excluded.push_back(what);
+          return unknown(std::move(r), "unsupported: " + what, verifiedBound, anyBound, "unsupported");
+        }
+        // 4. k-induction: the base case for k passed; does the inductive step hold?
+        // An unsupported construct within the bound rules out a proof (the step case
+        // treats those constructs as errors; the base case must exclude them as well).
+        if (opts_.inductiveStep && checkAny(unw_->unsupported()) == CheckResult::Unsat && opts_.inductiveStep(k)) {
+          r.verdict = Verdict::True;
+          r.condition.kind = "none";
+          r.condition.summary = "verified by k-induction with k = " + std::to_string(k);
+          r.condition.bound = k;
+          return finish(std::move(r));
+        }
+      }
+      nextK_ = maxBound + 1;
+      resumable_ = true;
+      return unknown(std::move(r), "bound limit " + std::to_string(maxBound) + " reached", verifiedBound, anyBound);
+    } catch (const Unwinding::DeadlineExceeded&) {
+      return unknown(std::move(r), "timeout", verifiedBound, anyBound);
+    } catch (const Unwinding::TooLarge&) {
+      return unknown(std::move(r), "unwinding too large (node limit)", verifiedBound, anyBound);
+    } catch (const smt::SolverError& e) {
+      return unknown(std::move(r), std::string("solver error: ") + e.what(), verifiedBound, anyBound);
+    } catch (const std::bad_alloc&) {
+      return unknown(std::move(r), "out of memory", verifiedBound, anyBound);
+    }
+  }
+
+private:
+  const cfa::Program& prog_;
+  cfa::FuncId entry_;
+  BmcOptions opts_;
+  support::Deadline deadline_;
+  std::unique_ptr<smt::TermManager> tm_;
+  std::unique_ptr<smt::Solver> solver_;
+  std::unique_ptr<Unwinding> unw_;
+  uint64_t queries_ = 0;
+  double solverTime_ = 0;
+
+  double solverSeconds() const { return solver_ ? solver_->stats().checkTimeS : 0; }
+
+  void fresh() {
+    if (solver_) {
+      queries_ += solver_->stats().checks;
+      solverTime_ += solver_->stats().checkTimeS;
+    }
+    unw_.reset();
+    solver_.reset();
+    tm_ = std::make_unique<smt::TermManager>();
+    smt::SolverOptions so;
+    so.models = true;
+    solver_ = smt::makeSolver(opts_.solver, *tm_, so);
+    unw_ = std::make_unique<Unwinding>(prog_, entry_, *tm_, opts_.incremental);
+    unw_->setDeadline(deadline_.at());
+  }
+
+  // Is any of the marked edges taken on a feasible path? One query, with a fresh
+  // literal so that the disjunction is retracted afterwards.
+  CheckResult checkAny(const std::vector<Unwinding::Marked>& marks) {
+    if (marks.empty()) return CheckResult::Unsat;
+    std::vector<Term> disj;
+    for (const auto& m : marks) disj.push_back(m.taken);
+    Term lit = tm_->freshVar("query", tm_->boolSort());
+    solver_->add(tm_->mkImplies(lit, tm_->mkOr(disj)));
+    std::vector<Term> assumptions = unw_->danglingAssumptions();
+    assumptions.push_back(lit);
+    if (deadline_.expired()) throw Unwinding::DeadlineExceeded{};
+    solver_->setTimeoutMs(deadline_.remainingMs());
+    CheckResult cr = solver_->check(assumptions);
+    if (cr == CheckResult::Unknown && deadline_.expired()) throw Unwinding::DeadlineExceeded{};
+    return cr;
+  }
+
+  const cfa::Edge* firstReachable(const std::vector<Unwinding::Marked>& marks) {
+    for (const auto& m : marks)
+      if (solver_->modelValue(m.taken)->isTrue()) return m.edge;
+    return marks.empty() ? nullptr : marks.front().edge;
+  }
+
+  VerificationResult counterexample(VerificationResult r) {
+    Unwinding::ModelPath path = unw_->extractPath(*solver_);
+    result::ReplayInput in;
+    in.nondets = path.nondets;
+    if (opts_.corruptReplayForTest)
+      for (uint64_t& v : in.nondets) v ^= 0x5a5a5a5a;
+    // bytes never written: the model's initial memory
+    Term mem0 = unw_->initialMemory();
+    smt::TermManager& tm = *tm_;
+    smt::Solver& solver = *solver_;
+    uint32_t pw = prog_.ptrWidth;
+    in.initialMemory = [&tm, &solver, mem0, pw](uint64_t addr) -> std::optional<uint8_t> {
+      Term v = solver.modelValue(tm.select(mem0, tm.bvVal(addr, pw)));
+      return static_cast<uint8_t>(v->value);
+    };
+    result::ReplayResult run = result::replay(prog_, entry_, in);
+    if (run.outcome != result::ReplayOutcome::ReachedError) {
+      // Never report a path we could not execute.
+      return unknown(std::move(r),
+                     std::string("error path found by the solver did not replay (") +
+                         result::outcomeName(run.outcome) + (run.message.empty() ? "" : ": " + run.message) + ")",
+                     0, false, "replay-failed");
+    }
+    r.verdict = Verdict::False;
+    r.counterexample = counterexampleFromReplay(prog_, entry_, run);
+    r.condition.kind = "none";
+    r.condition.summary = "error reachable";
+    return finish(std::move(r));
+  }
+
+  VerificationResult unknown(VerificationResult r, const std::string& reason, uint32_t bound, bool anyBound,
+                             const std::string& kind = "bound") {
+    r.verdict = Verdict::Unknown;
+    r.reason = reason;
+    r.condition.kind = kind;
+    if (anyBound) {
+      r.condition.bound = bound;
+      r.condition.summary = "verified for loops and recursion unrolled <= " + std::to_string(bound) + " times";
+      if (!r.condition.excluded.empty()) r.condition.summary += " (except: " + r.condition.excluded.front() + ")";
+    } else {
+      r.condition.summary = "nothing verified";
+    }
+    return finish(std::move(r));
+  }
+
+  // Statistics so far (a resumed run reports the totals of all its calls). The solver
+  // is kept only while the run can be resumed.
+  VerificationResult finish(VerificationResult r) {
+    r.stats.solverQueries = queries_;
+    r.stats.solverTimeS = solverTime_;
+    if (solver_) {
+      r.stats.solverQueries += solver_->stats().checks;
+      r.stats.solverTimeS += solver_->stats().checkTimeS;
+      r.stats.formulaTerms = tm_->size();
+    }
+    return r;
+  }
+
+public:
+  bool resumable() const { return resumable_ && opts_.incremental; }
+  size_t termCount() const { return tm_ ? tm_->size() : 0; }
+
+private:
+  uint32_t nextK_;
+  uint32_t verifiedBound_ = 0;
+  bool anyBound_ = false;
+  bool resumable_ = false;
+};
+
+VerificationResult runBmc(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts) {
+  BmcRun run(prog, entry, opts);
+  return run.run(opts.maxBound, opts.timeoutS);
+}
+
+BmcSession::BmcSession(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts)
+    : run_(std::make_unique<BmcRun>(prog, entry, opts)) {}
+BmcSession::~BmcSession() = default;
+
+VerificationResult BmcSession::deepen(uint32_t maxBound, double timeoutS) { return run_->run(maxBound, timeoutS); }
+bool BmcSession::resumable() const { return run_->resumable(); }
+size_t BmcSession::termCount() const { return run_->termCount(); }
+
+}  // namespace argus::algorithms

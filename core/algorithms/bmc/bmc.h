@@ -1,0 +1,77 @@
+// core/algorithms/bmc/ — bounded model checking. Papers: unifying-view, Sect. 4.1 (BMC
+// and its forward condition); incremental-bmc, Sect. 2 (one solver for the whole
+// deepening: activation and proxy variables, merge nodes); conditional-model-checking,
+// Sect. III (the bound as a condition: bound_condition.h). Read first: unwinding.h (the
+// unrolled program and its encoding), then this file. BMC over the CPA core
+// (`bmc-cpa`) is a Predicate CPA configuration and lives in predicate/.
+//
+// Bounded model checking with iterative deepening (unifying-view paper, BMC; the
+// forward condition proves safety when no path exceeds the bound), in two flavours:
+//  - bmc:  for k = 1, 2, ... a fresh unwinding and a fresh solver (the classic scheme);
+//  - ibmc: one unwinding and one solver for the whole deepening; raising the bound only
+//          adds constraints (activation variables, proxies at merge nodes, dangling
+//          proxies retracted as assumptions), after each unwinding a check.
+// Every error path found is replayed by the concrete interpreter before it is reported.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/cfa/cfa.h"
+#include "core/result/result.h"
+#include "core/smt/solver.h"
+
+namespace argus::algorithms {
+
+struct BmcOptions {
+  bool incremental = false;
+  smt::SolverKind solver = smt::SolverKind::Z3;
+  double timeoutS = 0;           // wall-clock limit for the whole run; 0 = none
+  uint32_t maxBound = 1u << 20;  // stop deepening here (answer unknown with the bound)
+  uint32_t startBound = 1;
+  // Progress callback: "bound k: ..." lines.
+  std::function<void(const std::string&)> progress;
+  // Test hook: perturbs the nondeterministic values before replay, to check that a path
+  // that does not replay is never reported as `false`.
+  bool corruptReplayForTest = false;
+  // k-induction (kinduction/kinduction.h): called after the base case for bound k found no error
+  // and longer paths exist; returns true when the inductive step for k holds, which
+  // proves the program safe. Needs `incremental`.
+  std::function<bool(uint32_t k)> inductiveStep;
+};
+
+// Incremental BMC as the base case of an algorithm built on it (k-induction, kIkI),
+// with that algorithm's solver, time, bound, progress and test settings.
+template <class Options>
+BmcOptions incrementalBmcOptions(const Options& o) {
+  BmcOptions bo;
+  bo.incremental = true;
+  bo.solver = o.solver;
+  bo.timeoutS = o.timeoutS;
+  bo.maxBound = o.maxBound;
+  bo.progress = o.progress;
+  bo.corruptReplayForTest = o.corruptReplayForTest;
+  return bo;
+}
+
+result::VerificationResult runBmc(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts);
+
+class BmcRun;
+// An incremental deepening that outlives one request: deepen(k1) then deepen(k2 > k1)
+// continues with the same unwinding and solver (ibmc) instead of starting again, as
+// the daemon does between its shallow and deep stages. `prog` must outlive it.
+class BmcSession {
+public:
+  BmcSession(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts);
+  ~BmcSession();
+  result::VerificationResult deepen(uint32_t maxBound, double timeoutS);
+  // The last deepen stopped at its bound limit with its state intact (ibmc only).
+  bool resumable() const;
+  size_t termCount() const;  // size of its term DAG, for memory accounting
+
+private:
+  std::unique_ptr<BmcRun> run_;
+};
+
+}  // namespace argus::algorithms

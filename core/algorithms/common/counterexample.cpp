@@ -1,0 +1,68 @@
+#include "core/algorithms/common/counterexample.h"
+
+#include <string>
+
+namespace argus::algorithms {
+
+static std::string valueText(const cfa::Variable& v, uint64_t x) {
+  if (v.isSigned && v.width > 0 && v.width <= 64) {
+    uint64_t sign = uint64_t(1) << (v.width - 1);
+    if (x & sign) {
+      int64_t s = v.width == 64 ? static_cast<int64_t>(x) : static_cast<int64_t>(x | ~((sign << 1) - 1));
+      return std::to_string(s);
+    }
+  }
+  if (v.kind == cfa::VarKind::Address || (!v.isSigned && v.width == 64 && x > 0xffffffffull)) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(x));
+    return buf;
+  }
+  return std::to_string(x);
+}
+
+result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::FuncId entry,
+                                                const result::ReplayResult& run) {
+  result::Counterexample cex;
+  cex.entry = prog.functions[entry].name;
+  cex.replayed = run.outcome == result::ReplayOutcome::ReachedError;
+  for (const result::ReplayStep& st : run.steps) {
+    const cfa::Function& f = prog.functions[st.func];
+    if (st.func == prog.initFunc || st.func == prog.initNondetFunc) {
+      // the initialisation is shown only where it chose nondeterministic values
+      if (st.assigned.empty() || f.edges[st.edge].kind != cfa::EdgeKind::Havoc) continue;
+    }
+    const cfa::Edge& e = f.edges[st.edge];
+    if (e.kind == cfa::EdgeKind::Blank || e.kind == cfa::EdgeKind::Free) continue;
+    if (e.kind == cfa::EdgeKind::Return && st.assigned.empty()) continue;
+    result::TraceStep ts;
+    ts.file = e.range.file;
+    ts.line = e.range.line;
+    ts.column = e.range.column;
+    ts.function = f.name;
+    ts.statement = e.text;
+    ts.nondet = e.kind == cfa::EdgeKind::Havoc && e.isNondetCall;
+    for (auto& [vid, val] : st.assigned) {
+      const cfa::Variable& v = prog.vars[vid];
+      std::string name = v.cName.empty() ? (ts.nondet ? "nondet" : "") : v.cName;
+      if (name.empty()) continue;  // compiler temporaries
+      ts.values.push_back({name, valueText(v, val)});
+    }
+    if (e.kind == cfa::EdgeKind::Store && st.stored && ts.values.empty()) {
+      // show the stored value for memory writes
+      ts.values.push_back({"*" + std::to_string(st.stored->first), std::to_string(st.stored->second)});
+    }
+    if (e.kind == cfa::EdgeKind::Assign && ts.values.empty() && e.text.empty()) continue;
+    cex.steps.push_back(std::move(ts));
+  }
+  return cex;
+}
+
+std::string edgeWhere(const cfa::Edge* e) {
+  if (!e) return "?";
+  std::string file = e->range.file;
+  auto slash = file.find_last_of('/');
+  if (slash != std::string::npos) file = file.substr(slash + 1);
+  return file + ":" + std::to_string(e->range.line);
+}
+
+}  // namespace argus::algorithms

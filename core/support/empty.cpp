@@ -1,1 +1,0 @@
-// Placeholder translation unit for modules that are header-only so far.

@@ -1,0 +1,703 @@
+// See lsp_session.h.
+#include "server/argusd/lsp_session.h"
+
+#include <deque>
+#include <filesystem>
+#include <iostream>
+#include <fstream>
+#include <sstream>
+
+#include "protocol/content_changes.h"
+
+namespace argus::server {
+
+using protocol::ErrorCode;
+using protocol::json;
+using protocol::Reply;
+using protocol::RpcError;
+
+// Everything this session sends from service threads goes through one queue drained
+// by the session's writer thread, so a client that stops reading blocks only its own
+// writer — never the service's publish path, a scheduler slot, or other clients. A
+// queue that grows past `limit` means the client is not keeping up: the connection
+// is closed (its jobs are then withdrawn like any other disconnect).
+struct LspSession::Outbox {
+  using Item = std::function<void(protocol::Dispatcher&)>;
+  std::mutex mu;  // guards the members below
+  std::condition_variable cv;
+  std::deque<Item> queue;
+  protocol::Dispatcher* d = nullptr;
+  bool stopped = false;
+  std::size_t limit = 20000;
+  std::function<void()> onOverflow;
+  std::thread writer;
+
+  void start(protocol::Dispatcher* dispatcher, std::function<void()> overflow) {
+    d = dispatcher;
+    onOverflow = std::move(overflow);
+    writer = std::thread([this] { run(); });
+  }
+  void post(Item item) {
+    std::function<void()> overflow;
+    {
+      std::lock_guard lock(mu);
+      if (stopped) return;
+      if (queue.size() >= limit) {
+        stopped = true;
+        queue.clear();
+        overflow = onOverflow;
+      } else {
+        queue.push_back(std::move(item));
+      }
+    }
+    cv.notify_one();
+    if (overflow) overflow();
+  }
+  void notify(std::string_view method, json params) {
+    post([m = std::string(method), p = std::move(params)](protocol::Dispatcher& dd) mutable { dd.notify(m, std::move(p)); });
+  }
+  void run() {
+    std::unique_lock lock(mu);
+    for (;;) {
+      cv.wait(lock, [&] { return stopped || !queue.empty(); });
+      if (queue.empty()) return;  // stopped and drained
+      Item item = std::move(queue.front());
+      queue.pop_front();
+      protocol::Dispatcher* dd = d;
+      lock.unlock();
+      if (dd) item(*dd);
+      lock.lock();
+    }
+  }
+  // Sends what is queued, then stops the writer; later posts are dropped.
+  void stop() {
+    {
+      std::lock_guard lock(mu);
+      stopped = true;
+    }
+    cv.notify_all();
+    if (writer.joinable() && writer.get_id() != std::this_thread::get_id()) writer.join();
+    std::lock_guard lock(mu);
+    queue.clear();
+    d = nullptr;
+  }
+};
+
+struct LspSession::PendingVerify {
+  Reply reply;
+  uint64_t handle = 0;
+  std::atomic<bool> answered{false};
+  explicit PendingVerify(Reply r) : reply(std::move(r)) {}
+  bool claim() { return !answered.exchange(true); }
+};
+
+namespace {
+
+std::string percentDecode(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// file:///a/b.c → /a/b.c; other schemes → the URI itself (used only as a name).
+std::string uriToPath(const std::string& uri) {
+  if (uri.rfind("file://", 0) == 0) return percentDecode(uri.substr(7));
+  return uri;
+}
+
+std::optional<std::string> readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// "bmc", "ibmc", "bmc:3" → a stage; throws std::invalid_argument.
+StageConfig parseStage(const std::string& spec, double timeout) {
+  StageConfig s;
+  auto colon = spec.find(':');
+  s.algorithm = engine::parseAlgorithm(spec.substr(0, colon));
+  if (colon != std::string::npos) s.maxBound = static_cast<uint32_t>(std::stoul(spec.substr(colon + 1)));
+  s.timeoutS = timeout;
+  return s;
+}
+
+// The default plan: a shallow incremental BMC (bound 3) published at once, then the
+// deep stage, which continues the same unwinding and solver in the same worker.
+std::vector<StageConfig> defaultChain(double timeout) {
+  return {{engine::Algorithm::Ibmc, 3, std::min(timeout > 0 ? timeout : 10.0, 10.0)},
+          {engine::Algorithm::Ibmc, 0, timeout}};
+}
+
+// Settings: {"algorithm": "bmc"|"ibmc"|"auto", "chain": ["bmc:3","ibmc"], "timeout": s,
+// "solver": "z3"|"cvc5", "dataModel": "LP64"|"ILP32"}, optionally under "argus".
+// Throws std::invalid_argument / json errors on bad values.
+VerifyConfig parseConfig(const json& settingsIn, VerifyConfig cfg) {
+  const json& s = settingsIn.is_object() && settingsIn.contains("argus") ? settingsIn["argus"] : settingsIn;
+  if (!s.is_object()) return cfg;
+  double timeout = cfg.chain.empty() ? 30 : cfg.chain.back().timeoutS;
+  if (s.contains("timeout")) {
+    timeout = s["timeout"].get<double>();
+    if (timeout < 0) throw std::invalid_argument("timeout must be >= 0");
+  }
+  if (s.contains("solver")) cfg.solver = smt::parseSolverKind(s["solver"].get<std::string>());
+  if (s.contains("dataModel")) cfg.dataModel = frontend::parseDataModel(s["dataModel"].get<std::string>());
+  if (s.contains("chain")) {
+    cfg.chain.clear();
+    for (const json& st : s["chain"]) cfg.chain.push_back(parseStage(st.get<std::string>(), timeout));
+    if (cfg.chain.empty()) throw std::invalid_argument("empty chain");
+  } else if (s.contains("algorithm")) {
+    std::string a = s["algorithm"].get<std::string>();
+    if (a == "auto") cfg.chain = defaultChain(timeout);
+    else cfg.chain = {parseStage(a, timeout)};
+  } else if (s.contains("timeout")) {
+    if (cfg.chain.size() == 2) cfg.chain = defaultChain(timeout);
+    else for (auto& st : cfg.chain) st.timeoutS = timeout;
+  }
+  return cfg;
+}
+
+json rangeJson(const cfa::SourceRange& r) {
+  protocol::Range x;
+  x.start.line = r.line > 0 ? static_cast<int>(r.line - 1) : 0;
+  x.start.character = r.column > 0 ? static_cast<int>(r.column - 1) : 0;
+  x.end.line = r.endLine > 0 ? static_cast<int>(r.endLine - 1) : x.start.line;
+  x.end.character = r.endColumn > 0 ? static_cast<int>(r.endColumn) : x.start.character;
+  return protocol::toJSON(x);
+}
+
+std::string lensTitle(const FunctionStatus& f) {
+  auto conditional = [&]() -> std::string {
+    const auto& r = *f.result;
+    if (r.condition.bound) return "verified for loops unrolled ≤ " + std::to_string(*r.condition.bound) + " times";
+    // conditional model checking: the summary names what was left out
+    if (r.condition.summary.rfind("verified except", 0) == 0) return "unknown: " + r.condition.summary;
+    return "unknown: " + (r.reason.empty() ? r.condition.summary : r.reason);
+  };
+  std::string t;
+  switch (f.state) {
+    case FunctionState::Queued: t = "argus: queued"; break;
+    case FunctionState::Running:
+      t = f.result && f.result->verdict == result::Verdict::Unknown ? conditional() + " (" + f.algorithm + " running)"
+                                                                     : "argus: running " + f.algorithm;
+      break;
+    case FunctionState::Verified: t = "verified"; break;
+    case FunctionState::Violated:
+      t = "counterexample (" + std::to_string(f.result->counterexample ? f.result->counterexample->steps.size() : 0) +
+          " steps)";
+      break;
+    case FunctionState::Conditional: t = conditional(); break;
+    case FunctionState::Error: t = "unknown: " + (f.error.empty() && f.result ? f.result->reason : f.error); break;
+  }
+  return t;
+}
+
+}  // namespace
+
+std::vector<std::string> flagsFromCompileCommands(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path file = fs::absolute(path, ec);
+  std::vector<std::string> out;
+  for (fs::path dir = file.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    for (const fs::path& cand : {dir / "compile_commands.json", dir / "build" / "compile_commands.json"}) {
+      auto text = readFile(cand.string());
+      if (!text) continue;
+      json db = json::parse(*text, nullptr, false);
+      if (!db.is_array()) return out;
+      for (const json& e : db) {
+        if (!e.is_object()) continue;
+        fs::path edir = e.value("directory", "");
+        fs::path efile = e.value("file", "");
+        if (efile.is_relative()) efile = edir / efile;
+        if (fs::weakly_canonical(efile, ec) != fs::weakly_canonical(file, ec)) continue;
+        std::vector<std::string> args;
+        if (e.contains("arguments")) args = e["arguments"].get<std::vector<std::string>>();
+        else {
+          std::istringstream ss(e.value("command", ""));
+          for (std::string a; ss >> a;) args.push_back(a);
+        }
+        for (size_t i = 1; i < args.size(); ++i) {
+          const std::string& a = args[i];
+          auto withValue = [&](const std::string& opt) -> bool {
+            if (a.rfind(opt, 0) != 0) return false;
+            std::string v = a.size() > opt.size() ? a.substr(opt.size()) : (i + 1 < args.size() ? args[++i] : "");
+            if ((opt == "-I" || opt == "-isystem" || opt == "-include") && !v.empty() && fs::path(v).is_relative())
+              v = (edir / v).string();
+            if (opt == "-isystem" || opt == "-include") {
+              out.push_back(opt);
+              out.push_back(v);
+            } else {
+              out.push_back(opt + v);
+            }
+            return true;
+          };
+          if (withValue("-isystem") || withValue("-include") || withValue("-I") || withValue("-D") || withValue("-U")) continue;
+          if (a.rfind("-std=", 0) == 0) out.push_back(a);
+        }
+        return out;
+      }
+      return out;  // nearest database wins even without an entry
+    }
+    if (dir == dir.root_path()) break;
+  }
+  return out;
+}
+
+LspSession::LspSession(Service& service, protocol::Transport& transport, Options options)
+    : service_(service),
+      transport_(transport),
+      opts_(std::move(options)),
+      dispatcher_([this](const json& m) { transport_.send(m); }),
+      outbox_(std::make_shared<Outbox>()) {
+  outbox_->start(&dispatcher_, [this] {
+    std::cerr << "argusd: a client is not reading its messages; closing its connection\n";
+    transport_.close();
+  });
+  config_.chain = defaultChain(30);
+  // Remote clients' text may #include only system headers (never the server's files).
+  config_.systemHeadersOnly = opts_.requireToken;
+  registerHandlers();
+  watcher_ = std::thread([this] { watchCancellations(); });
+}
+
+LspSession::~LspSession() {
+  onClose();
+  if (watcher_.joinable()) watcher_.join();
+}
+
+void LspSession::onClose() {
+  {
+    std::lock_guard lock(mu_);
+    if (closing_) return;
+    closing_ = true;
+  }
+  cv_.notify_all();
+  for (const auto& [uri, text] : texts_) service_.close(docId(uri));
+  texts_.clear();
+  std::map<std::string, std::shared_ptr<PendingVerify>> pending;
+  {
+    std::lock_guard lock(mu_);
+    pending.swap(verifies_);
+  }
+  for (auto& [id, p] : pending) {
+    p->claim();  // late stage callbacks become no-ops
+    service_.cancelOnce(p->handle);
+  }
+  outbox_->stop();
+  dispatcher_.close();
+}
+
+void LspSession::registerHandlers() {
+  using namespace protocol;
+  dispatcher_.setRequestGate([this](const std::string& method) -> std::optional<RpcError> {
+    if (method == "exit") return std::nullopt;
+    if (shutdown_) return RpcError(ErrorCode::InvalidRequest, "server is shutting down");
+    if (initialized_ || method == "initialize") return std::nullopt;
+    if (opts_.requireToken) return RpcError(ErrorCode::Unauthorized, "unauthorized: initialize with a valid token first");
+    return RpcError(ErrorCode::ServerNotInitialized, "server not initialized");
+  });
+
+  dispatcher_.onRequest("initialize", [this](const json& raw, Reply r) {
+    InitializeParams p;
+    std::string perr;
+    if (!fromJSON(raw, p, JsonPath(&perr, "params"))) return r.error(ErrorCode::InvalidParams, "invalid params for initialize: " + perr);
+    if (opts_.requireToken) {
+      const json& io = p.initializationOptions;
+      bool ok = io.is_object() && io.contains("token") && io["token"].is_string() &&
+                io["token"].get<std::string>() == opts_.token;
+      if (!ok) return r.error(ErrorCode::Unauthorized, "unauthorized: missing or wrong initializationOptions.token");
+    }
+    try {
+      if (p.initializationOptions.is_object()) {
+        config_ = parseConfig(p.initializationOptions, config_);
+        config_.systemHeadersOnly = opts_.requireToken;
+      }
+    } catch (const std::exception& e) {
+      return r.error(ErrorCode::InvalidParams, std::string("bad initializationOptions: ") + e.what());
+    }
+    {
+      std::lock_guard lock(mu_);
+      clientProgress_ = p.workDoneProgress;
+      const json* cl = &raw;
+      for (const char* k : {"capabilities", "workspace", "codeLens", "refreshSupport"})
+        cl = cl && cl->is_object() && cl->contains(k) ? &(*cl)[k] : nullptr;
+      clientLensRefresh_ = cl && cl->is_boolean() && cl->get<bool>();
+    }
+    initialized_ = true;
+    InitializeResult res;
+    res.capabilities.textDocumentSync = TextDocumentSyncKind::Incremental;
+    res.capabilities.codeLensProvider = true;
+    res.capabilities.experimental = json{{"argus", {{"verify", true}, {"status", true}, {"partialResult", true}}}};
+    res.serverInfo = ServerInfo{"argusd", std::string("0.1")};
+    r.result(res);
+  });
+  dispatcher_.onNotification("initialized", [](const json&) {});
+  dispatcher_.onRequest("shutdown", [this](const json&, Reply r) {
+    shutdown_ = true;
+    r.result(nullptr);
+  });
+  dispatcher_.onNotification("exit", [this](const json&) {
+    if (opts_.onExit) opts_.onExit();
+    transport_.close();
+  });
+
+  dispatcher_.onNotification<DidOpenTextDocumentParams>("textDocument/didOpen", [this](const DidOpenTextDocumentParams& p) {
+    const auto& doc = p.textDocument;
+    texts_[doc.uri] = doc.text;
+    std::string path = uriToPath(doc.uri);
+    // compile_commands.json is the server's file: local clients only
+    std::vector<std::string> flags = doc.uri.rfind("file://", 0) == 0 && !opts_.requireToken
+                                         ? flagsFromCompileCommands(path)
+                                         : std::vector<std::string>{};
+    std::string uri = doc.uri;
+    service_.open(docId(uri), path, doc.text, doc.version, flags, config_,
+                  [this, uri](const DocumentSnapshot& s) { onSnapshot(uri, s); });
+  });
+  dispatcher_.onNotification<DidChangeTextDocumentParams>("textDocument/didChange", [this](const DidChangeTextDocumentParams& p) {
+    auto it = texts_.find(p.textDocument.uri);
+    if (it == texts_.end()) return;
+    std::string error;
+    if (!applyContentChanges(it->second, p.contentChanges, &error)) {
+      outbox_->notify("window/logMessage", {{"type", 1}, {"message", "argusd: bad didChange for " + p.textDocument.uri + ": " + error}});
+      return;
+    }
+    service_.update(docId(p.textDocument.uri), it->second, p.textDocument.version);
+  });
+  dispatcher_.onNotification<DidSaveTextDocumentParams>("textDocument/didSave", [](const DidSaveTextDocumentParams&) {});
+  dispatcher_.onNotification<DidCloseTextDocumentParams>("textDocument/didClose", [this](const DidCloseTextDocumentParams& p) {
+    if (!texts_.erase(p.textDocument.uri)) return;
+    service_.close(docId(p.textDocument.uri));
+    updateProgress(p.textDocument.uri, 0);
+    outbox_->notify("textDocument/publishDiagnostics", {{"uri", p.textDocument.uri}, {"diagnostics", json::array()}});
+  });
+  dispatcher_.onNotification<DidChangeConfigurationParams>("workspace/didChangeConfiguration", [this](const DidChangeConfigurationParams& p) {
+    try {
+      config_ = parseConfig(p.settings, config_);
+      config_.systemHeadersOnly = opts_.requireToken;
+    } catch (const std::exception& e) {
+      outbox_->notify("window/showMessage", {{"type", 1}, {"message", std::string("argusd: bad configuration: ") + e.what()}});
+      return;
+    }
+    for (const auto& [uri, text] : texts_) service_.configure(docId(uri), config_);
+  });
+
+  dispatcher_.onRequest<CodeLensParams>("textDocument/codeLens", [this](const CodeLensParams& p, Reply r) {
+    json lenses = json::array();
+    if (auto snap = service_.snapshot(docId(p.textDocument.uri)))
+      for (const FunctionStatus& f : snap->functions) {
+        CodeLens l;
+        l.range.start.line = f.range.line > 0 ? static_cast<int>(f.range.line - 1) : 0;
+        l.range.end = l.range.start;
+        l.command = Command{lensTitle(f), "argus.showResult", std::vector<json>{p.textDocument.uri, f.name}};
+        l.data = json{{"function", f.name}, {"state", stateName(f.state)}};
+        lenses.push_back(toJSON(l));
+      }
+    r.result(lenses);
+  });
+
+  // argus/counterexample and argus/condition: {uri, function} → the latest result's
+  // error path / condition for that entry (null when there is none).
+  auto latest = [this](const json& params, Reply& r) -> std::optional<json> {
+    if (!params.is_object() || !params.contains("uri") || !params["uri"].is_string() || !params.contains("function") ||
+        !params["function"].is_string()) {
+      r.error(ErrorCode::InvalidParams, "expected {\"uri\": string, \"function\": string}");
+      return std::nullopt;
+    }
+    auto snap = service_.snapshot(docId(params["uri"].get<std::string>()));
+    if (!snap) {
+      r.error(ErrorCode::InvalidParams, "not an open document: " + params["uri"].get<std::string>());
+      return std::nullopt;
+    }
+    for (const FunctionStatus& f : snap->functions)
+      if (f.name == params["function"].get<std::string>()) {
+        json j = f.result ? result::toJson(*f.result) : json();
+        if (!j.is_null()) j["state"] = stateName(f.state);
+        return j;
+      }
+    r.error(ErrorCode::InvalidParams, "no function '" + params["function"].get<std::string>() + "' in this document");
+    return std::nullopt;
+  };
+  dispatcher_.onRequest("argus/counterexample", [latest](const json& params, Reply r) {
+    auto j = latest(params, r);
+    if (!j) return;
+    r.result(j->is_object() && (*j)["counterexample"].is_object() ? (*j)["counterexample"] : json());
+  });
+  dispatcher_.onRequest("argus/condition", [latest](const json& params, Reply r) {
+    auto j = latest(params, r);
+    if (!j) return;
+    if (!j->is_object()) return r.result(nullptr);
+    json c = (*j)["condition"];
+    c["verdict"] = (*j)["verdict"];
+    c["algorithm"] = (*j)["algorithm"];
+    c["state"] = (*j)["state"];
+    if (j->contains("reason")) c["reason"] = (*j)["reason"];
+    r.result(c);
+  });
+
+  dispatcher_.onRequest("argus/workers", [this](const json&, Reply r) {
+    json pids = json::array(), workers = json::array();
+    for (const auto& w : service_.scheduler().workers()) {
+      pids.push_back(w.pid);
+      workers.push_back({{"pid", w.pid}, {"file", w.file}, {"function", w.function}});
+    }
+    r.result({{"pids", pids}, {"workers", workers}});
+  });
+  dispatcher_.onRequest("argus/stats", [this](const json&, Reply r) {
+    Service::Stats s = service_.stats();
+    r.result({{"parses", s.parses}, {"tuCacheHits", s.tuCacheHits}, {"memoryHits", s.memoryHits},
+              {"storeHits", s.storeHits}, {"workerRuns", s.workerRuns}, {"workerRestarts", s.workerRestarts},
+              {"analyses", service_.scheduler().analysesRun()},
+              {"queued", service_.scheduler().queued()}, {"running", service_.scheduler().running()}});
+  });
+
+  dispatcher_.onRequest("argus/verify", [this](const json& params, Reply r) {
+    if (!params.is_object()) return r.error(ErrorCode::InvalidParams, "argus/verify takes an object");
+    Service::OnceRequest req;
+    try {
+      if (params.contains("text")) {
+        req.text = params.at("text").get<std::string>();
+        req.file = params.value("filename", std::string("input.c"));
+      } else if (params.contains("uri")) {
+        std::string uri = params["uri"].get<std::string>();
+        if (auto it = texts_.find(uri); it != texts_.end()) req.text = it->second;
+        else if (uri.rfind("file://", 0) != 0 || opts_.requireToken)
+          // Remote clients may not make the server read its files.
+          return r.error(ErrorCode::InvalidParams, "uri is not an open document" + std::string(opts_.requireToken ? "" : " or a file:// URI"));
+        else if (auto t = readFile(uriToPath(uri))) req.text = *t;
+        else return r.error(ErrorCode::InvalidParams, "cannot read " + uriToPath(uri));
+        req.file = params.value("filename", uriToPath(uri));
+      } else {
+        return r.error(ErrorCode::InvalidParams, "argus/verify needs \"text\" (with \"filename\") or \"uri\"");
+      }
+      if (params.contains("flags")) {
+        const json& f = params["flags"];
+        if (f.is_string()) {
+          std::istringstream ss(f.get<std::string>());
+          for (std::string a; ss >> a;) req.flags.push_back(a);
+        } else {
+          req.flags = f.get<std::vector<std::string>>();
+        }
+      }
+      if (opts_.requireToken)
+        // Remote clients get only flags that cannot make the frontend read server files.
+        for (const std::string& f : req.flags)
+          if (!(f.rfind("-D", 0) == 0 || f.rfind("-U", 0) == 0 || f.rfind("-std=", 0) == 0))
+            throw std::invalid_argument("flag '" + f + "' is not allowed for remote clients (allowed: -D, -U, -std=)");
+      req.function = params.value("function", std::string("main"));
+      double timeout = params.contains("timeout") ? params["timeout"].get<double>() : 60.0;
+      if (timeout < 0) throw std::invalid_argument("timeout must be >= 0");
+      req.cfg = config_;
+      if (params.contains("solver")) req.cfg.solver = smt::parseSolverKind(params["solver"].get<std::string>());
+      std::string alg = params.value("algorithm", std::string("auto"));
+      req.cfg.chain = alg == "auto" ? defaultChain(timeout) : std::vector<StageConfig>{parseStage(alg, timeout)};
+    } catch (const std::exception& e) {
+      return r.error(ErrorCode::InvalidParams, std::string("invalid params for argus/verify: ") + e.what());
+    }
+    auto pv = std::make_shared<PendingVerify>(r);
+    std::string key = r.id().str();
+    {
+      std::lock_guard lock(mu_);
+      verifies_[key] = pv;
+    }
+    json reqId = r.id().toJSON();
+    auto outbox = outbox_;
+    // The callbacks never touch the session (they may outlive it): answered entries
+    // are dropped from verifies_ by the watcher thread.
+    uint64_t handle = service_.verifyOnce(
+        std::move(req),
+        [pv, outbox, reqId](unsigned stage, const result::VerificationResult& res, bool final, bool cached) {
+          if (pv->answered) return;
+          json j = result::toJson(res);
+          outbox->notify("argus/partialResult", {{"id", reqId}, {"stage", stage}, {"final", final}, {"cached", cached}, {"result", j}});
+          if (final && pv->claim()) {
+            outbox->post([pv, j = std::move(j)](protocol::Dispatcher&) mutable { pv->reply.result(std::move(j)); });
+          }
+        },
+        [pv, outbox](const std::string& msg) {
+          if (!pv->claim()) return;
+          outbox->post([pv, msg](protocol::Dispatcher&) { pv->reply.error(ErrorCode::RequestFailed, msg); });
+        });
+    std::lock_guard lock(mu_);
+    pv->handle = handle;
+  });
+}
+
+void LspSession::watchCancellations() {
+  std::unique_lock lock(mu_);
+  while (!closing_) {
+    cv_.wait_for(lock, std::chrono::milliseconds(20));
+    std::vector<std::shared_ptr<PendingVerify>> cancelled;
+    for (auto it = verifies_.begin(); it != verifies_.end();) {
+      if (it->second->answered) {
+        it = verifies_.erase(it);
+      } else if (it->second->reply.isCancelled() && it->second->handle) {
+        cancelled.push_back(it->second);
+        it = verifies_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    lock.unlock();
+    for (auto& p : cancelled) {
+      service_.cancelOnce(p->handle);
+      if (p->claim())
+        outbox_->post([p](protocol::Dispatcher&) { p->reply.error(ErrorCode::RequestCancelled, "request cancelled"); });
+    }
+    lock.lock();
+  }
+}
+
+void LspSession::updateProgress(const std::string& uri, unsigned pending) {
+  std::unique_lock lock(mu_);
+  if (pending) pending_[uri] = pending;
+  else pending_.erase(uri);
+  unsigned total = 0;
+  for (auto& [u, n] : pending_) total += n;
+  progressWanted_ = total > 0;
+  if (!clientProgress_) return;
+  if (total > 0 && progressState_ == 0) {
+    progressState_ = 1;
+    progressToken_ = "argus/verify/" + std::to_string(++progressSeq_);
+    std::string token = progressToken_;
+    lock.unlock();
+    auto outbox = outbox_;
+    outbox_->post([this, outbox, token](protocol::Dispatcher& d) {
+      d.call("window/workDoneProgress/create", {{"token", token}}, [this, outbox, token](protocol::CallResult res) {
+                       std::lock_guard lock2(mu_);
+                       if (closing_ || progressState_ != 1 || progressToken_ != token) return;
+                       if (std::holds_alternative<RpcError>(res) || !progressWanted_) {
+                         progressState_ = 0;
+                         return;
+                       }
+                       progressState_ = 2;
+                       outbox->notify("$/progress", {{"token", token}, {"value", {{"kind", "begin"}, {"title", "Argus: verifying"}, {"cancellable", false}}}});
+                     });
+    });
+    return;
+  }
+  if (progressState_ != 2) return;
+  if (total > 0) {
+    outbox_->notify("$/progress", {{"token", progressToken_}, {"value", {{"kind", "report"}, {"message", std::to_string(total) + " function(s) pending"}}}});
+  } else {
+    outbox_->notify("$/progress", {{"token", progressToken_}, {"value", {{"kind", "end"}, {"message", "done"}}}});
+    progressState_ = 0;
+  }
+}
+
+void LspSession::onSnapshot(const std::string& uri, const DocumentSnapshot& snap) {
+  // Positions: 1-based byte columns from the engine are sent as UTF-16 columns
+  // (identical for ASCII source lines).
+  json diags = json::array();
+  auto diag = [&](const protocol::Range& r, protocol::DiagnosticSeverity sev, std::string msg, json related, json data) {
+    json d = {{"range", protocol::toJSON(r)}, {"severity", static_cast<int>(sev)}, {"source", "argus"}, {"message", std::move(msg)}};
+    if (!related.empty()) d["relatedInformation"] = std::move(related);
+    if (!data.is_null()) d["data"] = std::move(data);
+    diags.push_back(std::move(d));
+  };
+  auto simpleRange = [](uint32_t line1, uint32_t col1, size_t len) {
+    protocol::Range r;
+    r.start.line = line1 > 0 ? static_cast<int>(line1 - 1) : 0;
+    r.start.character = col1 > 0 ? static_cast<int>(col1 - 1) : 0;
+    r.end.line = r.start.line;
+    r.end.character = r.start.character + static_cast<int>(std::max<size_t>(len, 1));
+    return r;
+  };
+  if (!snap.parseError.empty()) {
+    // First "file:line:col: error: ..." line of Clang's output.
+    uint32_t line = 1, col = 1;
+    std::string first = snap.parseError.substr(0, snap.parseError.find('\n'));
+    std::istringstream ss(snap.parseError);
+    for (std::string l; std::getline(ss, l);) {
+      auto e = l.find(": error: ");
+      if (e == std::string::npos) continue;
+      first = l.substr(e + 2);
+      std::string head = l.substr(0, e);
+      auto c2 = head.rfind(':'), c1 = c2 == std::string::npos ? c2 : head.rfind(':', c2 - 1);
+      if (c1 != std::string::npos) {
+        try {
+          line = static_cast<uint32_t>(std::stoul(head.substr(c1 + 1, c2 - c1 - 1)));
+          col = static_cast<uint32_t>(std::stoul(head.substr(c2 + 1)));
+        } catch (...) {
+        }
+      }
+      break;
+    }
+    diag(simpleRange(line, col, 1), protocol::DiagnosticSeverity::Error, "argus: cannot parse: " + first, json::array(), nullptr);
+  }
+  json status = json::array();
+  for (const FunctionStatus& f : snap.functions) {
+    status.push_back({{"name", f.name}, {"range", rangeJson(f.range)}, {"state", stateName(f.state)},
+                      {"algorithm", f.algorithm}, {"elapsed", f.elapsedS}, {"stage", f.stage}, {"final", f.final},
+                      {"verifications", f.runs}, {"cacheHits", f.cached}});
+    if (f.state == FunctionState::Violated && f.result && f.result->counterexample) {
+      const auto& cex = *f.result->counterexample;
+      const auto& steps = cex.steps;
+      const result::TraceStep* last = steps.empty() ? nullptr : &steps.back();
+      json related = json::array();
+      size_t i = 0;
+      for (const auto& s : steps) {
+        std::string msg = "step " + std::to_string(++i) + ": " + s.statement;
+        if (!s.values.empty()) {
+          msg += "  [";
+          for (size_t k = 0; k < s.values.size(); ++k)
+            msg += (k ? ", " : "") + s.values[k].first + " = " + s.values[k].second;
+          msg += "]";
+        }
+        if (s.nondet) msg += " (nondet)";
+        related.push_back({{"location", {{"uri", uri}, {"range", protocol::toJSON(simpleRange(s.line, s.column, s.statement.size()))}}},
+                           {"message", msg}});
+      }
+      uint32_t line = last ? last->line : f.range.line, col = last ? last->column : f.range.column;
+      std::string msg = "error reachable from entry '" + f.name + "'" +
+                        (f.name == "main" ? " (initial state)" : " (nondeterministic arguments and globals)") + ": " +
+                        (last ? last->statement : std::string("error location")) + " — counterexample with " +
+                        std::to_string(steps.size()) + " steps (" + f.algorithm + ")";
+      diag(simpleRange(line, col, last ? last->statement.size() : 1), protocol::DiagnosticSeverity::Error, msg, related,
+           json{{"function", f.name}, {"state", "violated"}});
+    } else if (f.state == FunctionState::Conditional && f.result) {
+      std::string what = f.result->condition.bound
+                             ? "verified for loops unrolled ≤ " + std::to_string(*f.result->condition.bound) + " times"
+                         : f.result->condition.summary.rfind("verified except", 0) == 0
+                             ? "unknown: " + f.result->condition.summary
+                             : "unknown: " + (f.result->reason.empty() ? f.result->condition.summary : f.result->reason);
+      diag(simpleRange(f.range.line, f.range.column, f.name.size()), protocol::DiagnosticSeverity::Information,
+           "argus: '" + f.name + "' " + what + (f.final ? "" : " (deeper check pending)"), json::array(),
+           json{{"function", f.name}, {"state", "conditional"}});
+    } else if (f.state == FunctionState::Error) {
+      std::string why = !f.error.empty() ? f.error : f.result ? f.result->reason : std::string("error");
+      diag(simpleRange(f.range.line, f.range.column, f.name.size()), protocol::DiagnosticSeverity::Warning,
+           "argus: could not verify '" + f.name + "': " + why, json::array(), json{{"function", f.name}, {"state", "error"}});
+    }
+  }
+  outbox_->notify("textDocument/publishDiagnostics", {{"uri", uri}, {"version", snap.version}, {"diagnostics", diags}});
+  outbox_->notify("argus/status", {{"uri", uri}, {"version", snap.version}, {"pending", snap.pending},
+                                   {"parseError", !snap.parseError.empty()}, {"functions", status}});
+  updateProgress(uri, snap.pending);
+
+  // Editors ask for code lenses themselves after edits, not after results arrive:
+  // tell them (workspace/codeLens/refresh) when a lens title of this document changed.
+  std::string titles;
+  for (const FunctionStatus& f : snap.functions) titles += f.name + "\x1f" + lensTitle(f) + "\x1e";
+  bool refresh = false;
+  {
+    std::lock_guard lock(mu_);
+    if (clientLensRefresh_ && lensTitles_[uri] != titles) {
+      lensTitles_[uri] = titles;
+      refresh = true;
+    }
+  }
+  if (refresh)
+    outbox_->post([](protocol::Dispatcher& d) { d.call("workspace/codeLens/refresh", nullptr, [](protocol::CallResult) {}); });
+}
+
+}  // namespace argus::server

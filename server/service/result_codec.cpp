@@ -1,0 +1,71 @@
+#include "server/service/result_codec.h"
+
+namespace argus::server {
+
+using nlohmann::json;
+
+json encodeResult(const result::VerificationResult& r) {
+  json j = result::toJson(r);  // public fields, plus what it leaves out:
+  j["verdict_code"] = static_cast<int>(r.verdict);
+  json extra = json::object();
+  for (const auto& [k, v] : r.stats.extra) extra[k] = v;
+  j["stats_extra"] = extra;
+  if (r.counterexample) {
+    json vals = json::array();
+    for (const auto& s : r.counterexample->steps) {
+      json pairs = json::array();
+      for (const auto& [k, v] : s.values) pairs.push_back({k, v});
+      vals.push_back(pairs);
+    }
+    j["ordered_values"] = vals;  // toJson's object loses the assignment order
+  }
+  return j;
+}
+
+result::VerificationResult decodeResult(const json& j) {
+  result::VerificationResult r;
+  r.verdict = static_cast<result::Verdict>(j.at("verdict_code").get<int>());
+  r.algorithm = j.value("algorithm", "");
+  r.solver = j.value("solver", "");
+  r.reason = j.value("reason", "");
+  if (j.contains("counterexample") && j["counterexample"].is_object()) {
+    const json& c = j["counterexample"];
+    result::Counterexample cex;
+    cex.entry = c.value("entry", "");
+    cex.replayed = c.value("replayed", false);
+    const json* ordered = j.contains("ordered_values") ? &j["ordered_values"] : nullptr;
+    size_t i = 0;
+    for (const json& s : c.at("steps")) {
+      result::TraceStep t;
+      t.file = s.value("file", "");
+      t.line = s.value("line", 0u);
+      t.column = s.value("column", 0u);
+      t.function = s.value("function", "");
+      t.statement = s.value("statement", "");
+      t.nondet = s.value("nondet", false);
+      if (ordered && i < ordered->size())
+        for (const json& kv : (*ordered)[i]) t.values.emplace_back(kv.at(0).get<std::string>(), kv.at(1).get<std::string>());
+      cex.steps.push_back(std::move(t));
+      ++i;
+    }
+    r.counterexample = std::move(cex);
+  }
+  const json& c = j.at("condition");
+  r.condition.kind = c.value("kind", "");
+  r.condition.summary = c.value("summary", "");
+  if (c.contains("bound")) r.condition.bound = c["bound"].get<uint32_t>();
+  if (c.contains("excluded")) r.condition.excluded = c["excluded"].get<std::vector<std::string>>();
+  const json& st = j.at("stats");
+  r.stats.cpuTimeS = st.value("cpu_time_s", 0.0);
+  r.stats.wallTimeS = st.value("wall_time_s", 0.0);
+  r.stats.solverQueries = st.value("solver_queries", uint64_t(0));
+  r.stats.solverTimeS = st.value("solver_time_s", 0.0);
+  r.stats.bound = st.value("bound", 0u);
+  r.stats.unrollNodes = st.value("unroll_nodes", uint64_t(0));
+  r.stats.formulaTerms = st.value("formula_terms", uint64_t(0));
+  if (j.contains("stats_extra"))
+    for (const auto& [k, v] : j["stats_extra"].items()) r.stats.extra[k] = v.get<double>();
+  return r;
+}
+
+}  // namespace argus::server

@@ -1,0 +1,588 @@
+// See scheduler.h for the design (worker processes, cancellation = kill + restart).
+#include "server/service/scheduler.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <list>
+
+#include <nlohmann/json.hpp>
+
+#include "core/cfa/cfa_hash.h"
+#include "core/engine/sessions.h"
+#include "core/support/large_stack.h"
+#include "protocol/framing.h"
+#include "server/service/result_codec.h"
+
+namespace argus::server {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+struct Scheduler::Job {
+  std::string key;
+  JobSpec spec;
+  int64_t priority = 0;
+  uint64_t seq = 0;
+  std::vector<Waiter> waiters;
+  bool running = false;
+  bool cancel = false;  // no waiters left: drop / kill
+  int retries = 0;
+  std::string affinity;  // TU + entry + solver: the worker that ran its last stage holds it warm
+};
+
+struct Scheduler::Slot {
+  unsigned index = 0;
+  bool analysisOnly = false;
+  std::thread thread;
+  pid_t pid = -1;
+  int toFd = -1, fromFd = -1;
+  uint64_t nextId = 1;
+  std::shared_ptr<Job> current;  // guarded by mu_
+  std::deque<std::string> warm;  // affinities of its worker's recent jobs (guarded by mu_)
+};
+
+// Jobs of one entry function's stages go to the worker that ran the previous stage,
+// which keeps that deepening warm (engine::SessionCache in runWorker).
+static std::string affinityOf(const JobSpec& s) {
+  if (s.analyze) return {};
+  cfa::Hasher h;
+  h.add(s.file);
+  h.add(s.source);
+  for (const auto& f : s.flags) h.add(f);
+  h.add(s.systemHeadersOnly ? "system-headers-only" : "");
+  h.add(frontend::dataModelName(s.dataModel));
+  h.add(s.function);
+  h.add(smt::solverName(s.solver));
+  return h.hex();
+}
+
+std::string encodeJob(uint64_t id, const JobSpec& s) {
+  json j{{"id", id},
+         {"analyze", s.analyze},
+         {"file", s.file},
+         {"source", s.source},
+         {"function", s.function},
+         {"algorithm", engine::algorithmName(s.algorithm)},
+         {"maxBound", s.maxBound},
+         {"timeout", s.timeoutS},
+         {"solver", smt::solverName(s.solver)},
+         {"dataModel", frontend::dataModelName(s.dataModel)},
+         {"flags", s.flags},
+         {"systemHeadersOnly", s.systemHeadersOnly}};
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+static JobSpec decodeJob(const json& j) {
+  JobSpec s;
+  s.analyze = j.value("analyze", false);
+  s.file = j.at("file").get<std::string>();
+  s.source = j.at("source").get<std::string>();
+  s.function = j.at("function").get<std::string>();
+  s.algorithm = engine::parseAlgorithm(j.at("algorithm").get<std::string>());
+  s.maxBound = j.value("maxBound", 0u);
+  s.timeoutS = j.value("timeout", 0.0);
+  s.solver = smt::parseSolverKind(j.value("solver", "z3"));
+  s.dataModel = frontend::parseDataModel(j.value("dataModel", "LP64"));
+  s.flags = j.value("flags", std::vector<std::string>{});
+  s.systemHeadersOnly = j.value("systemHeadersOnly", false);
+  return s;
+}
+
+Scheduler::Scheduler(Options options) : opts_(std::move(options)) {
+  // A worker that dies while we write to it must not kill the daemon.
+  ::signal(SIGPIPE, SIG_IGN);
+  unsigned n = opts_.workers ? opts_.workers : std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned i = 0; i < n; ++i) {
+    auto s = std::make_unique<Slot>();
+    s->index = i;
+    slots_.push_back(std::move(s));
+  }
+  if (opts_.analysisSlot) {
+    auto s = std::make_unique<Slot>();
+    s->index = n;
+    s->analysisOnly = true;
+    slots_.push_back(std::move(s));
+  }
+  for (auto& s : slots_) s->thread = std::thread([this, slot = s.get()] { slotLoop(*slot); });
+}
+
+Scheduler::~Scheduler() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& s : slots_)
+    if (s->thread.joinable()) s->thread.join();
+  for (auto& s : slots_) killWorker(*s);
+}
+
+uint64_t Scheduler::submit(const std::string& key, JobSpec spec, int64_t priority, Done done, Started started) {
+  std::lock_guard lock(mu_);
+  uint64_t id = nextWaiter_++;
+  auto it = jobs_.find(key);
+  std::shared_ptr<Job> job;
+  if (it != jobs_.end() && !it->second->cancel) {
+    job = it->second;
+    job->priority = std::max(job->priority, priority);
+  } else {
+    job = std::make_shared<Job>();
+    job->key = key;
+    job->affinity = affinityOf(spec);
+    job->spec = std::move(spec);
+    job->priority = priority;
+    job->seq = nextSeq_++;
+    jobs_[key] = job;  // a cancelled running job with this key is forgotten here
+  }
+  job->waiters.push_back({id, std::move(done), std::move(started)});
+  byWaiter_[id] = job;
+  cv_.notify_all();  // all: slots differ in the jobs they take
+  return id;
+}
+
+void Scheduler::withdraw(uint64_t waiter) {
+  std::lock_guard lock(mu_);
+  auto it = byWaiter_.find(waiter);
+  if (it == byWaiter_.end()) return;
+  std::shared_ptr<Job> job = it->second;
+  byWaiter_.erase(it);
+  std::erase_if(job->waiters, [&](const Waiter& w) { return w.id == waiter; });
+  if (!job->waiters.empty()) return;
+  job->cancel = true;  // a running job is killed by its slot within one tick
+  if (auto j = jobs_.find(job->key); j != jobs_.end() && j->second == job) jobs_.erase(j);
+}
+
+bool Scheduler::isRunning(uint64_t waiter) const {
+  std::lock_guard lock(mu_);
+  auto it = byWaiter_.find(waiter);
+  return it != byWaiter_.end() && it->second->running;
+}
+
+std::vector<Scheduler::WorkerInfo> Scheduler::workers() const {
+  std::lock_guard lock(mu_);
+  std::vector<WorkerInfo> out;
+  for (auto& s : slots_) {
+    WorkerInfo w;
+    w.pid = s->pid > 0 ? s->pid : 0;
+    if (s->current) {
+      w.file = s->current->spec.file;
+      w.function = s->current->spec.function;
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+std::vector<pid_t> Scheduler::workerPids() const {
+  std::lock_guard lock(mu_);
+  std::vector<pid_t> out;
+  for (auto& s : slots_) out.push_back(s->pid > 0 ? s->pid : 0);
+  return out;
+}
+
+std::size_t Scheduler::queued() const {
+  std::lock_guard lock(mu_);
+  std::size_t n = 0;
+  for (auto& [k, j] : jobs_) n += !j->running && !j->spec.analyze;
+  return n;
+}
+
+std::size_t Scheduler::running() const {
+  std::lock_guard lock(mu_);
+  std::size_t n = 0;
+  for (auto& [k, j] : jobs_) n += j->running && !j->spec.analyze;
+  return n;
+}
+
+std::shared_ptr<Scheduler::Job> Scheduler::takeJob(Slot& slot) {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    if (stopping_) return nullptr;
+    std::shared_ptr<Job> best;
+    auto warmIn = [&](const Slot& s, const std::string& a) {
+      return !a.empty() && std::find(s.warm.begin(), s.warm.end(), a) != s.warm.end();
+    };
+    for (auto& [k, j] : jobs_) {
+      if (j->running) continue;
+      if (opts_.analysisSlot && j->spec.analyze != slot.analysisOnly) continue;
+      // leave it to an idle worker that holds its state warm
+      if (!warmIn(slot, j->affinity) &&
+          std::any_of(slots_.begin(), slots_.end(), [&](const auto& o) {
+            return o.get() != &slot && !o->current && o->pid > 0 && warmIn(*o, j->affinity);
+          }))
+        continue;
+      if (!best || j->priority > best->priority || (j->priority == best->priority && j->seq < best->seq)) best = j;
+    }
+    if (best) {
+      best->running = true;
+      slot.current = best;
+      if (!best->affinity.empty()) {
+        slot.warm.push_front(best->affinity);
+        if (slot.warm.size() > 8) slot.warm.pop_back();  // the worker's SessionCache holds 8
+      }
+      return best;
+    }
+    cv_.wait(lock);
+  }
+}
+
+void Scheduler::slotLoop(Slot& slot) {
+  spawn(slot);  // warm worker before the first job
+  for (;;) {
+    std::shared_ptr<Job> job = takeJob(slot);
+    if (!job) return;
+    std::vector<Started> started;
+    {
+      std::lock_guard lock(mu_);
+      for (auto& w : job->waiters)
+        if (w.started) started.push_back(w.started);
+    }
+    for (auto& s : started) s();
+    bool crashed = false;
+    JobOutcome out = runOnWorker(slot, *job, crashed);
+    (job->spec.analyze ? analysesRun_ : jobsRun_)++;
+    std::vector<Waiter> waiters;
+    {
+      std::lock_guard lock(mu_);
+      slot.current = nullptr;
+      if (crashed && !job->cancel && !stopping_ && job->retries < opts_.maxRetries) {
+        job->retries++;
+        job->running = false;  // re-queued with its original place
+        cv_.notify_all();  // all: slots differ in the jobs they take
+        continue;
+      }
+      if (auto j = jobs_.find(job->key); j != jobs_.end() && j->second == job) jobs_.erase(j);
+      for (auto& w : job->waiters) byWaiter_.erase(w.id);
+      waiters.swap(job->waiters);
+    }
+    for (auto& w : waiters) w.done(out);
+  }
+}
+
+bool Scheduler::spawn(Slot& slot) {
+  int in[2], out[2];
+  if (::pipe2(in, O_CLOEXEC) != 0) return false;
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    ::close(in[0]);
+    ::close(in[1]);
+    return false;
+  }
+  std::string mb = std::to_string(opts_.memoryMb);
+  const char* argv[] = {opts_.workerExe.c_str(), "--worker", "--memory-mb", mb.c_str(), nullptr};
+  pid_t parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    // Child: only async-signal-safe calls until exec.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the daemon
+    if (::getppid() != parent) ::_exit(1);
+    ::dup2(in[0], 0);
+    ::dup2(out[1], 1);
+    if (::syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
+      for (int fd = 3; fd < 4096; ++fd) ::close(fd);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGPIPE, SIG_DFL);
+    ::execv(argv[0], const_cast<char* const*>(argv));
+    ::_exit(127);
+  }
+  ::close(in[0]);
+  ::close(out[1]);
+  if (pid < 0) {
+    ::close(in[1]);
+    ::close(out[0]);
+    return false;
+  }
+  std::lock_guard lock(mu_);
+  slot.pid = pid;
+  slot.toFd = in[1];
+  slot.fromFd = out[0];
+  return true;
+}
+
+void Scheduler::killWorker(Slot& slot) {
+  pid_t pid;
+  {
+    std::lock_guard lock(mu_);
+    pid = slot.pid;
+    slot.pid = -1;
+    slot.warm.clear();  // its sessions die with it
+  }
+  if (pid > 0) {
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (slot.toFd >= 0) ::close(slot.toFd);
+  if (slot.fromFd >= 0) ::close(slot.fromFd);
+  slot.toFd = slot.fromFd = -1;
+}
+
+static bool writeAll(int fd, const std::string& data) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    off += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
+  JobOutcome out;
+  auto t0 = Clock::now();
+  auto finish = [&](JobOutcome::Kind k, std::string err) {
+    out.kind = k;
+    out.error = std::move(err);
+    out.elapsedS = std::chrono::duration<double>(Clock::now() - t0).count();
+    return out;
+  };
+  if (slot.pid > 0 && ::waitpid(slot.pid, nullptr, WNOHANG) == slot.pid) {
+    // The idle worker died (killed from outside, ...): replace it before using it.
+    {
+      std::lock_guard lock(mu_);
+      slot.pid = -1;
+    }
+    ::close(slot.toFd);
+    ::close(slot.fromFd);
+    slot.toFd = slot.fromFd = -1;
+    restarts_++;
+  }
+  if (slot.pid <= 0 && !spawn(slot)) return finish(JobOutcome::Kind::Failed, "cannot start a worker process");
+  uint64_t id = slot.nextId++;
+  std::string frame = protocol::encodeFrame(encodeJob(id, job.spec));
+  double limit = job.spec.timeoutS > 0 ? job.spec.timeoutS + opts_.graceS : opts_.defaultHardLimitS;
+  auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit));
+  auto restart = [&] {
+    killWorker(slot);
+    restarts_++;
+    bool stop;
+    {
+      std::lock_guard lock(mu_);
+      stop = stopping_;
+    }
+    if (!stop) spawn(slot);
+  };
+  if (!writeAll(slot.toFd, frame)) {
+    crashed = true;
+    restart();
+    return finish(JobOutcome::Kind::Failed, "worker process died (write failed)");
+  }
+  protocol::FrameReader reader;
+  char buf[65536];
+  for (;;) {
+    bool cancelled;
+    {
+      std::lock_guard lock(mu_);
+      cancelled = job.cancel || stopping_;
+    }
+    if (cancelled) {
+      restart();
+      return finish(JobOutcome::Kind::Cancelled, "cancelled");
+    }
+    if (Clock::now() > deadline) {
+      restart();
+      return finish(JobOutcome::Kind::Failed, "time limit exceeded (worker killed after " +
+                                                  std::to_string(static_cast<int>(limit)) + " s)");
+    }
+    pollfd p{slot.fromFd, POLLIN, 0};
+    int r = ::poll(&p, 1, 50);
+    if (r < 0 && errno != EINTR) {
+      crashed = true;
+      restart();
+      return finish(JobOutcome::Kind::Failed, "poll failed");
+    }
+    if (r <= 0) continue;
+    ssize_t n = ::read(slot.fromFd, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) {
+      // EOF: the worker died (crash, OOM kill, or killed from outside).
+      int status = 0;
+      pid_t pid = slot.pid;
+      {
+        std::lock_guard lock(mu_);
+        slot.pid = -1;
+      }
+      if (pid > 0)
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+      ::close(slot.toFd);
+      ::close(slot.fromFd);
+      slot.toFd = slot.fromFd = -1;
+      restarts_++;
+      bool stop;
+      {
+        std::lock_guard lock(mu_);
+        stop = stopping_;
+      }
+      if (!stop) spawn(slot);
+      crashed = true;
+      std::string why = WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                            : "exit status " + std::to_string(WEXITSTATUS(status));
+      return finish(JobOutcome::Kind::Failed, "worker process crashed (" + why + ")");
+    }
+    reader.feed(std::string_view(buf, static_cast<size_t>(n)));
+    while (auto ev = reader.next()) {
+      auto* body = std::get_if<std::string>(&*ev);
+      if (!body) continue;
+      json j = json::parse(*body, nullptr, false);
+      if (j.is_discarded() || j.value("id", uint64_t(0)) != id) continue;
+      try {
+        if (j.value("kind", "") == "done") {
+          out.result = decodeResult(j.at("result"));
+          return finish(JobOutcome::Kind::Done, "");
+        }
+        if (j.value("kind", "") == "analysis") {
+          const json& a = j.at("analysis");
+          out.analysis.ok = a.at("ok").get<bool>();
+          out.analysis.diagnostics = a.value("diagnostics", "");
+          for (const json& f : a.at("functions")) {
+            AnalyzedFunction af;
+            af.name = f.at("name").get<std::string>();
+            af.closureHash = f.at("closure").get<std::string>();
+            af.entry = f.at("entry").get<bool>();
+            af.range.file = f.value("file", "");
+            af.range.line = f.at("line").get<uint32_t>();
+            af.range.column = f.at("column").get<uint32_t>();
+            af.range.endLine = f.at("endLine").get<uint32_t>();
+            af.range.endColumn = f.at("endColumn").get<uint32_t>();
+            out.analysis.functions.push_back(std::move(af));
+          }
+          return finish(JobOutcome::Kind::Done, "");
+        }
+        return finish(JobOutcome::Kind::InputError, j.value("error", "input error"));
+      } catch (const std::exception& e) {
+        return finish(JobOutcome::Kind::Failed, std::string("bad worker reply: ") + e.what());
+      }
+    }
+  }
+}
+
+int runWorker(unsigned memoryMb) {
+  if (memoryMb > 0) {
+    rlimit rl;
+    rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(memoryMb) * 1024 * 1024;
+    ::setrlimit(RLIMIT_AS, &rl);
+  }
+  rlimit core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &core);
+  // Replies go to a private copy of stdout; fd 1 becomes stderr so stray prints
+  // from libraries cannot corrupt the pipe.
+  int out = ::dup(1);
+  ::dup2(2, 1);
+  // Parsed translation units, most recent first: the jobs of one document version
+  // (one per entry function and stage) parse it once per worker.
+  std::list<std::pair<std::string, std::shared_ptr<frontend::ParseResult>>> parsed;
+  // Warm ibmc deepenings (per TU, entry and solver): a function's deep stage continues
+  // its shallow stage's unwinding and solver (core/engine/sessions.h), LRU-bounded.
+  engine::SessionCache sessions;
+  auto tuKey = [](const JobSpec& s) {
+    cfa::Hasher h;
+    h.add(s.file);
+    h.add(s.source);
+    for (const auto& f : s.flags) h.add(f);
+    h.add(s.systemHeadersOnly ? "system-headers-only" : "");
+    h.add(frontend::dataModelName(s.dataModel));
+    return h.hex();
+  };
+  auto parseCached = [&](const JobSpec& s) {
+    std::string key = tuKey(s);
+    for (auto it = parsed.begin(); it != parsed.end(); ++it)
+      if (it->first == key) {
+        parsed.splice(parsed.begin(), parsed, it);
+        return parsed.front().second;
+      }
+    auto pr = std::make_shared<frontend::ParseResult>();
+    frontend::FrontendOptions fo;
+    fo.dataModel = s.dataModel;
+    fo.extraArgs = s.flags;
+    fo.systemHeadersOnly = s.systemHeadersOnly;
+    runOnLargeStack([&] { *pr = frontend::parseSource(s.source, s.file, fo); });
+    parsed.emplace_front(key, pr);
+    if (parsed.size() > 4) parsed.pop_back();
+    return pr;
+  };
+  protocol::FrameReader reader;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(0, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return 0;
+    reader.feed(std::string_view(buf, static_cast<size_t>(n)));
+    while (auto ev = reader.next()) {
+      auto* body = std::get_if<std::string>(&*ev);
+      if (!body) continue;
+      json reply;
+      json j = json::parse(*body, nullptr, false);
+      reply["id"] = j.is_object() ? j.value("id", uint64_t(0)) : 0;
+      try {
+        JobSpec s = decodeJob(j);
+        engine::VerifyRequest req;
+        req.file = s.file;
+        req.source = s.source;
+        req.function = s.function;
+        req.algorithm = s.algorithm;
+        req.maxBound = s.maxBound;
+        req.timeoutS = s.timeoutS;
+        req.solver = s.solver;
+        req.dataModel = s.dataModel;
+        req.extraArgs = s.flags;
+        std::shared_ptr<frontend::ParseResult> pr = parseCached(s);
+        if (s.analyze) {
+          json a{{"ok", pr->ok()}, {"diagnostics", pr->diagnostics}, {"functions", json::array()}};
+          if (pr->ok()) {
+            std::map<std::string, std::string> closure = cfa::closureHashes(*pr->program);
+            for (const cfa::Function& f : pr->program->functions) {
+              if (cfa::isSyntheticFunction(f)) continue;
+              bool entry = f.name.rfind("__VERIFIER_", 0) != 0 && f.name != "reach_error";
+              a["functions"].push_back({{"name", f.name}, {"closure", closure[f.name]}, {"entry", entry},
+                                        {"file", f.range.file}, {"line", f.range.line}, {"column", f.range.column},
+                                        {"endLine", f.range.endLine}, {"endColumn", f.range.endColumn}});
+            }
+          }
+          reply["kind"] = "analysis";
+          reply["analysis"] = std::move(a);
+          if (!writeAll(out, protocol::encodeFrame(reply.dump(-1, ' ', false, json::error_handler_t::replace)))) return 1;
+          continue;
+        }
+        engine::VerifyOutcome o;
+        if (!pr->ok()) {
+          o.inputError = true;
+          o.error = "cannot parse " + s.file + ":\n" + pr->diagnostics;
+        } else {
+          req.sessions = &sessions;
+          req.sessionKey = tuKey(s) + "|" + s.function + "|" + smt::solverName(s.solver);
+          req.keepAlive = pr;
+          o = engine::verifyParsed(*pr->program, req);
+        }
+        if (o.inputError) {
+          reply["kind"] = "input_error";
+          reply["error"] = o.error;
+        } else {
+          reply["kind"] = "done";
+          reply["result"] = encodeResult(o.result);
+        }
+      } catch (const std::exception& e) {
+        reply["kind"] = "input_error";
+        reply["error"] = std::string("bad job: ") + e.what();
+      }
+      if (!writeAll(out, protocol::encodeFrame(reply.dump(-1, ' ', false, json::error_handler_t::replace)))) return 1;
+    }
+  }
+}
+
+}  // namespace argus::server

@@ -1,0 +1,166 @@
+// Job scheduler and worker processes.
+//
+// Design (the threading and failure model of argusd's verification work):
+// - A verification job (one entry function, one stage: algorithm + bound + timeout)
+//   runs in a *worker process* (`argusd --worker`), never in the daemon. The daemon
+//   starts one worker per slot (slots = cores by default); each slot has one thread
+//   here that owns its worker: it takes the best queued job, writes it to the worker's
+//   stdin as one framed JSON message (the LSP base-protocol framing of protocol/), and
+//   waits (poll, 50 ms ticks) for the framed reply on the worker's stdout.
+// - Isolation: the worker sets RLIMIT_AS (memory) before it reads a job; a solver
+//   crash, an abort or an out-of-memory kill ends only that process. The slot thread
+//   sees EOF, reaps the child, starts a fresh worker, and re-queues the job once
+//   (maxRetries); a second crash reports the job as Failed("worker crashed ...").
+//   Nothing the worker does can take down the daemon or another slot's job.
+// - Time: the engine gets the stage timeout; the slot also enforces a hard deadline
+//   (timeout + grace) by killing the worker.
+// - Cancellation = kill + restart. Each job has *waiters* (documents or requests that
+//   want its result; identical jobs — same key — are merged). withdraw() removes a
+//   waiter; a job left without waiters is dropped from the queue, or, if running,
+//   its worker is killed (SIGKILL) and replaced. This is how an edit supersedes the
+//   jobs of the previous version and how $/cancelRequest stops argus/verify.
+// - Analysis (parsing a translation unit into functions and closure hashes) is also a
+//   worker job, on a dedicated slot when Options::analysisSlot is set.
+// - Order: highest priority first (the service passes the time of the document's
+//   last edit, so the document being edited goes first), FIFO among equals.
+// - Callbacks (started/done) run on slot threads with no scheduler lock held.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/cfa/cfa.h"
+#include "core/engine/verify.h"
+#include "core/result/result.h"
+
+namespace argus::server {
+
+// One stage of one entry function: what a worker runs. With `analyze`, instead: parse
+// the translation unit and return its functions and their closure hashes (so Clang
+// never runs in the daemon).
+struct JobSpec {
+  bool analyze = false;
+  std::string file;    // name used in diagnostics
+  std::string source;  // the translation unit's text
+  std::string function = "main";
+  engine::Algorithm algorithm = engine::Algorithm::Bmc;
+  uint32_t maxBound = 0;  // 0 = no limit
+  double timeoutS = 0;
+  smt::SolverKind solver = smt::SolverKind::Z3;
+  frontend::DataModel dataModel = frontend::DataModel::LP64;
+  std::vector<std::string> flags;
+  bool systemHeadersOnly = false;  // remote text: only system headers may be included
+};
+
+struct AnalyzedFunction {
+  std::string name;
+  cfa::SourceRange range;
+  std::string closureHash;  // cfa::closureHashes
+  bool entry = false;       // verified as an entry (see service.h)
+};
+
+struct Analysis {
+  bool ok = false;          // parsed
+  std::string diagnostics;  // Clang's errors when not ok
+  std::vector<AnalyzedFunction> functions;  // non-synthetic functions with a body
+};
+
+struct JobOutcome {
+  enum class Kind { Done, InputError, Failed, Cancelled } kind = Kind::Failed;
+  result::VerificationResult result;  // Done
+  Analysis analysis;                  // Done, for analyze jobs
+  std::string error;                  // InputError, Failed
+  double elapsedS = 0;                // wall time in the worker slot
+};
+
+class Scheduler {
+ public:
+  struct Options {
+    std::string workerExe;     // argusd binary (started with --worker)
+    unsigned workers = 0;      // 0 → hardware_concurrency
+    unsigned memoryMb = 4096;  // RLIMIT_AS per worker (the engine reserves a 1 GiB stack)
+    double graceS = 5;         // hard deadline = timeout + grace
+    double defaultHardLimitS = 600;  // hard deadline for jobs without timeout
+    int maxRetries = 1;        // re-runs after a worker crash
+    // One extra worker that runs only analyze jobs, so parsing an edited file never
+    // waits behind long verification jobs.
+    bool analysisSlot = false;
+  };
+  using Done = std::function<void(const JobOutcome&)>;
+  using Started = std::function<void()>;
+
+  explicit Scheduler(Options options);
+  ~Scheduler();  // kills the workers, joins the threads; pending waiters get Cancelled
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Adds a waiter for the job `key` (merging with a queued/running job of the same key).
+  // Returns the waiter id for withdraw(). `done` runs exactly once unless withdrawn.
+  uint64_t submit(const std::string& key, JobSpec spec, int64_t priority, Done done, Started started = {});
+  // Removes a waiter (its callbacks will not run after this returns, unless already
+  // running). Unknown ids are ignored.
+  void withdraw(uint64_t waiter);
+
+  // True when the waiter's job is running (e.g. a waiter that joined a running job:
+  // its `started` callback does not run again).
+  bool isRunning(uint64_t waiter) const;
+
+  // Current worker process ids (for tests and diagnostics), 0 for a slot with none.
+  std::vector<pid_t> workerPids() const;
+  struct WorkerInfo {
+    pid_t pid = 0;
+    std::string file, function;  // of the job it runs ("" when idle)
+  };
+  std::vector<WorkerInfo> workers() const;
+  // Verification jobs only (analyze jobs are counted by analysesRun()).
+  std::size_t queued() const;
+  std::size_t running() const;
+  uint64_t workerRestarts() const { return restarts_.load(); }
+  uint64_t jobsRun() const { return jobsRun_.load(); }
+  uint64_t analysesRun() const { return analysesRun_.load(); }
+  unsigned slots() const { return static_cast<unsigned>(slots_.size()); }
+
+ private:
+  struct Job;
+  struct Waiter {
+    uint64_t id;
+    Done done;
+    Started started;
+  };
+  struct Slot;
+  void slotLoop(Slot& slot);
+  std::shared_ptr<Job> takeJob(Slot& slot);
+  bool spawn(Slot& slot);
+  void killWorker(Slot& slot);
+  JobOutcome runOnWorker(Slot& slot, Job& job, bool& crashed);
+
+  Options opts_;
+  mutable std::mutex mu_;  // guards everything below except the atomics
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  uint64_t nextWaiter_ = 1, nextSeq_ = 1;
+  std::map<std::string, std::shared_ptr<Job>> jobs_;   // queued or running, by key
+  std::map<uint64_t, std::shared_ptr<Job>> byWaiter_;  // waiter id → its job
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::atomic<uint64_t> restarts_{0}, jobsRun_{0}, analysesRun_{0};
+};
+
+// Encodes/decodes a JobSpec for the worker pipe.
+std::string encodeJob(uint64_t id, const JobSpec& spec);
+
+// `argusd --worker`: reads framed jobs on stdin, writes framed results on stdout,
+// until EOF. Sets RLIMIT_AS to memoryMb first (0 = unlimited).
+int runWorker(unsigned memoryMb);
+
+}  // namespace argus::server

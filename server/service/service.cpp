@@ -1,0 +1,618 @@
+// See service.h for the pipeline, the cache keys and the locking.
+#include "server/service/service.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+#include "core/cfa/cfa_hash.h"
+#include <future>
+
+#include "core/frontend/frontend.h"
+#include "server/service/result_codec.h"
+
+namespace argus::server {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+const char* stateName(FunctionState s) {
+  switch (s) {
+    case FunctionState::Queued: return "queued";
+    case FunctionState::Running: return "running";
+    case FunctionState::Verified: return "verified";
+    case FunctionState::Violated: return "violated";
+    case FunctionState::Conditional: return "conditional";
+    case FunctionState::Error: return "error";
+  }
+  return "?";
+}
+
+struct Service::ParsedTU {
+  std::string text;  // what was parsed (jobs verify exactly this text)
+  bool ok = false;
+  std::string diagnostics;
+  std::vector<AnalyzedFunction> functions;     // with closure hashes
+  std::map<std::string, uint32_t> startLine;   // function → first line
+};
+
+struct Service::FnEntry {
+  FunctionStatus st;
+  std::vector<std::string> keys;  // per stage
+  unsigned next = 0;              // next stage to run
+  uint64_t waiter = 0;            // scheduler waiter of the queued/running stage
+  Clock::time_point startedAt{};
+  bool runningNow = false;
+};
+
+struct Service::Doc {
+  std::string id, file, text;
+  int version = 0;
+  std::vector<std::string> flags;
+  VerifyConfig cfg;
+  VerifyConfig planCfg;  // cfg of the planned version (keys and jobs use this one)
+  DocumentCallback cb;
+  bool dirty = true;
+  Clock::time_point due{};
+  int64_t priority = 0;
+  uint64_t generation = 0;
+  double lastParseS = 0.1;  // wall time of the last real parse (adaptive debounce)
+  std::shared_ptr<const ParsedTU> tu;
+  std::string parseError;
+  std::vector<std::string> order;  // function names in source order
+  std::map<std::string, FnEntry> fns;
+  std::map<std::string, std::pair<unsigned, unsigned>> counters;  // name → (runs, cached)
+};
+
+struct Service::Once {
+  uint64_t id = 0;
+  OnceRequest req;
+  StageCallback onStage;
+  ErrorCallback onError;
+  std::vector<std::string> keys;
+  unsigned next = 0;
+  uint64_t waiter = 0;
+};
+
+namespace {
+
+int64_t nowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
+}
+
+std::string stageKey(const std::string& engineId, const std::string& base, const StageConfig& s,
+                     const VerifyConfig& c, const std::vector<std::string>& flags) {
+  cfa::Hasher h;
+  h.add("argus-result-v1");
+  h.add(engineId);
+  h.add(base);
+  h.add("property:unreach-call");
+  h.add(engine::algorithmName(s.algorithm));
+  h.add(uint64_t(s.maxBound));
+  h.add(static_cast<uint64_t>(s.timeoutS * 1000));
+  h.add(smt::solverName(c.solver));
+  h.add(frontend::dataModelName(c.dataModel));
+  for (const auto& f : flags) h.add(f);
+  h.add(c.systemHeadersOnly ? "system-headers-only" : "");
+  return h.hex();
+}
+
+bool isFinal(const result::VerificationResult& r) { return r.verdict != result::Verdict::Unknown; }
+
+FunctionState stateOf(const result::VerificationResult& r) {
+  if (r.verdict == result::Verdict::True) return FunctionState::Verified;
+  if (r.verdict == result::Verdict::False) return FunctionState::Violated;
+  if (r.condition.kind == "error" || r.condition.kind == "memory") return FunctionState::Error;
+  return FunctionState::Conditional;
+}
+
+// Error-path lines become relative to the start of the function they are in, and the
+// document's own file name is abstracted (keys do not include it: the same code under
+// another name shares results).
+std::string relativize(const result::VerificationResult& r, const std::map<std::string, uint32_t>& start,
+                       const std::string& file) {
+  json j = encodeResult(r);
+  if (j.contains("counterexample") && j["counterexample"].is_object())
+    for (json& s : j["counterexample"]["steps"]) {
+      if (s.value("file", "") == file) {
+        s["file"] = "";
+        s["docFile"] = true;
+      }
+      auto it = start.find(s.value("function", ""));
+      if (it == start.end()) continue;
+      s["line"] = static_cast<int64_t>(s.value("line", 0u)) - int64_t(it->second);
+      s["rel"] = true;
+    }
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+result::VerificationResult absolutize(const std::string& stored, const std::map<std::string, uint32_t>& start,
+                                      const std::string& file) {
+  json j = json::parse(stored);
+  if (j.contains("counterexample") && j["counterexample"].is_object())
+    for (json& s : j["counterexample"]["steps"]) {
+      if (s.value("docFile", false)) s["file"] = file;
+      if (!s.value("rel", false)) continue;
+      auto it = start.find(s.value("function", ""));
+      int64_t base = it == start.end() ? 0 : it->second;
+      s["line"] = static_cast<uint32_t>(std::max<int64_t>(0, s["line"].get<int64_t>() + base));
+    }
+  return decodeResult(j);
+}
+
+}  // namespace
+
+Service::Service(ServiceOptions options) : opts_(std::move(options)) {
+  opts_.scheduler.analysisSlot = true;  // parsing must not wait behind verification jobs
+  store_ = std::make_unique<ResultStore>(opts_.storePath);
+  scheduler_ = std::make_unique<Scheduler>(opts_.scheduler);
+  planner_ = std::thread([this] { plannerLoop(); });
+}
+
+Service::~Service() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  planner_.join();
+  scheduler_.reset();  // kills workers; callbacks already running have finished
+}
+
+// ---- documents -------------------------------------------------------------
+
+void Service::open(const std::string& id, std::string file, std::string text, int version,
+                   std::vector<std::string> flags, VerifyConfig cfg, DocumentCallback cb) {
+  std::lock_guard plock(publishMu_);
+  std::lock_guard lock(mu_);
+  if (auto it = docs_.find(id); it != docs_.end()) withdrawAll(*it->second);
+  auto d = std::make_unique<Doc>();
+  d->id = id;
+  d->file = std::move(file);
+  d->text = std::move(text);
+  d->version = version;
+  d->flags = std::move(flags);
+  d->cfg = std::move(cfg);
+  d->cb = std::move(cb);
+  d->due = Clock::now();
+  d->priority = nowMs();
+  docs_[id] = std::move(d);
+  cv_.notify_all();
+}
+
+void Service::update(const std::string& id, std::string text, int version) {
+  std::lock_guard lock(mu_);
+  auto it = docs_.find(id);
+  if (it == docs_.end()) return;
+  Doc& d = *it->second;
+  d.text = std::move(text);
+  d.version = version;
+  d.dirty = true;
+  int ms = opts_.debounceMs >= 0 ? opts_.debounceMs : std::clamp(static_cast<int>(2000 * d.lastParseS), 50, 500);
+  d.due = Clock::now() + std::chrono::milliseconds(ms);
+  d.priority = nowMs();
+  cv_.notify_all();
+}
+
+void Service::configure(const std::string& id, VerifyConfig cfg) {
+  std::lock_guard lock(mu_);
+  auto it = docs_.find(id);
+  if (it == docs_.end()) return;
+  it->second->cfg = std::move(cfg);
+  it->second->dirty = true;
+  it->second->due = Clock::now();
+  cv_.notify_all();
+}
+
+void Service::close(const std::string& id) {
+  std::lock_guard plock(publishMu_);
+  std::lock_guard lock(mu_);
+  auto it = docs_.find(id);
+  if (it == docs_.end()) return;
+  withdrawAll(*it->second);
+  docs_.erase(it);
+}
+
+std::optional<DocumentSnapshot> Service::snapshot(const std::string& id) {
+  std::lock_guard lock(mu_);
+  auto it = docs_.find(id);
+  if (it == docs_.end()) return std::nullopt;
+  return snapshotLocked(*it->second);
+}
+
+void Service::withdrawAll(Doc& d) {
+  for (auto& [name, f] : d.fns)
+    if (f.waiter) {
+      scheduler_->withdraw(f.waiter);
+      f.waiter = 0;
+    }
+  d.generation = nextGeneration_++;
+}
+
+void Service::plannerLoop() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    Doc* ready = nullptr;
+    Clock::time_point wake = Clock::time_point::max();
+    for (auto& [id, d] : docs_) {
+      if (!d->dirty) continue;
+      if (d->due <= Clock::now()) {
+        if (!ready || d->priority > ready->priority) ready = d.get();
+      } else {
+        wake = std::min(wake, d->due);
+      }
+    }
+    if (!ready) {
+      if (wake == Clock::time_point::max()) cv_.wait(lock);
+      else cv_.wait_until(lock, wake);
+      continue;
+    }
+    ready->dirty = false;
+    std::string id = ready->id, file = ready->file, text = ready->text;
+    std::vector<std::string> flags = ready->flags;
+    frontend::DataModel dm = ready->cfg.dataModel;
+    bool systemOnly = ready->cfg.systemHeadersOnly;
+    int version = ready->version;
+    uint64_t parsesBefore = stats_.parses;
+    lock.unlock();
+    auto t0 = Clock::now();
+    std::shared_ptr<const ParsedTU> tu = parse(file, text, flags, dm, systemOnly);
+    double parseS = std::chrono::duration<double>(Clock::now() - t0).count();
+    lock.lock();
+    auto it = docs_.find(id);
+    if (it == docs_.end()) continue;
+    if (stats_.parses != parsesBefore) it->second->lastParseS = parseS;  // not a TU cache hit
+    if (it->second->dirty || it->second->version != version) continue;
+    plan(*it->second, std::move(tu));
+    lock.unlock();
+    publish(id);
+    lock.lock();
+  }
+}
+
+std::shared_ptr<const Service::ParsedTU> Service::parse(const std::string& file, const std::string& text,
+                                                        const std::vector<std::string>& flags,
+                                                        frontend::DataModel dm, bool systemHeadersOnly) {
+  cfa::Hasher h;
+  h.add(file);
+  h.add(text);
+  for (const auto& f : flags) h.add(f);
+  h.add(frontend::dataModelName(dm));
+  h.add(systemHeadersOnly ? "system-headers-only" : "");
+  std::string key = h.hex();
+  {
+    std::lock_guard lock(mu_);
+    for (auto it = tuCache_.begin(); it != tuCache_.end(); ++it)
+      if (it->first == key) {
+        tuCache_.splice(tuCache_.begin(), tuCache_, it);
+        stats_.tuCacheHits++;
+        return tuCache_.front().second;
+      }
+    stats_.parses++;
+  }
+  // Parsing runs in a worker process (the scheduler's analysis slot): a Clang crash or
+  // out-of-memory on some input is a parse error for that document, not a dead daemon.
+  auto tu = std::make_shared<ParsedTU>();
+  tu->text = text;
+  JobSpec spec;
+  spec.analyze = true;
+  spec.file = file;
+  spec.source = text;
+  spec.flags = flags;
+  spec.systemHeadersOnly = systemHeadersOnly;
+  spec.dataModel = dm;
+  spec.timeoutS = 60;  // hard limit 65 s: a runaway parse is killed
+  auto promise = std::make_shared<std::promise<JobOutcome>>();
+  std::future<JobOutcome> future = promise->get_future();
+  uint64_t waiter = scheduler_->submit("analyze:" + key, std::move(spec), INT64_MAX,
+                                       [promise](const JobOutcome& o) { promise->set_value(o); });
+  for (;;) {
+    if (future.wait_for(std::chrono::milliseconds(100)) == std::future_status::ready) break;
+    std::lock_guard lock(mu_);
+    if (stopping_) {
+      scheduler_->withdraw(waiter);
+      tu->diagnostics = "daemon stopping";
+      return tu;
+    }
+  }
+  JobOutcome out = future.get();
+  if (out.kind != JobOutcome::Kind::Done) {
+    tu->diagnostics = "the frontend failed on this file: " + out.error;
+  } else if (!out.analysis.ok) {
+    tu->diagnostics = out.analysis.diagnostics.empty() ? "the file does not parse" : out.analysis.diagnostics;
+  } else {
+    tu->ok = true;
+    tu->functions = std::move(out.analysis.functions);
+    for (const auto& f : tu->functions) tu->startLine[f.name] = f.range.line;
+  }
+  std::lock_guard lock(mu_);
+  tuCache_.emplace_front(key, tu);
+  while (tuCache_.size() > opts_.tuCacheSize) tuCache_.pop_back();
+  return tu;
+}
+
+void Service::plan(Doc& d, std::shared_ptr<const ParsedTU> tu) {
+  // The previous version's waiters are withdrawn only after the new version has
+  // submitted its jobs: a job whose key did not change (same function closure, same
+  // stage) gains the new waiter first and keeps running instead of being killed.
+  std::vector<uint64_t> old;
+  for (auto& [name, f] : d.fns)
+    if (f.waiter) old.push_back(f.waiter);
+  d.generation = nextGeneration_++;
+  d.tu = std::move(tu);
+  d.planCfg = d.cfg;  // later configure()/update() mark the doc dirty and re-plan
+  d.fns.clear();
+  d.order.clear();
+  d.parseError.clear();
+  if (!d.tu->ok) {
+    d.parseError = d.tu->diagnostics;
+    for (uint64_t w : old) scheduler_->withdraw(w);
+    return;
+  }
+  std::vector<const AnalyzedFunction*> entries;
+  for (const auto& f : d.tu->functions)
+    if (f.entry) entries.push_back(&f);
+  std::stable_sort(entries.begin(), entries.end(), [](auto* a, auto* b) { return a->range.line < b->range.line; });
+  for (const AnalyzedFunction* f : entries) {
+    FnEntry e;
+    e.st.name = f->name;
+    e.st.range = f->range;
+    auto [runs, cached] = d.counters[f->name];
+    e.st.runs = runs;
+    e.st.cached = cached;
+    std::string base = f->closureHash + "|entry:" + f->name;
+    for (const StageConfig& s : d.planCfg.chain) e.keys.push_back(stageKey(opts_.engineId, base, s, d.planCfg, d.flags));
+    d.order.push_back(f->name);
+    d.fns[f->name] = std::move(e);
+  }
+  for (const auto& name : d.order) advance(d, d.fns[name]);
+  for (uint64_t w : old) scheduler_->withdraw(w);
+}
+
+std::optional<std::string> Service::lookup(const std::string& key) {
+  if (auto it = memCache_.find(key); it != memCache_.end()) {
+    stats_.memoryHits++;
+    return it->second;
+  }
+  if (auto v = store_->get(key)) {
+    stats_.storeHits++;
+    memCache_[key] = *v;
+    return v;
+  }
+  return std::nullopt;
+}
+
+void Service::remember(const std::string& key, const std::string& value) {
+  if (memCache_.size() >= opts_.memoryCacheEntries) memCache_.clear();
+  memCache_[key] = value;
+  store_->put(key, value);
+}
+
+void Service::applyResult(Doc& d, FnEntry& f, const std::string& stored, unsigned stage) {
+  result::VerificationResult r = absolutize(stored, d.tu->startLine, d.file);
+  f.st.stage = stage;
+  f.st.algorithm = r.algorithm.empty() ? engine::algorithmName(d.planCfg.chain[stage].algorithm) : r.algorithm;
+  f.st.state = stateOf(r);
+  f.next = stage + 1;
+  f.st.final = isFinal(r) || f.next >= d.planCfg.chain.size();
+  f.st.result = std::move(r);
+}
+
+void Service::advance(Doc& d, FnEntry& f) {
+  while (!f.st.final && f.next < d.planCfg.chain.size()) {
+    unsigned stage = f.next;
+    const std::string& key = f.keys[stage];
+    if (auto hit = lookup(key)) {
+      f.st.cached = ++d.counters[f.st.name].second;
+      applyResult(d, f, *hit, stage);
+      continue;
+    }
+    const StageConfig& sc = d.planCfg.chain[stage];
+    if (!f.st.result) f.st.state = FunctionState::Queued;
+    f.st.algorithm = engine::algorithmName(sc.algorithm);
+    f.st.stage = stage;
+    JobSpec spec;
+    spec.file = d.file;
+    spec.source = d.tu->text;  // not d.text: an edit may be waiting in the debounce
+    spec.function = f.st.name;
+    spec.algorithm = sc.algorithm;
+    spec.maxBound = sc.maxBound;
+    spec.timeoutS = sc.timeoutS;
+    spec.solver = d.planCfg.solver;
+    spec.dataModel = d.planCfg.dataModel;
+    spec.flags = d.flags;
+    spec.systemHeadersOnly = d.planCfg.systemHeadersOnly;
+    std::string id = d.id, name = f.st.name;
+    uint64_t gen = d.generation;
+    auto started = [this, id, name, gen] {
+      {
+        std::lock_guard lock(mu_);
+        auto it = docs_.find(id);
+        if (it == docs_.end() || it->second->generation != gen) return;
+        auto fit = it->second->fns.find(name);
+        if (fit == it->second->fns.end()) return;
+        fit->second.st.state = FunctionState::Running;
+        fit->second.runningNow = true;
+        fit->second.startedAt = Clock::now();
+      }
+      publish(id);
+    };
+    auto done = [this, id, name, gen, stage, key](const JobOutcome& out) {
+      {
+        std::lock_guard lock(mu_);
+        auto it = docs_.find(id);
+        if (it == docs_.end() || it->second->generation != gen) return;
+        Doc& dd = *it->second;
+        auto fit = dd.fns.find(name);
+        if (fit == dd.fns.end()) return;
+        FnEntry& ff = fit->second;
+        ff.waiter = 0;
+        ff.runningNow = false;
+        ff.st.elapsedS += out.elapsedS;
+        if (out.kind == JobOutcome::Kind::Cancelled) return;
+        ff.st.runs = ++dd.counters[name].first;
+        if (out.kind == JobOutcome::Kind::Done) {
+          std::string stored = relativize(out.result, dd.tu->startLine, dd.file);
+          remember(key, stored);
+          applyResult(dd, ff, stored, stage);
+          advance(dd, ff);
+        } else {
+          ff.st.state = FunctionState::Error;
+          ff.st.final = true;
+          ff.st.error = out.error;
+        }
+      }
+      publish(id);
+    };
+    f.waiter = scheduler_->submit(key, std::move(spec), d.priority, std::move(done), std::move(started));
+    if (scheduler_->isRunning(f.waiter)) {  // joined the previous version's running job
+      f.st.state = FunctionState::Running;
+      f.runningNow = true;
+      f.startedAt = Clock::now();
+    }
+    return;
+  }
+}
+
+DocumentSnapshot Service::snapshotLocked(const Doc& d) const {
+  DocumentSnapshot s;
+  s.id = d.id;
+  s.version = d.version;
+  s.file = d.file;
+  s.parseError = d.parseError;
+  auto now = Clock::now();
+  for (const auto& name : d.order) {
+    const FnEntry& f = d.fns.at(name);
+    s.functions.push_back(f.st);
+    if (f.runningNow) s.functions.back().elapsedS += std::chrono::duration<double>(now - f.startedAt).count();
+    if (!f.st.final) s.pending++;
+  }
+  return s;
+}
+
+void Service::publish(const std::string& id) {
+  std::lock_guard plock(publishMu_);
+  DocumentSnapshot snap;
+  DocumentCallback cb;
+  {
+    std::lock_guard lock(mu_);
+    auto it = docs_.find(id);
+    if (it == docs_.end() || it->second->dirty || !it->second->tu) return;
+    snap = snapshotLocked(*it->second);
+    cb = it->second->cb;
+  }
+  if (cb) cb(snap);
+}
+
+// ---- one-shot requests -----------------------------------------------------
+
+uint64_t Service::verifyOnce(OnceRequest req, StageCallback onStage, ErrorCallback onError) {
+  Deferred out;
+  uint64_t id;
+  {
+    std::lock_guard lock(mu_);
+    auto o = std::make_unique<Once>();
+    id = o->id = nextOnce_++;
+    cfa::Hasher h;
+    h.add("once");
+    h.add(req.file);
+    h.add(req.text);
+    h.add(req.function);
+    std::string base = h.hex();
+    for (const StageConfig& s : req.cfg.chain) o->keys.push_back(stageKey(opts_.engineId, base, s, req.cfg, req.flags));
+    o->req = std::move(req);
+    o->onStage = std::move(onStage);
+    o->onError = std::move(onError);
+    Once& ref = *o;
+    onces_[id] = std::move(o);
+    advanceOnce(ref, out);
+  }
+  for (auto& f : out) f();
+  return id;
+}
+
+void Service::cancelOnce(uint64_t handle) {
+  std::lock_guard lock(mu_);
+  auto it = onces_.find(handle);
+  if (it == onces_.end()) return;
+  if (it->second->waiter) scheduler_->withdraw(it->second->waiter);
+  onces_.erase(it);
+}
+
+void Service::advanceOnce(Once& o, Deferred& out) {
+  const auto& chain = o.req.cfg.chain;
+  if (chain.empty()) {
+    auto cb = o.onError;
+    out.push_back([cb] { cb("empty algorithm chain"); });
+    onces_.erase(o.id);
+    return;
+  }
+  while (o.next < chain.size()) {
+    unsigned stage = o.next;
+    const std::string key = o.keys[stage];
+    if (auto hit = lookup(key)) {
+      result::VerificationResult r = decodeResult(json::parse(*hit));
+      bool fin = isFinal(r) || stage + 1 >= chain.size();
+      auto cb = o.onStage;
+      out.push_back([cb, stage, r, fin] { cb(stage, r, fin, true); });
+      o.next++;
+      if (fin) {
+        onces_.erase(o.id);
+        return;
+      }
+      continue;
+    }
+    JobSpec spec;
+    spec.file = o.req.file;
+    spec.source = o.req.text;
+    spec.function = o.req.function;
+    spec.algorithm = chain[stage].algorithm;
+    spec.maxBound = chain[stage].maxBound;
+    spec.timeoutS = chain[stage].timeoutS;
+    spec.solver = o.req.cfg.solver;
+    spec.dataModel = o.req.cfg.dataModel;
+    spec.flags = o.req.flags;
+    spec.systemHeadersOnly = o.req.cfg.systemHeadersOnly;
+    uint64_t id = o.id;
+    auto done = [this, id, stage, key](const JobOutcome& res) {
+      Deferred later;
+      {
+        std::lock_guard lock(mu_);
+        auto it = onces_.find(id);
+        if (it == onces_.end()) return;
+        Once& oo = *it->second;
+        oo.waiter = 0;
+        if (res.kind == JobOutcome::Kind::Cancelled) return;
+        if (res.kind == JobOutcome::Kind::Done) {
+          remember(key, encodeResult(res.result).dump(-1, ' ', false, json::error_handler_t::replace));
+          bool fin = isFinal(res.result) || stage + 1 >= oo.req.cfg.chain.size();
+          auto cb = oo.onStage;
+          auto r = res.result;
+          later.push_back([cb, stage, r, fin] { cb(stage, r, fin, false); });
+          oo.next = stage + 1;
+          if (fin) onces_.erase(it);
+          else advanceOnce(oo, later);
+        } else {
+          auto cb = oo.onError;
+          std::string msg = res.error;
+          later.push_back([cb, msg] { cb(msg); });
+          onces_.erase(it);
+        }
+      }
+      for (auto& f : later) f();
+    };
+    o.waiter = scheduler_->submit(key, std::move(spec), 0, std::move(done));
+    return;
+  }
+}
+
+Service::Stats Service::stats() const {
+  std::lock_guard lock(mu_);
+  Stats s = stats_;
+  s.workerRuns = scheduler_->jobsRun();
+  s.workerRestarts = scheduler_->workerRestarts();
+  return s;
+}
+
+}  // namespace argus::server

@@ -1,0 +1,190 @@
+// The verification service (the ClangdServer of argusd): documents in, per-function
+// results out, no JSON in its API. The LSP layer (server/argusd) converts.
+//
+// Pipeline per document version:
+//   text --(TU cache: key = hash(file, text, flags, data model))--> functions, each with
+//          a closure hash (cfa::closureHashes: its CFA + everything it calls + globals +
+//          initialisers, independent of absolute lines), computed by an *analyze* job
+//          in a worker process, so Clang never runs in the daemon
+//        --> per function and stage a *result key* = hash(closure, entry, property,
+//          stage algorithm/bound/timeout, solver, data model, flags)
+//        --> memory cache → SQLite store (ResultStore) → else a job on the Scheduler.
+// Entries: `main` from the C initial state, every other function with a body as its own
+// entry with nondeterministic parameters and globals (the engine's `function`). Frontend
+// synthesised functions, `__VERIFIER_*` helpers and `reach_error` are not entries.
+//
+// Stages (VerifyConfig::chain, default: BMC up to bound 3, then ibmc with the timeout):
+// each stage's result is published at once; a `true` or `false` verdict ends the chain,
+// `unknown` (a condition) goes on to the next stage.
+//
+// Positions: stored results keep error-path lines *relative to the start of the
+// function the step is in*, and are remapped to the current text when served, so a
+// line inserted above a function neither invalidates nor misplaces its results.
+//
+// Edits: update() is debounced (ServiceOptions::debounceMs, adaptive by default); when a version is
+// planned, every job waiter of the previous version is withdrawn (the scheduler
+// drops or kills jobs nobody else waits for), unchanged functions are served from
+// the cache, changed ones and their callers are re-verified. Counters per function
+// (`runs` = stage results computed by a worker, `cached` = served from cache) let a
+// client see exactly what an edit re-verified.
+//
+// Threads: one planner thread (debounce, waiting for the analyze job, planning); the
+// scheduler's slot threads run job callbacks. `mu_` guards all document/once/cache
+// state; `publishMu_` serialises document callbacks so snapshots arrive in order, and
+// close() takes it, so no callback for a document runs after close() returns.
+// Lock order: publishMu_ → mu_ → (scheduler, store internal locks).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/cfa/cfa.h"
+#include "core/engine/verify.h"
+#include "core/result/result.h"
+#include "server/service/scheduler.h"
+#include "server/service/store.h"
+
+namespace argus::server {
+
+struct StageConfig {
+  engine::Algorithm algorithm = engine::Algorithm::Bmc;
+  uint32_t maxBound = 0;  // 0 = unlimited
+  double timeoutS = 0;    // 0 = none (the scheduler's hard limit still applies)
+};
+
+struct VerifyConfig {
+  // shallow incremental BMC published at once, then the same deepening continued
+  std::vector<StageConfig> chain{{engine::Algorithm::Ibmc, 3, 10}, {engine::Algorithm::Ibmc, 0, 30}};
+  smt::SolverKind solver = smt::SolverKind::Z3;
+  frontend::DataModel dataModel = frontend::DataModel::LP64;
+  // Text from remote clients: #include may read only system headers (FrontendOptions).
+  bool systemHeadersOnly = false;
+};
+
+enum class FunctionState { Queued, Running, Verified, Violated, Conditional, Error };
+const char* stateName(FunctionState s);
+
+struct FunctionStatus {
+  std::string name;
+  cfa::SourceRange range;  // in the current text
+  FunctionState state = FunctionState::Queued;
+  std::string algorithm;   // current or last stage's algorithm
+  unsigned stage = 0;      // index of the current or last stage
+  bool final = false;      // no further stage will run for this version
+  double elapsedS = 0;     // worker wall time spent on this version (running stage included)
+  unsigned runs = 0;       // over the document's life: stage results computed by a worker
+  unsigned cached = 0;     // ... and served from the memory cache or the store
+  std::optional<result::VerificationResult> result;  // latest stage, positions for the current text
+  std::string error;       // Error state: why
+};
+
+struct DocumentSnapshot {
+  std::string id;
+  int version = 0;
+  std::string file;
+  std::string parseError;  // Clang's diagnostics when the text does not parse
+  std::vector<FunctionStatus> functions;  // in source order
+  unsigned pending = 0;    // functions not final yet
+};
+
+struct ServiceOptions {
+  Scheduler::Options scheduler;
+  std::string storePath;  // "" = no persistence
+  // Delay between an edit and re-planning. < 0: adaptive, like clangd's: twice the
+  // document's last parse time, clamped to [50, 500] ms (a keystroke that arrives
+  // during the delay costs nothing; one that arrives later supersedes the jobs).
+  int debounceMs = -1;
+  std::size_t tuCacheSize = 16;
+  std::size_t memoryCacheEntries = 20000;
+  // Identifies the verifier build; part of every result key, so a store written by an
+  // older engine is never served by a newer one (argusd: size and mtime of its binary).
+  std::string engineId;
+};
+
+class Service {
+ public:
+  using DocumentCallback = std::function<void(const DocumentSnapshot&)>;
+
+  explicit Service(ServiceOptions options);
+  ~Service();
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
+
+  // `id` is opaque (the LSP layer uses session + URI); `file` names the file in
+  // results. open() plans at once; update() after the debounce delay.
+  void open(const std::string& id, std::string file, std::string text, int version,
+            std::vector<std::string> flags, VerifyConfig cfg, DocumentCallback cb);
+  void update(const std::string& id, std::string text, int version);
+  void configure(const std::string& id, VerifyConfig cfg);
+  void close(const std::string& id);
+  std::optional<DocumentSnapshot> snapshot(const std::string& id);
+
+  // One-shot verification of one entry (argus/verify): stage results stream to
+  // onStage; exactly one of onStage(final=true) / onError runs unless cancelled.
+  struct OnceRequest {
+    std::string file, text;
+    std::vector<std::string> flags;
+    std::string function = "main";
+    VerifyConfig cfg;
+  };
+  using StageCallback = std::function<void(unsigned stage, const result::VerificationResult&, bool final, bool cached)>;
+  using ErrorCallback = std::function<void(const std::string&)>;
+  uint64_t verifyOnce(OnceRequest req, StageCallback onStage, ErrorCallback onError);
+  void cancelOnce(uint64_t handle);  // no callback runs after it returns
+
+  struct Stats {
+    uint64_t parses = 0, tuCacheHits = 0, memoryHits = 0, storeHits = 0;
+    uint64_t workerRuns = 0, workerRestarts = 0;
+  };
+  Stats stats() const;
+  Scheduler& scheduler() { return *scheduler_; }
+  ResultStore& store() { return *store_; }
+
+ private:
+  struct ParsedTU;
+  struct FnEntry;
+  struct Doc;
+  struct Once;
+  using Deferred = std::vector<std::function<void()>>;
+
+  void plannerLoop();
+  std::shared_ptr<const ParsedTU> parse(const std::string& file, const std::string& text,
+                                        const std::vector<std::string>& flags, frontend::DataModel dm,
+                                        bool systemHeadersOnly);
+  void plan(Doc& d, std::shared_ptr<const ParsedTU> tu);
+  void advance(Doc& d, FnEntry& f);
+  void applyResult(Doc& d, FnEntry& f, const std::string& stored, unsigned stage);
+  void withdrawAll(Doc& d);
+  std::optional<std::string> lookup(const std::string& key);
+  void remember(const std::string& key, const std::string& value);
+  void advanceOnce(Once& o, Deferred& out);
+  void publish(const std::string& id);
+  DocumentSnapshot snapshotLocked(const Doc& d) const;
+
+  ServiceOptions opts_;
+  std::unique_ptr<ResultStore> store_;
+  std::unique_ptr<Scheduler> scheduler_;
+
+  std::mutex publishMu_;           // serialises document callbacks (see above)
+  mutable std::mutex mu_;          // guards everything below
+  std::condition_variable cv_;     // planner wake-up
+  bool stopping_ = false;
+  std::map<std::string, std::unique_ptr<Doc>> docs_;
+  std::map<uint64_t, std::unique_ptr<Once>> onces_;
+  uint64_t nextOnce_ = 1, nextGeneration_ = 1;
+  std::map<std::string, std::string> memCache_;  // result key → stored (relative) result
+  std::list<std::pair<std::string, std::shared_ptr<const ParsedTU>>> tuCache_;  // MRU first
+  Stats stats_;
+  std::thread planner_;
+};
+
+}  // namespace argus::server

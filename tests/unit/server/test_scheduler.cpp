@@ -1,0 +1,166 @@
+// Scheduler: real worker processes (build/argusd --worker), real Clang and Z3.
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "common.h"
+#include "server/service/scheduler.h"
+
+namespace argus::server {
+namespace {
+
+using test::waitFor;
+
+Scheduler::Options opts(unsigned workers = 1) {
+  Scheduler::Options o;
+  o.workerExe = test::workerExe();
+  o.workers = workers;
+  return o;
+}
+
+JobSpec spec(const char* src, engine::Algorithm a, double timeout, uint32_t bound = 0) {
+  JobSpec s;
+  s.file = "t.c";
+  s.source = src;
+  s.algorithm = a;
+  s.timeoutS = timeout;
+  s.maxBound = bound;
+  return s;
+}
+
+struct Collector {
+  std::mutex mu;
+  std::vector<JobOutcome> outs;
+  std::atomic<int> started{0};
+  Scheduler::Done done() {
+    return [this](const JobOutcome& o) {
+      std::lock_guard l(mu);
+      outs.push_back(o);
+    };
+  }
+  Scheduler::Started start() {
+    return [this] { started++; };
+  }
+  size_t count() {
+    std::lock_guard l(mu);
+    return outs.size();
+  }
+};
+
+TEST(Scheduler, RunsAJobInAWorkerProcess) {
+  Scheduler s(opts());
+  Collector c;
+  s.submit("k1", spec(test::kBuggyProgram, engine::Algorithm::Bmc, 20), 0, c.done(), c.start());
+  ASSERT_TRUE(waitFor([&] { return c.count() == 1; }, 60));
+  EXPECT_EQ(c.outs[0].kind, JobOutcome::Kind::Done) << c.outs[0].error;
+  EXPECT_EQ(c.outs[0].result.verdict, result::Verdict::False);
+  ASSERT_TRUE(c.outs[0].result.counterexample);
+  EXPECT_EQ(c.started.load(), 1);
+  EXPECT_NE(s.workerPids()[0], 0);
+  EXPECT_NE(s.workerPids()[0], getpid());
+}
+
+TEST(Scheduler, ParseErrorsAreInputErrors) {
+  Scheduler s(opts());
+  Collector c;
+  s.submit("k", spec("int main(void) { return x; }", engine::Algorithm::Bmc, 10), 0, c.done());
+  ASSERT_TRUE(waitFor([&] { return c.count() == 1; }, 60));
+  EXPECT_EQ(c.outs[0].kind, JobOutcome::Kind::InputError);
+  EXPECT_NE(c.outs[0].error.find("parse"), std::string::npos) << c.outs[0].error;
+}
+
+TEST(Scheduler, IdenticalKeysShareOneJob) {
+  Scheduler s(opts());
+  Collector a, b;
+  s.submit("same", spec(test::kBuggyProgram, engine::Algorithm::Bmc, 20), 0, a.done());
+  s.submit("same", spec(test::kBuggyProgram, engine::Algorithm::Bmc, 20), 0, b.done());
+  ASSERT_TRUE(waitFor([&] { return a.count() == 1 && b.count() == 1; }, 60));
+  EXPECT_EQ(s.jobsRun(), 1u);
+}
+
+TEST(Scheduler, WithdrawingTheLastWaiterKillsTheRunningWorker) {
+  Scheduler s(opts());
+  Collector c;
+  uint64_t w = s.submit("slow", spec(test::kSlowProgram, engine::Algorithm::Ibmc, 120), 0, c.done(), c.start());
+  ASSERT_TRUE(waitFor([&] { return c.started.load() == 1; }, 30));
+  pid_t before = s.workerPids()[0];
+  ASSERT_GT(before, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto t0 = std::chrono::steady_clock::now();
+  s.withdraw(w);
+  ASSERT_TRUE(waitFor([&] { pid_t p = s.workerPids()[0]; return p != 0 && p != before; }, 5));
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
+  EXPECT_EQ(::kill(before, 0), -1);  // the old worker is gone (reaped)
+  EXPECT_EQ(s.running(), 0u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(c.count(), 0u);  // a withdrawn waiter is never called
+  // The slot keeps serving.
+  Collector d;
+  s.submit("next", spec(test::kBuggyProgram, engine::Algorithm::Bmc, 20), 0, d.done());
+  ASSERT_TRUE(waitFor([&] { return d.count() == 1; }, 60));
+  EXPECT_EQ(d.outs[0].kind, JobOutcome::Kind::Done);
+}
+
+TEST(Scheduler, WorkerCrashIsRetriedThenReportedAndTheDaemonKeepsServing) {
+  Scheduler s(opts());
+  Collector c;
+  s.submit("slow", spec(test::kSlowProgram, engine::Algorithm::Ibmc, 120), 0, c.done(), c.start());
+  ASSERT_TRUE(waitFor([&] { return c.started.load() == 1; }, 30));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  pid_t first = s.workerPids()[0];
+  ASSERT_GT(first, 0);
+  ASSERT_EQ(::kill(first, SIGKILL), 0);  // crash 1: the job is re-run on a fresh worker
+  ASSERT_TRUE(waitFor([&] { pid_t p = s.workerPids()[0]; return p != 0 && p != first; }, 5));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(c.count(), 0u);
+  EXPECT_EQ(s.running(), 1u);
+  pid_t second = s.workerPids()[0];
+  ASSERT_EQ(::kill(second, SIGKILL), 0);  // crash 2: reported as failed
+  ASSERT_TRUE(waitFor([&] { return c.count() == 1; }, 5));
+  EXPECT_EQ(c.outs[0].kind, JobOutcome::Kind::Failed);
+  EXPECT_NE(c.outs[0].error.find("signal 9"), std::string::npos) << c.outs[0].error;
+  EXPECT_GE(s.workerRestarts(), 2u);
+  Collector d;
+  s.submit("next", spec(test::kBuggyProgram, engine::Algorithm::Bmc, 20), 0, d.done());
+  ASSERT_TRUE(waitFor([&] { return d.count() == 1; }, 60));
+  EXPECT_EQ(d.outs[0].kind, JobOutcome::Kind::Done);
+  EXPECT_EQ(d.outs[0].result.verdict, result::Verdict::False);
+}
+
+TEST(Scheduler, OutOfMemoryInAWorkerFailsOnlyThatJob) {
+  Scheduler::Options o = opts();
+  o.memoryMb = 150;  // RLIMIT_AS: Clang itself runs out of memory and aborts the worker
+  o.maxRetries = 0;
+  Scheduler s(o);
+  Collector c;
+  s.submit("m", spec(test::kBuggyProgram, engine::Algorithm::Bmc, 20), 0, c.done());
+  ASSERT_TRUE(waitFor([&] { return c.count() == 1; }, 60));
+  const JobOutcome& out = c.outs[0];
+  EXPECT_EQ(out.kind, JobOutcome::Kind::Failed);
+  EXPECT_NE(out.error.find("crashed"), std::string::npos) << out.error;
+  // A fresh worker took the slot; this process (the "daemon") is unaffected.
+  ASSERT_TRUE(waitFor([&] { return s.workerPids()[0] != 0; }, 5));
+  EXPECT_GE(s.workerRestarts(), 1u);
+}
+
+TEST(Scheduler, HardDeadlineKillsARunawayJob) {
+  Scheduler::Options o = opts();
+  o.defaultHardLimitS = 1.0;  // the job itself has no timeout: only the kill stops it
+  Scheduler s(o);
+  Collector c;
+  auto t0 = std::chrono::steady_clock::now();
+  s.submit("d", spec(test::kSlowProgram, engine::Algorithm::Ibmc, 0), 0, c.done());
+  ASSERT_TRUE(waitFor([&] { return c.count() == 1; }, 30));
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GE(took, 1.0);
+  EXPECT_LT(took, 10.0);
+  EXPECT_EQ(c.outs[0].kind, JobOutcome::Kind::Failed);
+  EXPECT_NE(c.outs[0].error.find("time limit"), std::string::npos) << c.outs[0].error;
+  EXPECT_TRUE(waitFor([&] { return s.workerPids()[0] != 0; }, 5));
+}
+
+}  // namespace
+}  // namespace argus::server

@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include "common.h"
+#include "server/service/result_codec.h"
+#include "server/service/store.h"
+
+namespace argus::server {
+namespace {
+
+TEST(ResultStore, PersistsAcrossReopen) {
+  test::TempDir dir;
+  std::string path = (dir.path / "sub" / "r.sqlite").string();
+  {
+    ResultStore s(path);
+    ASSERT_TRUE(s.ok()) << s.error();
+    EXPECT_FALSE(s.get("k1"));
+    s.put("k1", "v1");
+    s.put("k2", "v2");
+    s.put("k1", "v1b");
+    EXPECT_EQ(s.size(), 2u);
+  }
+  ResultStore again(path);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again.get("k1").value_or(""), "v1b");
+  EXPECT_EQ(again.get("k2").value_or(""), "v2");
+  EXPECT_FALSE(again.get("k3"));
+}
+
+TEST(ResultStore, UnopenableStoreDegradesWithAnError) {
+  ResultStore s("/proc/definitely/not/writable/r.sqlite");
+  EXPECT_FALSE(s.ok());
+  EXPECT_FALSE(s.error().empty());
+  s.put("a", "b");  // no crash, no effect
+  EXPECT_FALSE(s.get("a"));
+}
+
+TEST(ResultCodec, RoundTripKeepsTraceOrderAndCondition) {
+  result::VerificationResult r;
+  r.verdict = result::Verdict::False;
+  r.algorithm = "bmc";
+  r.solver = "z3";
+  result::Counterexample c;
+  c.entry = "main";
+  c.replayed = true;
+  result::TraceStep s;
+  s.file = "t.c";
+  s.line = 5;
+  s.column = 3;
+  s.function = "main";
+  s.statement = "x = f()";
+  s.values = {{"z", "1"}, {"a", "-2"}};
+  c.steps.push_back(s);
+  r.counterexample = c;
+  r.condition.kind = "bound";
+  r.condition.bound = 3;
+  r.stats.solverQueries = 7;
+  result::VerificationResult back = decodeResult(encodeResult(r));
+  EXPECT_EQ(back.verdict, result::Verdict::False);
+  ASSERT_TRUE(back.counterexample);
+  ASSERT_EQ(back.counterexample->steps.size(), 1u);
+  EXPECT_EQ(back.counterexample->steps[0].values, s.values);
+  EXPECT_EQ(back.counterexample->steps[0].line, 5u);
+  EXPECT_EQ(back.condition.bound, std::optional<uint32_t>(3));
+  EXPECT_EQ(back.stats.solverQueries, 7u);
+  EXPECT_EQ(result::toJson(back), result::toJson(r));
+}
+
+}  // namespace
+}  // namespace argus::server
