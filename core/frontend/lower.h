@@ -19,6 +19,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -27,6 +28,9 @@
 namespace argus::frontend {
 
 std::unique_ptr<cfa::Program> lowerTranslationUnit(clang::ASTUnit& ast, const std::string& file);
+
+// A function of the C library (libc_names.cpp), by name.
+bool isCLibraryName(std::string_view name);
 
 class Lowerer {
 public:
@@ -144,6 +148,12 @@ public:
   // calls (lower_call.cpp)
   cfa::ExprPtr call(const clang::CallExpr* ce);
   cfa::ExprPtr builtinCall(const clang::CallExpr* ce, const std::string& name, bool& handled);
+  // lower_builtins.cpp: bit-manipulation and overflow-checking builtins (handled = false
+  // when `name` is not one of them or the call does not have its shape).
+  cfa::ExprPtr bitBuiltin(const clang::CallExpr* ce, const std::string& name, bool& handled);
+  cfa::ExprPtr overflowBuiltin(const clang::CallExpr* ce, const std::string& name, bool& handled);
+  cfa::ExprPtr materialize(cfa::ExprPtr v, bool isSigned);  // a temporary holding v
+  void unsupportedIf(cfa::ExprPtr cond, const std::string& what, const clang::Stmt* s);
   cfa::ExprPtr directCall(const clang::CallExpr* ce, const clang::FunctionDecl* callee);
   void dispatchOverFunctions(cfa::ExprPtr fp, const std::function<bool(const clang::FunctionDecl*)>& accept,
                              const std::function<void(const clang::FunctionDecl*, cfa::FuncId)>& callOne,

@@ -27,20 +27,18 @@ bool isOpaqueReadOnly(const std::string& n) {
   return false;
 }
 
-// C library functions whose results are determined by their arguments or have a
-// restricted range (strlen, rand, ...): a nondeterministic result would admit behaviour
-// the real function never shows, so calls to them are unsupported until modelled.
+// Functions of the C library and compiler builtins, recognised by name whether the
+// program includes the header or declares the function itself (Clang marks a declaration
+// that matches a library builtin: getBuiltinID), and anything declared in a system
+// header. Their results are determined by their arguments or restricted in range, so a
+// nondeterministic result would admit behaviour the real function never shows: calls to
+// those not modelled are unsupported.
+bool isBuiltinName(const std::string& n) {
+  return startsWith(n, "__builtin_") || startsWith(n, "__sync_") || startsWith(n, "__atomic_");
+}
+
 bool isLibraryFunction(const std::string& n, const clang::FunctionDecl* fd, const clang::ASTContext& ctx) {
-  static const char* names[] = {
-      "strlen", "strnlen", "strcmp", "strncmp", "strcpy", "strncpy", "strcat", "strncat", "strchr",
-      "strrchr", "strstr", "strdup", "strtok", "strspn", "strcspn", "memcmp", "memchr", "atoi", "atol",
-      "atoll", "strtol", "strtoul", "strtoll", "strtoull", "qsort", "bsearch", "toupper", "tolower",
-      "isdigit", "isalpha", "isalnum", "isspace", "isupper", "islower", "isprint", "rand", "random",
-      "time", "clock", "getchar", "getc", "fgetc", "fgets", "gets", "scanf", "sscanf", "fscanf",
-      "fopen", "fclose", "fread", "fwrite", "sprintf", "snprintf", "getenv", "sqrt",
-      "pow", "labs", "div", "ldiv", "sleep", "usleep"};
-  for (const char* x : names)
-    if (n == x) return true;
+  if (fd->getBuiltinID() != 0 || isBuiltinName(n) || isCLibraryName(n)) return true;
   const clang::SourceManager& sm = ctx.getSourceManager();
   return fd->getLocation().isValid() && sm.isInSystemHeader(sm.getExpansionLoc(fd->getLocation()));
 }
@@ -296,7 +294,9 @@ ExprPtr Lowerer::directCall(const CallExpr* ce, const FunctionDecl* callee) {
           ce->getArg(i)->IgnoreParenImpCasts()->getType()->isFunctionType())
         callsBack = true;
     if (isLibraryFunction(name, callee, ctx) && !isOpaqueReadOnly(name)) {
-      unsupported("call to C library function '" + name + "' (not modelled)", ce);
+      unsupported(std::string(isBuiltinName(name) ? "call to compiler builtin '" : "call to C library function '") + name +
+                      "' (not modelled)",
+                  ce);
     } else if (callsBack) {
       unsupported("call to external function '" + name + "' that may call its function-pointer argument", ce);
     } else if (writes && !isOpaqueReadOnly(name) && !startsWith(name, "__VERIFIER_") && !startsWith(name, "nondet")) {
@@ -349,6 +349,11 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
   QualType rt = ce->getType();
   uint32_t rw = isScalar(rt) ? widthOf(rt) : 32;
   auto argv = [&](unsigned i) { return rvalue(ce->getArg(i)); };
+  if (!ce->getDirectCallee()->getDefinition()) {
+    bool mine = false;
+    if (ExprPtr r = bitBuiltin(ce, name, mine); mine) return r;
+    if (ExprPtr r = overflowBuiltin(ce, name, mine); mine) return r;
+  }
 
   if (name == "reach_error" || name == "__VERIFIER_error" || name == "__assert_fail" ||
       name == "__assert_rtn" || name == "__assert" || name == "__assert_perror_fail") {
@@ -475,8 +480,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
                           handledScanf);
     if (handledScanf) return r;
   }
-  if (name == "malloc" || name == "alloca" || name == "__builtin_alloca" || name == "calloc" ||
-      name == "valloc") {
+  if (name == "malloc" || name == "alloca" || name == "__builtin_alloca" || name == "calloc") {
     ExprPtr size;
     if (name == "calloc" && ce->getNumArgs() == 2) {
       ExprPtr n = convertScalar(argv(0), ce->getArg(0)->getType(), ctx.getSizeType());
@@ -495,6 +499,34 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     a.zeroInit = name == "calloc";
     emit(a);
     return Expr::mkVar(t, ptrWidth);
+  }
+  if (((name == "aligned_alloc" || name == "memalign") && ce->getNumArgs() == 2) ||
+      (name == "valloc" && ce->getNumArgs() == 1)) {
+    // An object aligned to `align` (a constant power of two; valloc: the page size, 4096):
+    // align - 1 bytes more than asked for, and the address rounded up. Allocation never
+    // fails (as malloc); C11 allows aligned_alloc to return null, never a misaligned block.
+    uint64_t align = 4096;
+    const clang::Expr* sizeArg = ce->getArg(ce->getNumArgs() - 1);
+    if (name != "valloc") {
+      clang::Expr::EvalResult ev;
+      align = ce->getArg(0)->EvaluateAsInt(ev, ctx) && ev.Val.getInt().isStrictlyPositive()
+                  ? ev.Val.getInt().getLimitedValue()
+                  : 0;
+      argv(0);
+    }
+    ExprPtr size = convertScalar(argv(ce->getNumArgs() - 1), sizeArg->getType(), ctx.getSizeType());
+    if (align == 0 || (align & (align - 1)) != 0) {
+      unsupported("call to '" + name + "' with an alignment that is not a constant power of two", ce);
+      return constPtr(0);
+    }
+    cfa::VarId t = newTemp(ptrWidth, false);
+    Edge a = edge(EdgeKind::Alloc);
+    a.lhs = t;
+    a.size = align <= 8 ? size : Expr::mkBinary(BinOp::Add, size, constPtr(align - 1));
+    emit(a);
+    ExprPtr p = Expr::mkVar(t, ptrWidth);
+    if (align <= 8) return p;  // the allocator's own alignment
+    return Expr::mkBinary(BinOp::And, Expr::mkBinary(BinOp::Add, p, constPtr(align - 1)), constPtr(~(align - 1)));
   }
   if (name == "realloc" && ce->getNumArgs() == 2) {
     // a new block; the old contents are copied (bytes past the old object's end are
