@@ -815,6 +815,11 @@ ExprPtr Lowerer::logical(const BinaryOperator* bo) {
   if (isPure(bo->getRHS())) {
     ExprPtr a = rvalue(bo->getLHS());
     ExprPtr b = rvalue(bo->getRHS());
+    if (a->width != b->width) {
+      // scalars of different types (int && pointer, long || char): each compared with 0
+      a = Expr::mkCast(cfa::CastKind::ToBool, a, w);
+      b = Expr::mkCast(cfa::CastKind::ToBool, b, w);
+    }
     return Expr::mkBinary(isAnd ? BinOp::LAnd : BinOp::LOr, a, b, w);
   }
   // short-circuit with side effects in the right operand

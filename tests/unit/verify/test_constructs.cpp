@@ -39,6 +39,8 @@ const Case kCases[] = {
     {"enum_safe", "enum color { RED = 3, GREEN }; int main(){ enum color c = GREEN; if (c != 4) reach_error(); return 0; }", Verdict::True},
     {"compound_assign", "int main(){ int x = 5; x *= 3; x -= 1; x <<= 1; x %= 9; if (x != 1) reach_error(); return 0; }", Verdict::True},
     {"pre_post_inc", "int main(){ int i = 0; int a = i++; int b = ++i; if (a != 0 || b != 2 || i != 2) reach_error(); return 0; }", Verdict::True},
+    {"logical_mixed_widths", "int main(){ long l = __VERIFIER_nondet_long(); char c = __VERIFIER_nondet_char(); int *p = malloc(4); int x = (l && c) + (c || p) + (p && l); if (l == 4294967296L && c == 1 && x != 3) reach_error(); if (l == 0 && c == 0 && x != 1) reach_error(); return 0; }", Verdict::True},
+    {"logical_mixed_widths_bug", "int main(){ long l = __VERIFIER_nondet_long(); int i = 0; int t = i || l; if (t) reach_error(); return 0; }", Verdict::False},
     {"comma_ternary", "int main(){ int x = __VERIFIER_nondet_int(); int y = (x++, x > 10 ? 1 : 2); if (y == 1 && x < 11) reach_error(); return 0; }", Verdict::True},
     // --- data model
     {"long_size_lp64", "int main(){ if (sizeof(long) != 8) reach_error(); return 0; }", Verdict::True, DataModel::LP64},
