@@ -18,43 +18,127 @@ using protocol::RpcError;
 
 // Everything this session sends from service threads goes through one queue drained
 // by the session's writer thread, so a client that stops reading blocks only its own
-// writer — never the service's publish path, a scheduler slot, or other clients. A
-// queue that grows past `limit` means the client is not keeping up: the connection
-// is closed (its jobs are then withdrawn like any other disconnect).
+// writer — never the service's publish path, a scheduler slot, or other clients.
+// Backpressure: the queue is bounded in bytes. Per-document messages coalesce while
+// they wait: a newer publishDiagnostics replaces the queued one, and queued
+// argus/status deltas merge into one (the latest state per function). A client that
+// stays behind — the queue over `maxBytes`, or one message not taken by the client for
+// `stallS` — is disconnected with a log line naming it (its jobs are then withdrawn like
+// any other disconnect).
 struct LspSession::Outbox {
-  using Item = std::function<void(protocol::Dispatcher&)>;
+  struct Item {
+    std::function<void(protocol::Dispatcher&)> send;  // non-coalescing messages
+    std::string method, key;  // coalescing notifications: key = method + uri
+    json params;
+    std::size_t bytes = 0;
+  };
   std::mutex mu;  // guards the members below
   std::condition_variable cv;
   std::deque<Item> queue;
+  std::size_t queuedBytes = 0;
   protocol::Dispatcher* d = nullptr;
   bool stopped = false;
-  std::size_t limit = 20000;
-  std::function<void()> onOverflow;
+  std::size_t maxBytes = 64u << 20;
+  double stallS = 20;
+  std::chrono::steady_clock::time_point writingSince{};  // while the writer is in a send
+  bool writing = false;
+  std::function<void(const std::string&)> onOverflow;
   std::thread writer;
 
-  void start(protocol::Dispatcher* dispatcher, std::function<void()> overflow) {
+  void start(protocol::Dispatcher* dispatcher, std::function<void(const std::string&)> overflow) {
     d = dispatcher;
     onOverflow = std::move(overflow);
     writer = std::thread([this] { run(); });
   }
-  void post(Item item) {
-    std::function<void()> overflow;
+  // Caller holds mu; returns the reason to disconnect, or "".
+  std::string overLimitLocked() const {
+    if (queuedBytes > maxBytes)
+      return "its outgoing queue exceeds " + std::to_string(maxBytes >> 20) + " MB";
+    if (writing && std::chrono::duration<double>(std::chrono::steady_clock::now() - writingSince).count() > stallS)
+      return "it has not read a message for " + std::to_string(static_cast<int>(stallS)) + " s";
+    return "";
+  }
+  void enqueue(Item item) {
+    std::string reason;
     {
       std::lock_guard lock(mu);
       if (stopped) return;
-      if (queue.size() >= limit) {
+      bool merged = false;
+      if (!item.key.empty())
+        for (Item& q : queue) {
+          if (q.key != item.key) continue;
+          queuedBytes -= q.bytes;
+          if (item.method == "argus/status" && !item.params.value("full", false)) mergeStatus(q.params, item.params);
+          else q.params = std::move(item.params);
+          q.bytes = q.params.dump().size();
+          queuedBytes += q.bytes;
+          merged = true;
+          break;
+        }
+      if (!merged) {
+        queuedBytes += item.bytes;
+        queue.push_back(std::move(item));
+      }
+      reason = overLimitLocked();
+      if (!reason.empty()) {
         stopped = true;
         queue.clear();
-        overflow = onOverflow;
-      } else {
-        queue.push_back(std::move(item));
+        queuedBytes = 0;
       }
     }
     cv.notify_one();
-    if (overflow) overflow();
+    if (!reason.empty() && onOverflow) onOverflow(reason);
+  }
+  // A queued status (full or delta) absorbs a newer delta: newer entries win by name.
+  static void mergeStatus(json& into, json& delta) {
+    json& fns = into["functions"];
+    std::map<std::string, std::size_t> at;
+    for (std::size_t i = 0; i < fns.size(); ++i) at[fns[i].value("name", "")] = i;
+    for (json& f : delta["functions"]) {
+      auto it = at.find(f.value("name", ""));
+      if (it != at.end()) fns[it->second] = std::move(f);
+      else fns.push_back(std::move(f));
+    }
+    for (const char* k : {"version", "pending", "parseError"})
+      if (delta.contains(k)) into[k] = delta[k];
+  }
+  void post(std::function<void(protocol::Dispatcher&)> fn) {
+    Item it;
+    it.send = std::move(fn);
+    it.bytes = 256;
+    enqueue(std::move(it));
   }
   void notify(std::string_view method, json params) {
-    post([m = std::string(method), p = std::move(params)](protocol::Dispatcher& dd) mutable { dd.notify(m, std::move(p)); });
+    Item it;
+    it.bytes = params.dump().size();
+    it.method = std::string(method);
+    it.params = std::move(params);
+    enqueue(std::move(it));
+  }
+  // Per-document notification that coalesces with a queued one of the same key.
+  void notifyLatest(std::string_view method, const std::string& uri, json params) {
+    Item it;
+    it.bytes = params.dump().size();
+    it.method = std::string(method);
+    it.key = it.method + "\n" + uri;
+    it.params = std::move(params);
+    enqueue(std::move(it));
+  }
+  // Called periodically: a writer stuck in one send for too long means the client
+  // stopped reading (the kernel's socket buffer is full).
+  void checkStall() {
+    std::string reason;
+    {
+      std::lock_guard lock(mu);
+      if (stopped) return;
+      reason = overLimitLocked();
+      if (reason.empty()) return;
+      stopped = true;
+      queue.clear();
+      queuedBytes = 0;
+    }
+    cv.notify_all();
+    if (onOverflow) onOverflow(reason);
   }
   void run() {
     std::unique_lock lock(mu);
@@ -63,10 +147,17 @@ struct LspSession::Outbox {
       if (queue.empty()) return;  // stopped and drained
       Item item = std::move(queue.front());
       queue.pop_front();
+      queuedBytes -= item.bytes;
       protocol::Dispatcher* dd = d;
+      writing = true;
+      writingSince = std::chrono::steady_clock::now();
       lock.unlock();
-      if (dd) item(*dd);
+      if (dd) {
+        if (item.send) item.send(*dd);
+        else dd->notify(item.method, std::move(item.params));
+      }
       lock.lock();
+      writing = false;
     }
   }
   // Sends what is queued, then stops the writer; later posts are dropped.
@@ -79,6 +170,7 @@ struct LspSession::Outbox {
     if (writer.joinable() && writer.get_id() != std::this_thread::get_id()) writer.join();
     std::lock_guard lock(mu);
     queue.clear();
+    queuedBytes = 0;
     d = nullptr;
   }
 };
@@ -175,6 +267,13 @@ json rangeJson(const cfa::SourceRange& r) {
   return protocol::toJSON(x);
 }
 
+// One function's entry in argus/status and argus/statusTable.
+json statusJson(const FunctionStatus& f) {
+  return {{"name", f.name}, {"range", rangeJson(f.range)}, {"state", stateName(f.state)},
+          {"algorithm", f.algorithm}, {"elapsed", f.elapsedS}, {"stage", f.stage}, {"final", f.final},
+          {"verifications", f.runs}, {"cacheHits", f.cached}};
+}
+
 std::string lensTitle(const FunctionStatus& f) {
   auto conditional = [&]() -> std::string {
     const auto& r = *f.result;
@@ -259,8 +358,9 @@ LspSession::LspSession(Service& service, protocol::Transport& transport, Options
       opts_(std::move(options)),
       dispatcher_([this](const json& m) { transport_.send(m); }),
       outbox_(std::make_shared<Outbox>()) {
-  outbox_->start(&dispatcher_, [this] {
-    std::cerr << "argusd: a client is not reading its messages; closing its connection\n";
+  outbox_->start(&dispatcher_, [this](const std::string& why) {
+    std::cerr << "argusd: disconnecting client " << (opts_.idPrefix.empty() ? "?" : opts_.idPrefix.substr(0, opts_.idPrefix.size() - 1))
+              << ": " << why << std::endl;
     transport_.close();
   });
   config_.chain = defaultChain(30);
@@ -378,7 +478,12 @@ void LspSession::registerHandlers() {
     if (!texts_.erase(p.textDocument.uri)) return;
     service_.close(docId(p.textDocument.uri));
     updateProgress(p.textDocument.uri, 0);
-    outbox_->notify("textDocument/publishDiagnostics", {{"uri", p.textDocument.uri}, {"diagnostics", json::array()}});
+    outbox_->notifyLatest("textDocument/publishDiagnostics", p.textDocument.uri, {{"uri", p.textDocument.uri}, {"diagnostics", json::array()}});
+    {
+      std::lock_guard lock(mu_);
+      fnDiags_.erase(p.textDocument.uri);
+      lensTitles_.erase(p.textDocument.uri);
+    }
   });
   dispatcher_.onNotification<DidChangeConfigurationParams>("workspace/didChangeConfiguration", [this](const DidChangeConfigurationParams& p) {
     try {
@@ -427,6 +532,18 @@ void LspSession::registerHandlers() {
     r.error(ErrorCode::InvalidParams, "no function '" + params["function"].get<std::string>() + "' in this document");
     return std::nullopt;
   };
+  // argus/statusTable: {uri} → the whole table (argus/status notifications carry only
+  // the functions that changed since the previous one).
+  dispatcher_.onRequest("argus/statusTable", [this](const json& params, Reply r) {
+    if (!params.is_object() || !params.contains("uri") || !params["uri"].is_string())
+      return r.error(ErrorCode::InvalidParams, "expected {\"uri\": string}");
+    auto snap = service_.snapshot(docId(params["uri"].get<std::string>()));
+    if (!snap) return r.error(ErrorCode::InvalidParams, "not an open document: " + params["uri"].get<std::string>());
+    json fns = json::array();
+    for (const FunctionStatus& f : snap->functions) fns.push_back(statusJson(f));
+    r.result({{"uri", params["uri"]}, {"version", snap->version}, {"pending", snap->pending},
+              {"parseError", !snap->parseError.empty()}, {"full", true}, {"functions", fns}});
+  });
   dispatcher_.onRequest("argus/counterexample", [latest](const json& params, Reply r) {
     auto j = latest(params, r);
     if (!j) return;
@@ -463,6 +580,7 @@ void LspSession::registerHandlers() {
   dispatcher_.onRequest("argus/verify", [this](const json& params, Reply r) {
     if (!params.is_object()) return r.error(ErrorCode::InvalidParams, "argus/verify takes an object");
     Service::OnceRequest req;
+    req.group = opts_.idPrefix;
     try {
       if (params.contains("text")) {
         req.text = params.at("text").get<std::string>();
@@ -548,6 +666,7 @@ void LspSession::watchCancellations() {
       }
     }
     lock.unlock();
+    outbox_->checkStall();
     for (auto& p : cancelled) {
       service_.cancelOnce(p->handle);
       if (p->claim())
@@ -597,12 +716,15 @@ void LspSession::updateProgress(const std::string& uri, unsigned pending) {
 void LspSession::onSnapshot(const std::string& uri, const DocumentSnapshot& snap) {
   // Positions: 1-based byte columns from the engine are sent as UTF-16 columns
   // (identical for ASCII source lines).
-  json diags = json::array();
+  // Diagnostics are kept per function (fnDiags_) and rebuilt only for the functions
+  // that changed; the document's list is published when one of them changed.
+  json* target = nullptr;
+  json parseDiags = json::array();
   auto diag = [&](const protocol::Range& r, protocol::DiagnosticSeverity sev, std::string msg, json related, json data) {
     json d = {{"range", protocol::toJSON(r)}, {"severity", static_cast<int>(sev)}, {"source", "argus"}, {"message", std::move(msg)}};
     if (!related.empty()) d["relatedInformation"] = std::move(related);
     if (!data.is_null()) d["data"] = std::move(data);
-    diags.push_back(std::move(d));
+    target->push_back(std::move(d));
   };
   auto simpleRange = [](uint32_t line1, uint32_t col1, size_t len) {
     protocol::Range r;
@@ -612,6 +734,7 @@ void LspSession::onSnapshot(const std::string& uri, const DocumentSnapshot& snap
     r.end.character = r.start.character + static_cast<int>(std::max<size_t>(len, 1));
     return r;
   };
+  target = &parseDiags;
   if (!snap.parseError.empty()) {
     // First "file:line:col: error: ..." line of Clang's output.
     uint32_t line = 1, col = 1;
@@ -635,10 +758,13 @@ void LspSession::onSnapshot(const std::string& uri, const DocumentSnapshot& snap
     diag(simpleRange(line, col, 1), protocol::DiagnosticSeverity::Error, "argus: cannot parse: " + first, json::array(), nullptr);
   }
   json status = json::array();
-  for (const FunctionStatus& f : snap.functions) {
-    status.push_back({{"name", f.name}, {"range", rangeJson(f.range)}, {"state", stateName(f.state)},
-                      {"algorithm", f.algorithm}, {"elapsed", f.elapsedS}, {"stage", f.stage}, {"final", f.final},
-                      {"verifications", f.runs}, {"cacheHits", f.cached}});
+  std::map<std::string, json> fresh;  // changed function → its diagnostics
+  for (std::size_t idx : snap.changed) {
+    const FunctionStatus& f = snap.functions.at(idx);
+    json& mine = fresh[f.name];
+    mine = json::array();
+    target = &mine;
+    status.push_back(statusJson(f));
     if (f.state == FunctionState::Violated && f.result && f.result->counterexample) {
       const auto& cex = *f.result->counterexample;
       const auto& steps = cex.steps;
@@ -679,9 +805,38 @@ void LspSession::onSnapshot(const std::string& uri, const DocumentSnapshot& snap
            "argus: could not verify '" + f.name + "': " + why, json::array(), json{{"function", f.name}, {"state", "error"}});
     }
   }
-  outbox_->notify("textDocument/publishDiagnostics", {{"uri", uri}, {"version", snap.version}, {"diagnostics", diags}});
-  outbox_->notify("argus/status", {{"uri", uri}, {"version", snap.version}, {"pending", snap.pending},
-                                   {"parseError", !snap.parseError.empty()}, {"functions", status}});
+  bool diagsChanged = snap.full;
+  json diags;
+  {
+    std::lock_guard lock(mu_);
+    auto& cache = fnDiags_[uri];
+    if (snap.full) cache.clear();
+    if (cache["\x01parse"] != parseDiags) {
+      cache["\x01parse"] = parseDiags;
+      diagsChanged = true;
+    }
+    for (auto& [name, d] : fresh) {
+      json& old = cache[name];
+      if (old != d) {
+        old = std::move(d);
+        diagsChanged = true;
+      }
+    }
+    if (diagsChanged) {
+      diags = parseDiags;
+      for (const FunctionStatus& f : snap.functions)
+        if (auto it = cache.find(f.name); it != cache.end())
+          for (const json& d : it->second) diags.push_back(d);
+    }
+  }
+  if (diagsChanged)
+    outbox_->notifyLatest("textDocument/publishDiagnostics", uri, {{"uri", uri}, {"version", snap.version}, {"diagnostics", diags}});
+  // argus/status: the first message of a version lists every function ("full": true),
+  // later ones only those whose state changed; argus/statusTable returns the table.
+  if (snap.full || !status.empty())
+    outbox_->notifyLatest("argus/status", uri, {{"uri", uri}, {"version", snap.version}, {"pending", snap.pending},
+                                                {"parseError", !snap.parseError.empty()}, {"full", snap.full},
+                                                {"functions", status}});
   updateProgress(uri, snap.pending);
 
   // Editors ask for code lenses themselves after edits, not after results arrive:

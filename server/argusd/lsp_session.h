@@ -73,6 +73,7 @@ class LspSession : public protocol::TransportHandler {
   bool clientProgress_ = false;
   bool clientLensRefresh_ = false;
   std::map<std::string, std::string> lensTitles_;  // uri → last lens titles sent
+  std::map<std::string, std::map<std::string, protocol::json>> fnDiags_;  // uri → function → its diagnostics
   std::map<std::string, std::shared_ptr<PendingVerify>> verifies_;  // request id → pending
   bool closing_ = false;
   std::condition_variable cv_;

@@ -33,6 +33,8 @@ struct Scheduler::Job {
   std::string key;
   JobSpec spec;
   int64_t priority = 0;
+  int cls = 0;        // Placement::cls
+  std::string group;  // Placement::group
   uint64_t seq = 0;
   std::vector<Waiter> waiters;
   bool running = false;
@@ -50,28 +52,41 @@ struct Scheduler::Slot {
   uint64_t nextId = 1;
   std::shared_ptr<Job> current;  // guarded by mu_
   std::deque<std::string> warm;  // affinities of its worker's recent jobs (guarded by mu_)
+  std::deque<std::string> tus;   // TU keys its worker holds parsed, MRU first (slot thread)
+  Clock::time_point idleSince = Clock::now();  // guarded by mu_
+  bool used = false;             // the worker ran a job since it was started (guarded by mu_)
 };
+
+// The worker keeps this many parsed translation units (runWorker); the slot mirrors
+// the same LRU to know when the text can be left out of a job.
+static constexpr std::size_t kWorkerTuCache = 4;
 
 // Jobs of one entry function's stages go to the worker that ran the previous stage,
 // which keeps that deepening warm (engine::SessionCache in runWorker).
 static std::string affinityOf(const JobSpec& s) {
   if (s.analyze) return {};
   cfa::Hasher h;
-  h.add(s.file);
-  h.add(s.source);
-  for (const auto& f : s.flags) h.add(f);
-  h.add(s.systemHeadersOnly ? "system-headers-only" : "");
-  h.add(frontend::dataModelName(s.dataModel));
+  h.add(s.tu);
   h.add(s.function);
   h.add(smt::solverName(s.solver));
   return h.hex();
 }
 
-std::string encodeJob(uint64_t id, const JobSpec& s) {
+std::string tuKeyOf(const JobSpec& s) {
+  cfa::Hasher h;
+  h.add(s.file);
+  h.add(s.source.str());
+  for (const auto& f : s.flags) h.add(f);
+  h.add(s.systemHeadersOnly ? "system-headers-only" : "");
+  h.add(frontend::dataModelName(s.dataModel));
+  return h.hex();
+}
+
+std::string encodeJob(uint64_t id, const JobSpec& s, bool withSource) {
   json j{{"id", id},
          {"analyze", s.analyze},
          {"file", s.file},
-         {"source", s.source},
+         {"tu", s.tu.empty() ? tuKeyOf(s) : s.tu},
          {"function", s.function},
          {"algorithm", engine::algorithmName(s.algorithm)},
          {"maxBound", s.maxBound},
@@ -80,6 +95,7 @@ std::string encodeJob(uint64_t id, const JobSpec& s) {
          {"dataModel", frontend::dataModelName(s.dataModel)},
          {"flags", s.flags},
          {"systemHeadersOnly", s.systemHeadersOnly}};
+  if (withSource) j["source"] = s.source.str();
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -87,7 +103,8 @@ static JobSpec decodeJob(const json& j) {
   JobSpec s;
   s.analyze = j.value("analyze", false);
   s.file = j.at("file").get<std::string>();
-  s.source = j.at("source").get<std::string>();
+  if (j.contains("source")) s.source = j.at("source").get<std::string>();
+  s.tu = j.value("tu", "");
   s.function = j.at("function").get<std::string>();
   s.algorithm = engine::parseAlgorithm(j.at("algorithm").get<std::string>());
   s.maxBound = j.value("maxBound", 0u);
@@ -129,19 +146,30 @@ Scheduler::~Scheduler() {
 }
 
 uint64_t Scheduler::submit(const std::string& key, JobSpec spec, int64_t priority, Done done, Started started) {
+  return submit(key, std::move(spec), Placement{priority, 0, ""}, std::move(done), std::move(started));
+}
+
+uint64_t Scheduler::submit(const std::string& key, JobSpec spec, Placement place, Done done, Started started) {
+  if (spec.tu.empty()) spec.tu = tuKeyOf(spec);  // outside the lock: hashes the text
   std::lock_guard lock(mu_);
   uint64_t id = nextWaiter_++;
   auto it = jobs_.find(key);
   std::shared_ptr<Job> job;
   if (it != jobs_.end() && !it->second->cancel) {
     job = it->second;
-    job->priority = std::max(job->priority, priority);
+    job->priority = std::max(job->priority, place.priority);
+    if (place.cls > job->cls) {
+      job->cls = place.cls;
+      job->group = place.group;
+    }
   } else {
     job = std::make_shared<Job>();
     job->key = key;
     job->affinity = affinityOf(spec);
     job->spec = std::move(spec);
-    job->priority = priority;
+    job->priority = place.priority;
+    job->cls = place.cls;
+    job->group = std::move(place.group);
     job->seq = nextSeq_++;
     jobs_[key] = job;  // a cancelled running job with this key is forgotten here
   }
@@ -210,6 +238,21 @@ std::shared_ptr<Scheduler::Job> Scheduler::takeJob(Slot& slot) {
   for (;;) {
     if (stopping_) return nullptr;
     std::shared_ptr<Job> best;
+    // The policy (see scheduler.h): class first, then the group served longest ago
+    // (round-robin among documents and clients), then priority, then FIFO.
+    auto lastServed = [&](const std::string& g) {
+      auto it = served_.find(g);
+      return it == served_.end() ? uint64_t(0) : it->second;
+    };
+    auto better = [&](const Job& a, const Job& b) {
+      if (a.cls != b.cls) return a.cls > b.cls;
+      if (a.group != b.group) {
+        uint64_t la = lastServed(a.group), lb = lastServed(b.group);
+        if (la != lb) return la < lb;
+      }
+      if (a.priority != b.priority) return a.priority > b.priority;
+      return a.seq < b.seq;
+    };
     auto warmIn = [&](const Slot& s, const std::string& a) {
       return !a.empty() && std::find(s.warm.begin(), s.warm.end(), a) != s.warm.end();
     };
@@ -222,11 +265,14 @@ std::shared_ptr<Scheduler::Job> Scheduler::takeJob(Slot& slot) {
             return o.get() != &slot && !o->current && o->pid > 0 && warmIn(*o, j->affinity);
           }))
         continue;
-      if (!best || j->priority > best->priority || (j->priority == best->priority && j->seq < best->seq)) best = j;
+      if (!best || better(*j, *best)) best = j;
     }
     if (best) {
       best->running = true;
       slot.current = best;
+      slot.used = true;
+      if (served_.size() > 4096) served_.clear();  // groups come and go; forgetting is fair
+      served_[best->group] = ++serveSeq_;
       if (!best->affinity.empty()) {
         slot.warm.push_front(best->affinity);
         if (slot.warm.size() > 8) slot.warm.pop_back();  // the worker's SessionCache holds 8
@@ -304,7 +350,9 @@ bool Scheduler::spawn(Slot& slot) {
     ::close(out[0]);
     return false;
   }
+  slot.tus.clear();
   std::lock_guard lock(mu_);
+  slot.used = false;
   slot.pid = pid;
   slot.toFd = in[1];
   slot.fromFd = out[0];
@@ -319,6 +367,7 @@ void Scheduler::killWorker(Slot& slot) {
     slot.pid = -1;
     slot.warm.clear();  // its sessions die with it
   }
+  slot.tus.clear();
   if (pid > 0) {
     ::kill(pid, SIGKILL);
     while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
@@ -364,7 +413,11 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
   }
   if (slot.pid <= 0 && !spawn(slot)) return finish(JobOutcome::Kind::Failed, "cannot start a worker process");
   uint64_t id = slot.nextId++;
-  std::string frame = protocol::encodeFrame(encodeJob(id, job.spec));
+  bool holds = std::find(slot.tus.begin(), slot.tus.end(), job.spec.tu) != slot.tus.end();
+  std::string frame = protocol::encodeFrame(encodeJob(id, job.spec, !holds));
+  std::erase(slot.tus, job.spec.tu);
+  slot.tus.push_front(job.spec.tu);
+  if (slot.tus.size() > kWorkerTuCache) slot.tus.pop_back();
   double limit = job.spec.timeoutS > 0 ? job.spec.timeoutS + opts_.graceS : opts_.defaultHardLimitS;
   auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit));
   auto restart = [&] {
@@ -442,6 +495,15 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
       json j = json::parse(*body, nullptr, false);
       if (j.is_discarded() || j.value("id", uint64_t(0)) != id) continue;
       try {
+        if (j.value("kind", "") == "need_source") {  // the worker no longer holds the TU
+          id = slot.nextId++;
+          if (!writeAll(slot.toFd, protocol::encodeFrame(encodeJob(id, job.spec, true)))) {
+            crashed = true;
+            restart();
+            return finish(JobOutcome::Kind::Failed, "worker process died (write failed)");
+          }
+          continue;
+        }
         if (j.value("kind", "") == "done") {
           out.result = decodeResult(j.at("result"));
           return finish(JobOutcome::Kind::Done, "");
@@ -490,30 +552,26 @@ int runWorker(unsigned memoryMb) {
   // Warm ibmc deepenings (per TU, entry and solver): a function's deep stage continues
   // its shallow stage's unwinding and solver (core/engine/sessions.h), LRU-bounded.
   engine::SessionCache sessions;
-  auto tuKey = [](const JobSpec& s) {
-    cfa::Hasher h;
-    h.add(s.file);
-    h.add(s.source);
-    for (const auto& f : s.flags) h.add(f);
-    h.add(s.systemHeadersOnly ? "system-headers-only" : "");
-    h.add(frontend::dataModelName(s.dataModel));
-    return h.hex();
-  };
-  auto parseCached = [&](const JobSpec& s) {
-    std::string key = tuKey(s);
+  auto tuKey = [](const JobSpec& s) { return s.tu.empty() ? tuKeyOf(s) : s.tu; };
+  auto cached = [&](const std::string& key) -> std::shared_ptr<frontend::ParseResult> {
     for (auto it = parsed.begin(); it != parsed.end(); ++it)
       if (it->first == key) {
         parsed.splice(parsed.begin(), parsed, it);
         return parsed.front().second;
       }
+    return nullptr;
+  };
+  auto parseCached = [&](const JobSpec& s) {
+    std::string key = tuKey(s);
+    if (auto hit = cached(key)) return hit;
     auto pr = std::make_shared<frontend::ParseResult>();
     frontend::FrontendOptions fo;
     fo.dataModel = s.dataModel;
     fo.extraArgs = s.flags;
     fo.systemHeadersOnly = s.systemHeadersOnly;
-    runOnLargeStack([&] { *pr = frontend::parseSource(s.source, s.file, fo); });
+    runOnLargeStack([&] { *pr = frontend::parseSource(s.source.str(), s.file, fo); });
     parsed.emplace_front(key, pr);
-    if (parsed.size() > 4) parsed.pop_back();
+    if (parsed.size() > kWorkerTuCache) parsed.pop_back();
     return pr;
   };
   protocol::FrameReader reader;
@@ -531,9 +589,13 @@ int runWorker(unsigned memoryMb) {
       reply["id"] = j.is_object() ? j.value("id", uint64_t(0)) : 0;
       try {
         JobSpec s = decodeJob(j);
+        if (!j.contains("source") && !cached(tuKey(s))) {
+          reply["kind"] = "need_source";
+          if (!writeAll(out, protocol::encodeFrame(reply.dump()))) return 1;
+          continue;
+        }
         engine::VerifyRequest req;
-        req.file = s.file;
-        req.source = s.source;
+        req.file = s.file;  // the text is parsed (and cached) below, not by the engine
         req.function = s.function;
         req.algorithm = s.algorithm;
         req.maxBound = s.maxBound;

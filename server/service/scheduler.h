@@ -21,8 +21,20 @@
 //   jobs of the previous version and how $/cancelRequest stops argus/verify.
 // - Analysis (parsing a translation unit into functions and closure hashes) is also a
 //   worker job, on a dedicated slot when Options::analysisSlot is set.
-// - Order: highest priority first (the service passes the time of the document's
-//   last edit, so the document being edited goes first), FIFO among equals.
+// - Order (the scheduling policy; clangd's TUScheduler states its own the same way):
+//   1. class first: explicit requests (argus/verify, "verify this function") before
+//      the functions of open documents, so a small request never waits behind the
+//      thousands of jobs of a big file;
+//   2. within a class, round-robin among groups (a group = one document, or one
+//      client's requests): the group served longest ago takes the next free slot, so
+//      documents and clients share the workers fairly whatever their sizes;
+//   3. within a group, highest priority (the service passes the time of the
+//      document's last edit), FIFO among equals.
+//   A job whose entry's solver state is warm in another idle worker waits for it.
+// - Payload: the translation unit's text is shared among the jobs (SharedText) and
+//   sent to a worker only when that worker does not hold the TU parsed yet (each slot
+//   mirrors its worker's LRU of parsed TUs); a worker that lost it answers
+//   "need_source" and gets the job again with the text.
 // - Callbacks (started/done) run on slot threads with no scheduler lock held.
 #pragma once
 
@@ -49,10 +61,33 @@ namespace argus::server {
 // One stage of one entry function: what a worker runs. With `analyze`, instead: parse
 // the translation unit and return its functions and their closure hashes (so Clang
 // never runs in the daemon).
+// The translation unit's text, shared (not copied) by all jobs of one document
+// version: thousands of jobs of a big file hold one copy.
+class SharedText {
+ public:
+  SharedText() = default;
+  SharedText(std::string s) : p_(std::make_shared<const std::string>(std::move(s))) {}
+  SharedText(const char* s) : SharedText(std::string(s)) {}
+  SharedText(std::shared_ptr<const std::string> p) : p_(std::move(p)) {}
+  const std::string& str() const {
+    static const std::string empty;
+    return p_ ? *p_ : empty;
+  }
+  operator const std::string&() const { return str(); }
+  bool empty() const { return str().empty(); }
+
+ private:
+  std::shared_ptr<const std::string> p_;
+};
+
 struct JobSpec {
   bool analyze = false;
-  std::string file;    // name used in diagnostics
-  std::string source;  // the translation unit's text
+  std::string file;   // name used in diagnostics
+  SharedText source;  // the translation unit's text
+  // Identifies (file, source, flags, data model, header policy): the worker keeps parsed
+  // translation units under this key and the text is sent to a worker only when it does
+  // not hold it yet. Empty: the scheduler computes it (tuKeyOf).
+  std::string tu;
   std::string function = "main";
   engine::Algorithm algorithm = engine::Algorithm::Bmc;
   uint32_t maxBound = 0;  // 0 = no limit
@@ -99,6 +134,13 @@ class Scheduler {
   };
   using Done = std::function<void(const JobOutcome&)>;
   using Started = std::function<void()>;
+  // Where a job goes in the order (see the policy above).
+  struct Placement {
+    int64_t priority = 0;
+    int cls = 0;        // higher first: kExplicit for requests, kDocument for documents
+    std::string group;  // round-robin unit: a document id, or a client's request group
+  };
+  static constexpr int kDocument = 0, kExplicit = 1;
 
   explicit Scheduler(Options options);
   ~Scheduler();  // kills the workers, joins the threads; pending waiters get Cancelled
@@ -108,6 +150,7 @@ class Scheduler {
   // Adds a waiter for the job `key` (merging with a queued/running job of the same key).
   // Returns the waiter id for withdraw(). `done` runs exactly once unless withdrawn.
   uint64_t submit(const std::string& key, JobSpec spec, int64_t priority, Done done, Started started = {});
+  uint64_t submit(const std::string& key, JobSpec spec, Placement place, Done done, Started started = {});
   // Removes a waiter (its callbacks will not run after this returns, unless already
   // running). Unknown ids are ignored.
   void withdraw(uint64_t waiter);
@@ -152,12 +195,18 @@ class Scheduler {
   uint64_t nextWaiter_ = 1, nextSeq_ = 1;
   std::map<std::string, std::shared_ptr<Job>> jobs_;   // queued or running, by key
   std::map<uint64_t, std::shared_ptr<Job>> byWaiter_;  // waiter id → its job
+  std::map<std::string, uint64_t> served_;             // group → when it last took a slot
+  uint64_t serveSeq_ = 0;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::atomic<uint64_t> restarts_{0}, jobsRun_{0}, analysesRun_{0};
 };
 
-// Encodes/decodes a JobSpec for the worker pipe.
-std::string encodeJob(uint64_t id, const JobSpec& spec);
+// The TU key of a job (see JobSpec::tu).
+std::string tuKeyOf(const JobSpec& spec);
+
+// Encodes a JobSpec for the worker pipe; without the text when `withSource` is false
+// (the worker then answers "need_source" if it no longer holds that TU).
+std::string encodeJob(uint64_t id, const JobSpec& spec, bool withSource = true);
 
 // `argusd --worker`: reads framed jobs on stdin, writes framed results on stdout,
 // until EOF. Sets RLIMIT_AS to memoryMb first (0 = unlimited).

@@ -30,7 +30,8 @@ const char* stateName(FunctionState s) {
 }
 
 struct Service::ParsedTU {
-  std::string text;  // what was parsed (jobs verify exactly this text)
+  SharedText text;   // what was parsed (jobs verify exactly this text; shared with them)
+  std::string tuKey;  // JobSpec::tu of its jobs
   bool ok = false;
   std::string diagnostics;
   std::vector<AnalyzedFunction> functions;     // with closure hashes
@@ -44,6 +45,7 @@ struct Service::FnEntry {
   uint64_t waiter = 0;            // scheduler waiter of the queued/running stage
   Clock::time_point startedAt{};
   bool runningNow = false;
+  bool changed = true;  // status changed since the last snapshot delivered
 };
 
 struct Service::Doc {
@@ -63,6 +65,10 @@ struct Service::Doc {
   std::vector<std::string> order;  // function names in source order
   std::map<std::string, FnEntry> fns;
   std::map<std::string, std::pair<unsigned, unsigned>> counters;  // name → (runs, cached)
+  // Publishing (coalesced, see service.h): a snapshot is wanted; when the last one went.
+  bool publishWanted = false;
+  bool fullNext = true;  // next snapshot carries every function (new version)
+  Clock::time_point lastPublish{};
 };
 
 struct Service::Once {
@@ -148,6 +154,7 @@ Service::Service(ServiceOptions options) : opts_(std::move(options)) {
   store_ = std::make_unique<ResultStore>(opts_.storePath);
   scheduler_ = std::make_unique<Scheduler>(opts_.scheduler);
   planner_ = std::thread([this] { plannerLoop(); });
+  publisher_ = std::thread([this] { publisherLoop(); });
 }
 
 Service::~Service() {
@@ -156,7 +163,9 @@ Service::~Service() {
     stopping_ = true;
   }
   cv_.notify_all();
+  publishCv_.notify_all();
   planner_.join();
+  publisher_.join();
   scheduler_.reset();  // kills workers; callbacks already running have finished
 }
 
@@ -298,10 +307,11 @@ std::shared_ptr<const Service::ParsedTU> Service::parse(const std::string& file,
   JobSpec spec;
   spec.analyze = true;
   spec.file = file;
-  spec.source = text;
+  spec.source = tu->text;
   spec.flags = flags;
   spec.systemHeadersOnly = systemHeadersOnly;
   spec.dataModel = dm;
+  spec.tu = tu->tuKey = tuKeyOf(spec);
   spec.timeoutS = 60;  // hard limit 65 s: a runaway parse is killed
   auto promise = std::make_shared<std::promise<JobOutcome>>();
   std::future<JobOutcome> future = promise->get_future();
@@ -345,6 +355,7 @@ void Service::plan(Doc& d, std::shared_ptr<const ParsedTU> tu) {
   d.fns.clear();
   d.order.clear();
   d.parseError.clear();
+  d.fullNext = true;
   if (!d.tu->ok) {
     d.parseError = d.tu->diagnostics;
     for (uint64_t w : old) scheduler_->withdraw(w);
@@ -415,6 +426,7 @@ void Service::advance(Doc& d, FnEntry& f) {
     JobSpec spec;
     spec.file = d.file;
     spec.source = d.tu->text;  // not d.text: an edit may be waiting in the debounce
+    spec.tu = d.tu->tuKey;
     spec.function = f.st.name;
     spec.algorithm = sc.algorithm;
     spec.maxBound = sc.maxBound;
@@ -435,6 +447,7 @@ void Service::advance(Doc& d, FnEntry& f) {
         fit->second.st.state = FunctionState::Running;
         fit->second.runningNow = true;
         fit->second.startedAt = Clock::now();
+        fit->second.changed = true;
       }
       publish(id);
     };
@@ -449,6 +462,7 @@ void Service::advance(Doc& d, FnEntry& f) {
         FnEntry& ff = fit->second;
         ff.waiter = 0;
         ff.runningNow = false;
+        ff.changed = true;
         ff.st.elapsedS += out.elapsedS;
         if (out.kind == JobOutcome::Kind::Cancelled) return;
         ff.st.runs = ++dd.counters[name].first;
@@ -465,7 +479,8 @@ void Service::advance(Doc& d, FnEntry& f) {
       }
       publish(id);
     };
-    f.waiter = scheduler_->submit(key, std::move(spec), d.priority, std::move(done), std::move(started));
+    f.waiter = scheduler_->submit(key, std::move(spec), Scheduler::Placement{d.priority, Scheduler::kDocument, d.id},
+                                  std::move(done), std::move(started));
     if (scheduler_->isRunning(f.waiter)) {  // joined the previous version's running job
       f.st.state = FunctionState::Running;
       f.runningNow = true;
@@ -477,6 +492,7 @@ void Service::advance(Doc& d, FnEntry& f) {
 
 DocumentSnapshot Service::snapshotLocked(const Doc& d) const {
   DocumentSnapshot s;
+  s.full = true;
   s.id = d.id;
   s.version = d.version;
   s.file = d.file;
@@ -492,17 +508,64 @@ DocumentSnapshot Service::snapshotLocked(const Doc& d) const {
 }
 
 void Service::publish(const std::string& id) {
-  std::lock_guard plock(publishMu_);
+  std::lock_guard lock(mu_);
+  auto it = docs_.find(id);
+  if (it == docs_.end()) return;
+  it->second->publishWanted = true;
+  publishCv_.notify_one();
+}
+
+void Service::deliver(const std::string& id) {
+  std::lock_guard plock(publishMu_);  // close() waits for a delivery in progress
   DocumentSnapshot snap;
   DocumentCallback cb;
   {
     std::lock_guard lock(mu_);
     auto it = docs_.find(id);
-    if (it == docs_.end() || it->second->dirty || !it->second->tu) return;
-    snap = snapshotLocked(*it->second);
-    cb = it->second->cb;
+    if (it == docs_.end()) return;
+    Doc& d = *it->second;
+    d.publishWanted = false;
+    d.lastPublish = Clock::now();
+    if (d.dirty || !d.tu) return;  // the planner publishes the next version
+    snap = snapshotLocked(d);
+    snap.full = d.fullNext;
+    d.fullNext = false;
+    for (std::size_t i = 0; i < d.order.size(); ++i) {
+      FnEntry& f = d.fns.at(d.order[i]);
+      if (f.changed || snap.full) snap.changed.push_back(i);
+      f.changed = false;
+    }
+    cb = d.cb;
   }
   if (cb) cb(snap);
+}
+
+// Delivers wanted snapshots, at most one per document per publishIntervalMs: a burst of
+// state changes (thousands of one-line functions finishing) becomes a few messages a
+// second, each carrying only the functions that changed.
+void Service::publisherLoop() {
+  std::unique_lock lock(mu_);
+  auto interval = std::chrono::milliseconds(std::max(0, opts_.publishIntervalMs));
+  while (!stopping_) {
+    std::string due;
+    Clock::time_point wake = Clock::time_point::max(), now = Clock::now();
+    for (auto& [id, d] : docs_) {
+      if (!d->publishWanted) continue;
+      if (d->lastPublish + interval <= now) {
+        due = id;
+        break;
+      }
+      wake = std::min(wake, d->lastPublish + interval);
+    }
+    if (due.empty()) {
+      if (wake == Clock::time_point::max()) publishCv_.wait(lock);
+      else publishCv_.wait_until(lock, wake);
+      continue;
+    }
+    lock.unlock();
+    deliver(due);
+    lock.lock();
+  }
 }
 
 // ---- one-shot requests -----------------------------------------------------
@@ -602,7 +665,8 @@ void Service::advanceOnce(Once& o, Deferred& out) {
       }
       for (auto& f : later) f();
     };
-    o.waiter = scheduler_->submit(key, std::move(spec), 0, std::move(done));
+    o.waiter = scheduler_->submit(key, std::move(spec),
+                                  Scheduler::Placement{0, Scheduler::kExplicit, "request:" + o.req.group}, std::move(done));
     return;
   }
 }

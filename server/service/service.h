@@ -28,8 +28,10 @@
 // (`runs` = stage results computed by a worker, `cached` = served from cache) let a
 // client see exactly what an edit re-verified.
 //
-// Threads: one planner thread (debounce, waiting for the analyze job, planning); the
-// scheduler's slot threads run job callbacks. `mu_` guards all document/once/cache
+// Threads: one planner thread (debounce, waiting for the analyze job, planning); one
+// publisher thread that delivers snapshots, coalesced (at most one per document per
+// ServiceOptions::publishIntervalMs, listing the functions that changed since the
+// previous one); the scheduler's slot threads run job callbacks. `mu_` guards all document/once/cache
 // state; `publishMu_` serialises document callbacks so snapshots arrive in order, and
 // close() takes it, so no callback for a document runs after close() returns.
 // Lock order: publishMu_ → mu_ → (scheduler, store internal locks).
@@ -94,6 +96,11 @@ struct DocumentSnapshot {
   std::string parseError;  // Clang's diagnostics when the text does not parse
   std::vector<FunctionStatus> functions;  // in source order
   unsigned pending = 0;    // functions not final yet
+  // Delivered snapshots are coalesced: `changed` lists the indices (into `functions`)
+  // whose status changed since the previous snapshot of this document; `full` marks
+  // the first snapshot of a version (every function listed as changed).
+  bool full = true;
+  std::vector<std::size_t> changed;
 };
 
 struct ServiceOptions {
@@ -108,6 +115,9 @@ struct ServiceOptions {
   // Identifies the verifier build; part of every result key, so a store written by an
   // older engine is never served by a newer one (argusd: size and mtime of its binary).
   std::string engineId;
+  // Snapshots of one document are delivered at most this often (the latest state of
+  // every function that changed in between, in one snapshot).
+  int publishIntervalMs = 200;
 };
 
 class Service {
@@ -135,6 +145,7 @@ class Service {
     std::vector<std::string> flags;
     std::string function = "main";
     VerifyConfig cfg;
+    std::string group;  // the client (round-robin among clients' requests)
   };
   using StageCallback = std::function<void(unsigned stage, const result::VerificationResult&, bool final, bool cached)>;
   using ErrorCallback = std::function<void(const std::string&)>;
@@ -167,7 +178,9 @@ class Service {
   std::optional<std::string> lookup(const std::string& key);
   void remember(const std::string& key, const std::string& value);
   void advanceOnce(Once& o, Deferred& out);
-  void publish(const std::string& id);
+  void publish(const std::string& id);  // wants a snapshot (delivered by publisherLoop)
+  void publisherLoop();
+  void deliver(const std::string& id);
   DocumentSnapshot snapshotLocked(const Doc& d) const;
 
   ServiceOptions opts_;
@@ -177,6 +190,7 @@ class Service {
   std::mutex publishMu_;           // serialises document callbacks (see above)
   mutable std::mutex mu_;          // guards everything below
   std::condition_variable cv_;     // planner wake-up
+  std::condition_variable publishCv_;  // publisher wake-up
   bool stopping_ = false;
   std::map<std::string, std::unique_ptr<Doc>> docs_;
   std::map<uint64_t, std::unique_ptr<Once>> onces_;
@@ -184,7 +198,7 @@ class Service {
   std::map<std::string, std::string> memCache_;  // result key → stored (relative) result
   std::list<std::pair<std::string, std::shared_ptr<const ParsedTU>>> tuCache_;  // MRU first
   Stats stats_;
-  std::thread planner_;
+  std::thread planner_, publisher_;
 };
 
 }  // namespace argus::server

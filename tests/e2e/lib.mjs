@@ -51,9 +51,19 @@ function attachRecorders(conn) {
     rec.diagnostics.set(p.uri, p);
     rec.diagLog.push({ t: Date.now(), p });
   });
+  // argus/status carries every function when `full`, else only those that changed:
+  // rec.status keeps the merged table per URI (statusLog: the merged table after each).
   conn.onNotification('argus/status', (p) => {
-    rec.status.set(p.uri, p);
-    rec.statusLog.push({ t: Date.now(), p });
+    rec.statusBytes = (rec.statusBytes ?? 0) + JSON.stringify(p).length;
+    const prev = rec.status.get(p.uri);
+    let merged = p;
+    if (!p.full && prev) {
+      const fns = prev.functions.map((f) => p.functions.find((g) => g.name === f.name) ?? f);
+      for (const g of p.functions) if (!fns.some((f) => f.name === g.name)) fns.push(g);
+      merged = { ...p, functions: fns };
+    }
+    rec.status.set(p.uri, merged);
+    rec.statusLog.push({ t: Date.now(), p: merged, delta: p });
   });
   conn.onNotification('argus/partialResult', (p) => rec.partial.push(p));
   conn.onRequest('window/workDoneProgress/create', () => null);
