@@ -31,6 +31,8 @@ bench: build
 bench-server: build e2e-deps
 	@ARGUSD=$(abspath $(BUILD))/argusd node tests/e2e/bench/latency.mjs
 	@ARGUSD=$(abspath $(BUILD))/argusd node tests/e2e/bench/load.mjs
+	@ARGUSD=$(abspath $(BUILD))/argusd node tests/e2e/bench/scale.mjs read
+	@ARGUSD=$(abspath $(BUILD))/argusd node tests/e2e/bench/scale.mjs noread
 
 clean:
 	rm -rf $(BUILD)

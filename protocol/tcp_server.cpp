@@ -1,5 +1,7 @@
 #include "protocol/tcp_server.h"
 
+#include <sys/socket.h>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -98,6 +100,8 @@ void TcpServer::startSession(int fd, std::string peer) {
     ::close(fd);
     return;
   }
+  if (options_.sendBufferBytes > 0)
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &options_.sendBufferBytes, sizeof options_.sendBufferBytes);
   auto session = std::make_unique<Session>();
   session->info = SessionInfo{nextSessionId_++, std::move(peer)};
   session->transport = std::make_unique<FdTransport>(fd, fd, /*closeIn=*/true, /*closeOut=*/true, options_.limits);

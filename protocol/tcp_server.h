@@ -34,6 +34,10 @@ struct TcpServerOptions {
   std::uint16_t port = 0;          // 0 → ephemeral, see TcpServer::port()
   FramingLimits limits;
   std::size_t maxSessions = 64;    // connections beyond this are closed at once
+  // SO_SNDBUF of each session's socket (0: the kernel's autotuning, up to several MB):
+  // bounds what the kernel holds for a client that does not read, so the server's own
+  // bounded queue sees it stall.
+  int sendBufferBytes = 256 * 1024;
 };
 
 struct SessionInfo {

@@ -358,9 +358,11 @@ LspSession::LspSession(Service& service, protocol::Transport& transport, Options
       opts_(std::move(options)),
       dispatcher_([this](const json& m) { transport_.send(m); }),
       outbox_(std::make_shared<Outbox>()) {
+  outbox_->maxBytes = opts_.maxQueueBytes;
+  outbox_->stallS = opts_.stallS;
   outbox_->start(&dispatcher_, [this](const std::string& why) {
-    std::cerr << "argusd: disconnecting client " << (opts_.idPrefix.empty() ? "?" : opts_.idPrefix.substr(0, opts_.idPrefix.size() - 1))
-              << ": " << why << std::endl;
+    std::cerr << "argusd: disconnecting client " << (opts_.label.empty() ? opts_.idPrefix : opts_.label) << ": " << why
+              << std::endl;
     transport_.close();
   });
   config_.chain = defaultChain(30);

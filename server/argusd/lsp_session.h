@@ -37,6 +37,11 @@ class LspSession : public protocol::TransportHandler {
     std::string token;
     std::string idPrefix;       // namespaces this session's documents in the Service
     std::function<void()> onExit;  // `exit` notification
+    // Backpressure (see Outbox in lsp_session.cpp): a client whose outgoing queue grows
+    // past maxQueueBytes, or that takes no message for stallS, is disconnected.
+    std::size_t maxQueueBytes = 64u << 20;
+    double stallS = 20;
+    std::string label;  // names the client in log lines (session id and peer address)
   };
   LspSession(Service& service, protocol::Transport& transport, Options options);
   ~LspSession() override;

@@ -4,7 +4,10 @@
 //   argusd --worker [--memory-mb N]                  internal: one verification worker
 // Common options: --workers N (default: cores), --store PATH | --no-store (result
 // store; default $ARGUS_STORE or ~/.cache/argus/results.sqlite), --memory-mb N
-// (RLIMIT_AS per worker), --debounce-ms N (default: adaptive, 50..500 ms).
+// (RLIMIT_AS per worker), --debounce-ms N (default: adaptive, 50..500 ms),
+// --memory-budget MB (daemon + workers; idle workers above their share are recycled),
+// --client-queue-mb N and --client-stall-s S (a client that does not read its
+// messages is disconnected: queue over N MB, or no message taken for S seconds).
 // Architecture: server/README.md.
 #include <signal.h>
 #include <sys/stat.h>
@@ -27,7 +30,8 @@ namespace {
 const char* kUsage =
     "usage: argusd --stdio [options]\n"
     "       argusd --listen 127.0.0.1:PORT --token-file FILE [options]\n"
-    "options: --workers N  --store PATH | --no-store  --memory-mb N  --debounce-ms N\n";
+    "options: --workers N  --store PATH | --no-store  --memory-mb N  --debounce-ms N\n"
+    "         --memory-budget MB  --client-queue-mb N  --client-stall-s S\n";
 
 int usage(const std::string& msg) {
   std::cerr << "argusd: " << msg << "\n" << kUsage;
@@ -53,6 +57,8 @@ int main(int argc, char** argv) {
   std::string listen, tokenFile, storePath;
   unsigned workers = 0, memoryMb = 4096;
   int debounceMs = -1;  // adaptive
+  unsigned budgetMb = 2048, clientQueueMb = 64;
+  double clientStallS = 20;
   try {
     for (size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -69,6 +75,9 @@ int main(int argc, char** argv) {
       else if (a == "--workers") workers = static_cast<unsigned>(std::stoul(value()));
       else if (a == "--memory-mb") memoryMb = static_cast<unsigned>(std::stoul(value()));
       else if (a == "--debounce-ms") debounceMs = std::stoi(value());
+      else if (a == "--memory-budget") budgetMb = static_cast<unsigned>(std::stoul(value()));
+      else if (a == "--client-queue-mb") clientQueueMb = static_cast<unsigned>(std::stoul(value()));
+      else if (a == "--client-stall-s") clientStallS = std::stod(value());
       else if (a == "--help" || a == "-h") {
         std::cout << kUsage;
         return 0;
@@ -111,6 +120,7 @@ int main(int argc, char** argv) {
   so.scheduler.workerExe = selfExe(argv[0]);
   so.scheduler.workers = workers;
   so.scheduler.memoryMb = memoryMb;
+  so.scheduler.budgetMb = budgetMb;
   so.storePath = noStore ? "" : storePath.empty() ? argus::server::defaultStorePath() : storePath;
   so.debounceMs = debounceMs;
   {
@@ -125,7 +135,8 @@ int main(int argc, char** argv) {
     argus::server::Service service(so);
     if (!service.store().ok() && !so.storePath.empty())
       std::cerr << "argusd: " << service.store().error() << " (results will not persist)\n";
-    argus::server::LspSession session(service, *transport, {false, "", "stdio:", {}});
+    argus::server::LspSession session(service, *transport,
+                                      {false, "", "stdio:", {}, std::size_t(clientQueueMb) << 20, clientStallS});
     transport->run(session);
     return 0;
   }
@@ -147,7 +158,10 @@ int main(int argc, char** argv) {
       to,
       [&](argus::protocol::Transport& t, const argus::protocol::SessionInfo& info) -> std::unique_ptr<argus::protocol::TransportHandler> {
         return std::make_unique<argus::server::LspSession>(
-            service, t, argus::server::LspSession::Options{true, token, "tcp" + std::to_string(info.id) + ":", {}});
+            service, t,
+            argus::server::LspSession::Options{true, token, "tcp" + std::to_string(info.id) + ":", {},
+                                               std::size_t(clientQueueMb) << 20, clientStallS,
+                                               "session " + std::to_string(info.id) + " (" + info.peer + ")"});
       });
   try {
     uint16_t bound = server.start();

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <list>
 
 #include <nlohmann/json.hpp>
@@ -279,8 +280,42 @@ std::shared_ptr<Scheduler::Job> Scheduler::takeJob(Slot& slot) {
       }
       return best;
     }
-    cv_.wait(lock);
+    cv_.wait_for(lock, std::chrono::milliseconds(500));
+    if (!stopping_ && shouldRecycle(slot)) {
+      lock.unlock();
+      killWorker(slot);
+      spawn(slot);
+      recycled_++;
+      lock.lock();
+    }
   }
+}
+
+static uint64_t rssKbOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/statm");
+  uint64_t size = 0, resident = 0;
+  if (!(in >> size >> resident)) return 0;
+  return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) / 1024;
+}
+
+uint64_t Scheduler::residentKb() const {
+  uint64_t kb = rssKbOf(::getpid());
+  std::lock_guard lock(mu_);
+  for (auto& s : slots_)
+    if (s->pid > 0) kb += rssKbOf(s->pid);
+  return kb;
+}
+
+bool Scheduler::shouldRecycle(const Slot& slot) const {
+  if (slot.current || !slot.used || slot.pid <= 0) return false;
+  if (std::chrono::duration<double>(Clock::now() - slot.idleSince).count() < opts_.idleRecycleS) return false;
+  uint64_t mine = rssKbOf(slot.pid);
+  if (mine > uint64_t(opts_.recycleMb) * 1024) return true;
+  if (opts_.budgetMb == 0) return false;
+  uint64_t total = rssKbOf(::getpid());
+  for (auto& s : slots_)
+    if (s->pid > 0) total += rssKbOf(s->pid);
+  return total > uint64_t(opts_.budgetMb) * 1024;
 }
 
 void Scheduler::slotLoop(Slot& slot) {
@@ -302,6 +337,7 @@ void Scheduler::slotLoop(Slot& slot) {
     {
       std::lock_guard lock(mu_);
       slot.current = nullptr;
+      slot.idleSince = Clock::now();
       if (crashed && !job->cancel && !stopping_ && job->retries < opts_.maxRetries) {
         job->retries++;
         job->running = false;  // re-queued with its original place

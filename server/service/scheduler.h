@@ -131,6 +131,13 @@ class Scheduler {
     // One extra worker that runs only analyze jobs, so parsing an edited file never
     // waits behind long verification jobs.
     bool analysisSlot = false;
+    // Memory: a worker idle for idleRecycleS whose resident memory exceeds recycleMb is
+    // replaced by a fresh one (its parsed TUs and warm solver contexts belong to texts
+    // that are usually gone by then); while daemon + workers exceed budgetMb (0 = no
+    // budget), every idle worker that has run a job is replaced at once.
+    double idleRecycleS = 2;
+    unsigned recycleMb = 160;
+    unsigned budgetMb = 0;
   };
   using Done = std::function<void(const JobOutcome&)>;
   using Started = std::function<void()>;
@@ -170,6 +177,9 @@ class Scheduler {
   std::size_t queued() const;
   std::size_t running() const;
   uint64_t workerRestarts() const { return restarts_.load(); }
+  uint64_t workersRecycled() const { return recycled_.load(); }
+  // Resident memory of the daemon and its workers, in kB (from /proc).
+  uint64_t residentKb() const;
   uint64_t jobsRun() const { return jobsRun_.load(); }
   uint64_t analysesRun() const { return analysesRun_.load(); }
   unsigned slots() const { return static_cast<unsigned>(slots_.size()); }
@@ -198,7 +208,8 @@ class Scheduler {
   std::map<std::string, uint64_t> served_;             // group → when it last took a slot
   uint64_t serveSeq_ = 0;
   std::vector<std::unique_ptr<Slot>> slots_;
-  std::atomic<uint64_t> restarts_{0}, jobsRun_{0}, analysesRun_{0};
+  std::atomic<uint64_t> restarts_{0}, jobsRun_{0}, analysesRun_{0}, recycled_{0};
+  bool shouldRecycle(const Slot& slot) const;  // caller holds mu_
 };
 
 // The TU key of a job (see JobSpec::tu).

@@ -1,6 +1,8 @@
 // See service.h for the pipeline, the cache keys and the locking.
 #include "server/service/service.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cstdint>
 
@@ -221,6 +223,7 @@ void Service::close(const std::string& id) {
   if (it == docs_.end()) return;
   withdrawAll(*it->second);
   docs_.erase(it);
+  ::malloc_trim(0);  // give the document's memory back to the system
 }
 
 std::optional<DocumentSnapshot> Service::snapshot(const std::string& id) {

@@ -115,11 +115,11 @@ export async function stop(d) {
 }
 
 // Starts `argusd --listen 127.0.0.1:0` and returns {proc, port, exited}.
-export async function startTcp({ token, store = null, workers = 2 } = {}) {
+export async function startTcp({ token, store = null, workers = 2, extra = [] } = {}) {
   const dir = tempDir();
   const tokenFile = path.join(dir, 'token');
   fs.writeFileSync(tokenFile, token + '\n', { mode: 0o600 });
-  const args = ['--listen', '127.0.0.1:0', '--token-file', tokenFile, '--workers', String(workers)];
+  const args = ['--listen', '127.0.0.1:0', '--token-file', tokenFile, '--workers', String(workers), ...extra];
   if (store) args.push('--store', store);
   else args.push('--no-store');
   const proc = spawn(ARGUSD, args, { stdio: ['ignore', 'ignore', 'pipe'] });

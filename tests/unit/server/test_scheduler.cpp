@@ -63,6 +63,67 @@ TEST(Scheduler, RunsAJobInAWorkerProcess) {
   EXPECT_NE(s.workerPids()[0], getpid());
 }
 
+// The policy at the top of scheduler.h: explicit requests first, then round-robin
+// among documents, so a small document (or request) never waits behind a big one.
+TEST(Scheduler, ExplicitRequestsFirstThenRoundRobinAmongDocuments) {
+  Scheduler s(opts(1));
+  std::mutex mu;
+  std::vector<std::string> order;
+  auto started = [&](std::string label) {
+    return [&, label] {
+      std::lock_guard l(mu);
+      order.push_back(label);
+    };
+  };
+  Collector c;
+  const char* prog = "int f(int x) { return x + 1; }\nint main(void) { return f(0) - 1; }\n";
+  // The first job occupies the only worker while the others are queued.
+  s.submit("big:0", spec(test::kBuggyProgram, engine::Algorithm::Bmc, 20), Scheduler::Placement{0, Scheduler::kDocument, "big"},
+           c.done(), started("big"));
+  ASSERT_TRUE(waitFor([&] { return c.started.load() >= 0 && !s.workers()[0].function.empty(); }, 30));
+  for (int i = 1; i <= 12; ++i)
+    s.submit("big:" + std::to_string(i), spec(prog, engine::Algorithm::Bmc, 20),
+             Scheduler::Placement{5, Scheduler::kDocument, "big"}, c.done(), started("big"));
+  for (int i = 0; i < 2; ++i)
+    s.submit("small:" + std::to_string(i), spec(prog, engine::Algorithm::Bmc, 20),
+             Scheduler::Placement{1, Scheduler::kDocument, "small"}, c.done(), started("small"));
+  s.submit("request", spec(prog, engine::Algorithm::Bmc, 20), Scheduler::Placement{0, Scheduler::kExplicit, "client"},
+           c.done(), started("request"));
+  ASSERT_TRUE(waitFor([&] { return c.count() == 16; }, 120));
+  std::lock_guard l(mu);
+  ASSERT_EQ(order.size(), 16u);
+  EXPECT_EQ(order[0], "big");
+  EXPECT_EQ(order[1], "request");  // before 12 queued jobs of documents
+  // "small" was never served and "big" just was: it goes next, then they alternate
+  // although "big" has the higher priority (its later edit) and was queued first.
+  EXPECT_EQ(order[2], "small");
+  EXPECT_EQ(order[3], "big");
+  EXPECT_EQ(order[4], "small");
+  for (size_t i = 5; i < order.size(); ++i) EXPECT_EQ(order[i], "big");
+}
+
+// The text of a translation unit goes to a worker once; later jobs of the same TU
+// name it by key (the worker keeps it parsed), and results stay right.
+TEST(Scheduler, JobsOfOneTranslationUnitShareItsText) {
+  Scheduler s(opts(1));
+  Collector c;
+  std::string prog = test::kBuggyProgram;
+  SharedText text(prog);
+  for (int i = 0; i < 3; ++i) {
+    JobSpec j = spec("", engine::Algorithm::Bmc, 20);
+    j.source = text;
+    s.submit("k" + std::to_string(i), j, 0, c.done());
+  }
+  ASSERT_TRUE(waitFor([&] { return c.count() == 3; }, 60));
+  for (auto& o : c.outs) {
+    EXPECT_EQ(o.kind, JobOutcome::Kind::Done) << o.error;
+    EXPECT_EQ(o.result.verdict, result::Verdict::False);
+  }
+  JobSpec j = spec(test::kBuggyProgram, engine::Algorithm::Bmc, 20);
+  EXPECT_EQ(encodeJob(1, j, false).find("reach_error"), std::string::npos);  // no text
+  EXPECT_NE(encodeJob(1, j, true).find("reach_error"), std::string::npos);
+}
+
 TEST(Scheduler, ParseErrorsAreInputErrors) {
   Scheduler s(opts());
   Collector c;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <mutex>
+#include <set>
 
 #include "common.h"
 #include "server/service/service.h"
@@ -83,6 +84,44 @@ TEST(Service, VerifiesEveryFunctionAndReportsTheViolation) {
   ASSERT_TRUE(b.result && b.result->counterexample);
   EXPECT_EQ(b.result->counterexample->steps.back().line, 6u);
   EXPECT_EQ(b.runs, 1u);  // the shallow BMC found it; no deeper stage
+}
+
+// Snapshots are coalesced: the first of a version lists every function as changed,
+// later ones only the functions whose state changed since the previous one, and there
+// are far fewer snapshots than state changes.
+TEST(Service, SnapshotsAreCoalescedAndCarryOnlyWhatChanged) {
+  std::string text;
+  const int n = 60;
+  for (int i = 0; i < n; ++i) text += "int f" + std::to_string(i) + "(int x) { return x + " + std::to_string(i) + "; }\n";
+  ServiceOptions o = options("");
+  o.publishIntervalMs = 300;
+  Service svc(o);
+  std::mutex mu;
+  std::vector<DocumentSnapshot> snaps;
+  svc.open("d", "t.c", text, 1, {}, quickConfig(), [&](const DocumentSnapshot& s) {
+    std::lock_guard l(mu);
+    snaps.push_back(s);
+  });
+  ASSERT_TRUE(waitFor(
+      [&] {
+        std::lock_guard l(mu);
+        return !snaps.empty() && snaps.back().pending == 0;
+      },
+      120));
+  std::lock_guard l(mu);
+  ASSERT_TRUE(snaps.front().full);
+  EXPECT_EQ(snaps.front().changed.size(), static_cast<size_t>(n));
+  // every function ends verified; each went queued → running → verified (≥ 2 changes
+  // after the first snapshot), i.e. ≥ 120 changes in far fewer snapshots.
+  EXPECT_LT(snaps.size(), 40u);
+  std::set<size_t> seen;
+  for (size_t i = 1; i < snaps.size(); ++i) {
+    EXPECT_FALSE(snaps[i].full);
+    EXPECT_LT(snaps[i].changed.size(), static_cast<size_t>(n) + 1);
+    for (size_t k : snaps[i].changed) seen.insert(k);
+  }
+  EXPECT_EQ(seen.size(), static_cast<size_t>(n));  // every function's final state was sent
+  for (const auto& f : snaps.back().functions) EXPECT_EQ(f.state, FunctionState::Verified) << f.name;
 }
 
 TEST(Service, AnEditReverifiesOnlyTheChangedFunctionAndItsCallers) {
