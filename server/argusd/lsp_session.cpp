@@ -444,6 +444,17 @@ void LspSession::registerHandlers() {
     r.result(res);
   });
   dispatcher_.onNotification("initialized", [](const json&) {});
+  // argus/visibleRange {uri, range}: the lines the editor shows; their functions are
+  // verified before the rest of the workspace (scheduler.h).
+  dispatcher_.onNotification("argus/visibleRange", [this](const json& p) {
+    if (!p.is_object() || !p.contains("uri") || !p["uri"].is_string() || !p.contains("range")) return;
+    try {
+      int first = p["range"]["start"]["line"].get<int>(), last = p["range"]["end"]["line"].get<int>();
+      if (first < 0 || last < first) return;
+      service_.setVisible(docId(p["uri"].get<std::string>()), static_cast<uint32_t>(first + 1), static_cast<uint32_t>(last + 1));
+    } catch (const std::exception&) {
+    }
+  });
   dispatcher_.onRequest("shutdown", [this](const json&, Reply r) {
     shutdown_ = true;
     r.result(nullptr);

@@ -2,6 +2,7 @@
 #include "server/service/scheduler.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -190,6 +191,15 @@ void Scheduler::withdraw(uint64_t waiter) {
   if (!job->waiters.empty()) return;
   job->cancel = true;  // a running job is killed by its slot within one tick
   if (auto j = jobs_.find(job->key); j != jobs_.end() && j->second == job) jobs_.erase(j);
+}
+
+void Scheduler::reclass(uint64_t waiter, int cls) {
+  std::lock_guard lock(mu_);
+  auto it = byWaiter_.find(waiter);
+  if (it == byWaiter_.end() || it->second->running) return;
+  Job& j = *it->second;
+  if (j.waiters.size() > 1 && cls < j.cls) return;  // another waiter may have raised it
+  j.cls = cls;
 }
 
 bool Scheduler::isRunning(uint64_t waiter) const {
@@ -606,6 +616,7 @@ int runWorker(unsigned memoryMb) {
     fo.extraArgs = s.flags;
     fo.systemHeadersOnly = s.systemHeadersOnly;
     runOnLargeStack([&] { *pr = frontend::parseSource(s.source.str(), s.file, fo); });
+    ::malloc_trim(0);  // Clang's AST is gone; give its memory back
     parsed.emplace_front(key, pr);
     if (parsed.size() > kWorkerTuCache) parsed.pop_back();
     return pr;

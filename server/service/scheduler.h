@@ -22,8 +22,9 @@
 // - Analysis (parsing a translation unit into functions and closure hashes) is also a
 //   worker job, on a dedicated slot when Options::analysisSlot is set.
 // - Order (the scheduling policy; clangd's TUScheduler states its own the same way):
-//   1. class first: explicit requests (argus/verify, "verify this function") before
-//      the functions of open documents, so a small request never waits behind the
+//   1. class first: explicit requests (argus/verify, "verify this function"), then
+//      the functions in the editor's visible range (argus/visibleRange), then the
+//      other functions of open documents, so a small request never waits behind the
 //      thousands of jobs of a big file;
 //   2. within a class, round-robin among groups (a group = one document, or one
 //      client's requests): the group served longest ago takes the next free slot, so
@@ -147,7 +148,7 @@ class Scheduler {
     int cls = 0;        // higher first: kExplicit for requests, kDocument for documents
     std::string group;  // round-robin unit: a document id, or a client's request group
   };
-  static constexpr int kDocument = 0, kExplicit = 1;
+  static constexpr int kDocument = 0, kVisible = 1, kExplicit = 2;
 
   explicit Scheduler(Options options);
   ~Scheduler();  // kills the workers, joins the threads; pending waiters get Cancelled
@@ -161,6 +162,9 @@ class Scheduler {
   // Removes a waiter (its callbacks will not run after this returns, unless already
   // running). Unknown ids are ignored.
   void withdraw(uint64_t waiter);
+  // Moves the waiter's queued job to another class (visible range changed); a job that
+  // runs already or has waiters of a higher class keeps its place.
+  void reclass(uint64_t waiter, int cls);
 
   // True when the waiter's job is running (e.g. a waiter that joined a running job:
   // its `started` callback does not run again).

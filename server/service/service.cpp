@@ -68,6 +68,7 @@ struct Service::Doc {
   std::map<std::string, FnEntry> fns;
   std::map<std::string, std::pair<unsigned, unsigned>> counters;  // name → (runs, cached)
   // Publishing (coalesced, see service.h): a snapshot is wanted; when the last one went.
+  uint32_t visibleFirst = 0, visibleLast = 0;  // 0: unknown
   bool publishWanted = false;
   bool fullNext = true;  // next snapshot carries every function (new version)
   Clock::time_point lastPublish{};
@@ -226,6 +227,22 @@ void Service::close(const std::string& id) {
   ::malloc_trim(0);  // give the document's memory back to the system
 }
 
+int Service::classOf(const Doc& d, const FnEntry& f) {
+  bool visible = d.visibleLast > 0 && f.st.range.line <= d.visibleLast && f.st.range.endLine >= d.visibleFirst;
+  return visible ? Scheduler::kVisible : Scheduler::kDocument;
+}
+
+void Service::setVisible(const std::string& id, uint32_t firstLine, uint32_t lastLine) {
+  std::lock_guard lock(mu_);
+  auto it = docs_.find(id);
+  if (it == docs_.end()) return;
+  Doc& d = *it->second;
+  d.visibleFirst = firstLine;
+  d.visibleLast = lastLine;
+  for (auto& [name, f] : d.fns)
+    if (f.waiter) scheduler_->reclass(f.waiter, classOf(d, f));
+}
+
 std::optional<DocumentSnapshot> Service::snapshot(const std::string& id) {
   std::lock_guard lock(mu_);
   auto it = docs_.find(id);
@@ -315,7 +332,7 @@ std::shared_ptr<const Service::ParsedTU> Service::parse(const std::string& file,
   spec.systemHeadersOnly = systemHeadersOnly;
   spec.dataModel = dm;
   spec.tu = tu->tuKey = tuKeyOf(spec);
-  spec.timeoutS = 60;  // hard limit 65 s: a runaway parse is killed
+  spec.timeoutS = 180;  // hard limit 185 s: a runaway parse is killed (SQLite's 9.5 MB parse in ~25 s)
   auto promise = std::make_shared<std::promise<JobOutcome>>();
   std::future<JobOutcome> future = promise->get_future();
   uint64_t waiter = scheduler_->submit("analyze:" + key, std::move(spec), INT64_MAX,
@@ -482,7 +499,7 @@ void Service::advance(Doc& d, FnEntry& f) {
       }
       publish(id);
     };
-    f.waiter = scheduler_->submit(key, std::move(spec), Scheduler::Placement{d.priority, Scheduler::kDocument, d.id},
+    f.waiter = scheduler_->submit(key, std::move(spec), Scheduler::Placement{d.priority, classOf(d, f), d.id},
                                   std::move(done), std::move(started));
     if (scheduler_->isRunning(f.waiter)) {  // joined the previous version's running job
       f.st.state = FunctionState::Running;

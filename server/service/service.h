@@ -136,6 +136,9 @@ class Service {
   void update(const std::string& id, std::string text, int version);
   void configure(const std::string& id, VerifyConfig cfg);
   void close(const std::string& id);
+  // The lines the editor shows (1-based, inclusive): queued functions that overlap
+  // them go before other documents' functions (Scheduler::kVisible).
+  void setVisible(const std::string& id, uint32_t firstLine, uint32_t lastLine);
   std::optional<DocumentSnapshot> snapshot(const std::string& id);
 
   // One-shot verification of one entry (argus/verify): stage results stream to
@@ -172,6 +175,7 @@ class Service {
                                         const std::vector<std::string>& flags, frontend::DataModel dm,
                                         bool systemHeadersOnly);
   void plan(Doc& d, std::shared_ptr<const ParsedTU> tu);
+  static int classOf(const Doc& d, const FnEntry& f);
   void advance(Doc& d, FnEntry& f);
   void applyResult(Doc& d, FnEntry& f, const std::string& stored, unsigned stage);
   void withdrawAll(Doc& d);

@@ -102,6 +102,35 @@ TEST(Scheduler, ExplicitRequestsFirstThenRoundRobinAmongDocuments) {
   for (size_t i = 5; i < order.size(); ++i) EXPECT_EQ(order[i], "big");
 }
 
+// Functions in the editor's visible range go before the rest (reclass of a queued job).
+TEST(Scheduler, VisibleFunctionsGoBeforeTheRest) {
+  Scheduler s(opts(1));
+  std::mutex mu;
+  std::vector<std::string> order;
+  Collector c;
+  auto started = [&](std::string label) {
+    return [&, label] {
+      std::lock_guard l(mu);
+      order.push_back(label);
+    };
+  };
+  const char* prog = "int f(int x) { return x + 1; }\nint main(void) { return f(0) - 1; }\n";
+  s.submit("doc:0", spec(test::kBuggyProgram, engine::Algorithm::Bmc, 20), Scheduler::Placement{0, Scheduler::kDocument, "doc"},
+           c.done(), started("0"));
+  ASSERT_TRUE(waitFor([&] { return !s.workers()[0].function.empty(); }, 30));
+  std::vector<uint64_t> waiters;
+  for (int i = 1; i <= 8; ++i)
+    waiters.push_back(s.submit("doc:" + std::to_string(i), spec(prog, engine::Algorithm::Bmc, 20),
+                               Scheduler::Placement{0, Scheduler::kDocument, "doc"}, c.done(), started(std::to_string(i))));
+  s.reclass(waiters[6], Scheduler::kVisible);  // job 7 is on screen
+  ASSERT_TRUE(waitFor([&] { return c.count() == 9; }, 120));
+  std::lock_guard l(mu);
+  ASSERT_EQ(order.size(), 9u);
+  EXPECT_EQ(order[0], "0");
+  EXPECT_EQ(order[1], "7");
+  EXPECT_EQ(order[2], "1");  // then FIFO
+}
+
 // The text of a translation unit goes to a worker once; later jobs of the same TU
 // name it by key (the worker keeps it parsed), and results stay right.
 TEST(Scheduler, JobsOfOneTranslationUnitShareItsText) {
