@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/cfa/cfa_hash.h"
+#include "core/cfa/serialize.h"
 #include "core/engine/sessions.h"
 #include "core/support/large_stack.h"
 #include "protocol/framing.h"
@@ -96,7 +97,9 @@ std::string encodeJob(uint64_t id, const JobSpec& s, bool withSource) {
          {"solver", smt::solverName(s.solver)},
          {"dataModel", frontend::dataModelName(s.dataModel)},
          {"flags", s.flags},
-         {"systemHeadersOnly", s.systemHeadersOnly}};
+         {"systemHeadersOnly", s.systemHeadersOnly},
+         {"cfaDir", s.cfaDir},
+         {"cfaPath", s.cfaPath}};
   if (withSource) j["source"] = s.source.str();
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -115,6 +118,8 @@ static JobSpec decodeJob(const json& j) {
   s.dataModel = frontend::parseDataModel(j.value("dataModel", "LP64"));
   s.flags = j.value("flags", std::vector<std::string>{});
   s.systemHeadersOnly = j.value("systemHeadersOnly", false);
+  s.cfaDir = j.value("cfaDir", "");
+  s.cfaPath = j.value("cfaPath", "");
   return s;
 }
 
@@ -551,6 +556,9 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
           continue;
         }
         if (j.value("kind", "") == "done") {
+          std::string how = j.value("tu", "");
+          if (how == "parsed") workerParses_++;
+          if (how == "loaded") cfaLoads_++;
           out.result = decodeResult(j.at("result"));
           return finish(JobOutcome::Kind::Done, "");
         }
@@ -558,6 +566,7 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
           const json& a = j.at("analysis");
           out.analysis.ok = a.at("ok").get<bool>();
           out.analysis.diagnostics = a.value("diagnostics", "");
+          out.analysis.cfaPath = a.value("cfa", "");
           for (const json& f : a.at("functions")) {
             AnalyzedFunction af;
             af.name = f.at("name").get<std::string>();
@@ -607,14 +616,37 @@ int runWorker(unsigned memoryMb) {
       }
     return nullptr;
   };
+  // The analysis worker's CFAs, written once per version (cfa::serialize).
+  auto load = [](const std::string& path) -> std::unique_ptr<cfa::Program> {
+    if (path.empty()) return nullptr;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return nullptr;
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    try {
+      return cfa::deserialize(bytes);
+    } catch (const std::exception&) {
+      return nullptr;  // damaged: parse the text instead
+    }
+  };
+  std::string how;  // how the last job got its TU: cached, loaded (CFA file), parsed
   auto parseCached = [&](const JobSpec& s) {
     std::string key = tuKey(s);
+    how = "cached";
     if (auto hit = cached(key)) return hit;
     auto pr = std::make_shared<frontend::ParseResult>();
+    how = "loaded";
+    if (!s.analyze)
+      if (auto prog = load(s.cfaPath)) {
+        pr->program = std::move(prog);
+        parsed.emplace_front(key, pr);
+        if (parsed.size() > kWorkerTuCache) parsed.pop_back();
+        return pr;
+      }
     frontend::FrontendOptions fo;
     fo.dataModel = s.dataModel;
     fo.extraArgs = s.flags;
     fo.systemHeadersOnly = s.systemHeadersOnly;
+    how = "parsed";
     runOnLargeStack([&] { *pr = frontend::parseSource(s.source.str(), s.file, fo); });
     ::malloc_trim(0);  // Clang's AST is gone; give its memory back
     parsed.emplace_front(key, pr);
@@ -636,7 +668,7 @@ int runWorker(unsigned memoryMb) {
       reply["id"] = j.is_object() ? j.value("id", uint64_t(0)) : 0;
       try {
         JobSpec s = decodeJob(j);
-        if (!j.contains("source") && !cached(tuKey(s))) {
+        if (!j.contains("source") && !cached(tuKey(s)) && (s.cfaPath.empty() || ::access(s.cfaPath.c_str(), R_OK) != 0)) {
           reply["kind"] = "need_source";
           if (!writeAll(out, protocol::encodeFrame(reply.dump()))) return 1;
           continue;
@@ -653,6 +685,14 @@ int runWorker(unsigned memoryMb) {
         std::shared_ptr<frontend::ParseResult> pr = parseCached(s);
         if (s.analyze) {
           json a{{"ok", pr->ok()}, {"diagnostics", pr->diagnostics}, {"functions", json::array()}};
+          if (pr->ok() && !s.cfaDir.empty()) {
+            std::string path = s.cfaDir + "/" + tuKey(s) + ".cfa", tmp = path + ".tmp";
+            std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
+            o << cfa::serialize(*pr->program);
+            o.close();
+            if (o && ::rename(tmp.c_str(), path.c_str()) == 0) a["cfa"] = path;
+            else ::unlink(tmp.c_str());
+          }
           if (pr->ok()) {
             std::map<std::string, std::string> closure = cfa::closureHashes(*pr->program);
             for (const cfa::Function& f : pr->program->functions) {
@@ -683,6 +723,7 @@ int runWorker(unsigned memoryMb) {
           reply["error"] = o.error;
         } else {
           reply["kind"] = "done";
+          reply["tu"] = how;
           reply["result"] = encodeResult(o.result);
         }
       } catch (const std::exception& e) {

@@ -97,6 +97,10 @@ struct JobSpec {
   frontend::DataModel dataModel = frontend::DataModel::LP64;
   std::vector<std::string> flags;
   bool systemHeadersOnly = false;  // remote text: only system headers may be included
+  // Parse once per version: an analyze job writes the TU's CFAs (cfa::serialize) into
+  // cfaDir; verification jobs name that file in cfaPath and a worker that does not hold
+  // the TU loads it instead of running Clang again (falls back to the text if it is gone).
+  std::string cfaDir, cfaPath;
 };
 
 struct AnalyzedFunction {
@@ -108,6 +112,7 @@ struct AnalyzedFunction {
 
 struct Analysis {
   bool ok = false;          // parsed
+  std::string cfaPath;      // the serialized CFAs (JobSpec::cfaDir), "" if not written
   std::string diagnostics;  // Clang's errors when not ok
   std::vector<AnalyzedFunction> functions;  // non-synthetic functions with a body
 };
@@ -182,6 +187,9 @@ class Scheduler {
   std::size_t running() const;
   uint64_t workerRestarts() const { return restarts_.load(); }
   uint64_t workersRecycled() const { return recycled_.load(); }
+  // Verification jobs whose worker had to parse the text / loaded the analysis's CFAs.
+  uint64_t workerParses() const { return workerParses_.load(); }
+  uint64_t cfaLoads() const { return cfaLoads_.load(); }
   // Resident memory of the daemon and its workers, in kB (from /proc).
   uint64_t residentKb() const;
   uint64_t jobsRun() const { return jobsRun_.load(); }
@@ -212,7 +220,7 @@ class Scheduler {
   std::map<std::string, uint64_t> served_;             // group → when it last took a slot
   uint64_t serveSeq_ = 0;
   std::vector<std::unique_ptr<Slot>> slots_;
-  std::atomic<uint64_t> restarts_{0}, jobsRun_{0}, analysesRun_{0}, recycled_{0};
+  std::atomic<uint64_t> restarts_{0}, jobsRun_{0}, analysesRun_{0}, recycled_{0}, workerParses_{0}, cfaLoads_{0};
   bool shouldRecycle(const Slot& slot) const;  // caller holds mu_
 };
 

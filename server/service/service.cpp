@@ -2,6 +2,10 @@
 #include "server/service/service.h"
 
 #include <malloc.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include <algorithm>
 #include <cstdint>
@@ -34,6 +38,13 @@ const char* stateName(FunctionState s) {
 struct Service::ParsedTU {
   SharedText text;   // what was parsed (jobs verify exactly this text; shared with them)
   std::string tuKey;  // JobSpec::tu of its jobs
+  std::string cfaPath;  // its CFAs for the workers (JobSpec::cfaPath); removed with it
+  ParsedTU() = default;
+  ParsedTU(const ParsedTU&) = delete;
+  ParsedTU& operator=(const ParsedTU&) = delete;
+  ~ParsedTU() {
+    if (!cfaPath.empty()) ::unlink(cfaPath.c_str());
+  }
   bool ok = false;
   std::string diagnostics;
   std::vector<AnalyzedFunction> functions;     // with closure hashes
@@ -154,6 +165,9 @@ result::VerificationResult absolutize(const std::string& stored, const std::map<
 
 Service::Service(ServiceOptions options) : opts_(std::move(options)) {
   opts_.scheduler.analysisSlot = true;  // parsing must not wait behind verification jobs
+  // Private directory for the analysis worker's serialized CFAs (parse once per version).
+  std::string tmpl = (std::filesystem::temp_directory_path() / "argusd-cfa-XXXXXX").string();
+  if (::mkdtemp(tmpl.data())) cfaDir_ = tmpl;
   store_ = std::make_unique<ResultStore>(opts_.storePath);
   scheduler_ = std::make_unique<Scheduler>(opts_.scheduler);
   planner_ = std::thread([this] { plannerLoop(); });
@@ -170,6 +184,15 @@ Service::~Service() {
   planner_.join();
   publisher_.join();
   scheduler_.reset();  // kills workers; callbacks already running have finished
+  {
+    std::lock_guard lock(mu_);
+    docs_.clear();
+    tuCache_.clear();
+  }
+  if (!cfaDir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(cfaDir_, ec);
+  }
 }
 
 // ---- documents -------------------------------------------------------------
@@ -332,6 +355,7 @@ std::shared_ptr<const Service::ParsedTU> Service::parse(const std::string& file,
   spec.systemHeadersOnly = systemHeadersOnly;
   spec.dataModel = dm;
   spec.tu = tu->tuKey = tuKeyOf(spec);
+  spec.cfaDir = cfaDir_;
   spec.timeoutS = 180;  // hard limit 185 s: a runaway parse is killed (SQLite's 9.5 MB parse in ~25 s)
   auto promise = std::make_shared<std::promise<JobOutcome>>();
   std::future<JobOutcome> future = promise->get_future();
@@ -353,6 +377,7 @@ std::shared_ptr<const Service::ParsedTU> Service::parse(const std::string& file,
     tu->diagnostics = out.analysis.diagnostics.empty() ? "the file does not parse" : out.analysis.diagnostics;
   } else {
     tu->ok = true;
+    tu->cfaPath = out.analysis.cfaPath;
     tu->functions = std::move(out.analysis.functions);
     for (const auto& f : tu->functions) tu->startLine[f.name] = f.range.line;
   }
@@ -447,6 +472,7 @@ void Service::advance(Doc& d, FnEntry& f) {
     spec.file = d.file;
     spec.source = d.tu->text;  // not d.text: an edit may be waiting in the debounce
     spec.tu = d.tu->tuKey;
+    spec.cfaPath = d.tu->cfaPath;
     spec.function = f.st.name;
     spec.algorithm = sc.algorithm;
     spec.maxBound = sc.maxBound;
@@ -696,6 +722,9 @@ Service::Stats Service::stats() const {
   Stats s = stats_;
   s.workerRuns = scheduler_->jobsRun();
   s.workerRestarts = scheduler_->workerRestarts();
+  s.workerParses = scheduler_->workerParses();
+  s.cfaLoads = scheduler_->cfaLoads();
+  s.workersRecycled = scheduler_->workersRecycled();
   return s;
 }
 

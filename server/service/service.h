@@ -158,6 +158,7 @@ class Service {
   struct Stats {
     uint64_t parses = 0, tuCacheHits = 0, memoryHits = 0, storeHits = 0;
     uint64_t workerRuns = 0, workerRestarts = 0;
+    uint64_t workerParses = 0, cfaLoads = 0, workersRecycled = 0;
   };
   Stats stats() const;
   Scheduler& scheduler() { return *scheduler_; }
@@ -188,6 +189,7 @@ class Service {
   DocumentSnapshot snapshotLocked(const Doc& d) const;
 
   ServiceOptions opts_;
+  std::string cfaDir_;  // serialized CFAs of parsed TUs (removed at exit)
   std::unique_ptr<ResultStore> store_;
   std::unique_ptr<Scheduler> scheduler_;
 

@@ -124,6 +124,21 @@ TEST(Service, SnapshotsAreCoalescedAndCarryOnlyWhatChanged) {
   for (const auto& f : snaps.back().functions) EXPECT_EQ(f.state, FunctionState::Verified) << f.name;
 }
 
+// Parse once per version: the analysis worker's CFAs are loaded by the verification
+// workers, which never run Clang on the text themselves.
+TEST(Service, WorkersLoadTheAnalysisCfasInsteadOfParsing) {
+  Service svc(options(""));
+  Watch w;
+  svc.open("d", "t.c", kDoc, 1, {}, quickConfig(), w.cb());
+  ASSERT_TRUE(waitFor([&] { return w.settled(1); }, 120));
+  EXPECT_EQ(w.fn("buggy").state, FunctionState::Violated);
+  Service::Stats st = svc.stats();
+  EXPECT_EQ(st.parses, 1u);
+  EXPECT_EQ(st.workerParses, 0u);
+  EXPECT_GE(st.cfaLoads, 1u);
+  EXPECT_LE(st.cfaLoads, 2u);  // once per worker
+}
+
 TEST(Service, AnEditReverifiesOnlyTheChangedFunctionAndItsCallers) {
   test::TempDir dir;
   Service svc(options((dir.path / "s.sqlite").string()));

@@ -1,0 +1,109 @@
+// cfa::serialize / deserialize: real programs from the frontend survive the round trip
+// (same dump, same verdict), and damaged bytes are an error, never a crash.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/cfa/serialize.h"
+#include "core/engine/verify.h"
+#include "core/frontend/frontend.h"
+
+namespace {
+
+using namespace argus;
+
+std::string readAll(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::filesystem::path examples() { return std::filesystem::path(ARGUS_SOURCE_DIR) / "examples"; }
+
+TEST(CfaSerialize, EveryExampleRoundTripsToTheSameCfa) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(examples())) {
+    if (e.path().extension() != ".c") continue;
+    for (auto dm : {frontend::DataModel::LP64, frontend::DataModel::ILP32}) {
+      frontend::FrontendOptions fo;
+      fo.dataModel = dm;
+      frontend::ParseResult pr = frontend::parseFile(e.path().string(), fo);
+      ASSERT_TRUE(pr.ok()) << e.path() << pr.diagnostics;
+      std::string bytes = cfa::serialize(*pr.program);
+      std::unique_ptr<cfa::Program> back = cfa::deserialize(bytes);
+      EXPECT_EQ(cfa::dump(*back), cfa::dump(*pr.program)) << e.path();
+      EXPECT_EQ(back->funcByName, pr.program->funcByName);
+      EXPECT_EQ(cfa::serialize(*back), bytes) << e.path();  // stable
+      ++n;
+    }
+  }
+  EXPECT_GE(n, 10);
+}
+
+TEST(CfaSerialize, SharedSubexpressionsStayShared) {
+  auto x = cfa::Expr::mkVar(0, 32);
+  auto sum = cfa::Expr::mkBinary(cfa::BinOp::Add, x, x);
+  cfa::Program p;
+  cfa::Variable v{"x", "x", 32, true, cfa::VarKind::Global, cfa::kNoFunc};
+  p.addVar(v);
+  cfa::Function f;
+  f.name = "f";
+  f.entry = f.addLoc();
+  f.exit = f.addLoc();
+  cfa::Edge e;
+  e.kind = cfa::EdgeKind::Assume;
+  e.from = f.entry;
+  e.to = f.exit;
+  e.cond = cfa::Expr::mkBinary(cfa::BinOp::Eq, sum, sum, 32);
+  f.addEdge(e);
+  p.functions.push_back(f);
+  p.funcByName["f"] = 0;
+  auto back = cfa::deserialize(cfa::serialize(p));
+  const auto& c = back->functions[0].edges[0].cond;
+  ASSERT_EQ(c->ops.size(), 2u);
+  EXPECT_EQ(c->ops[0].get(), c->ops[1].get());
+  EXPECT_EQ(c->ops[0]->ops[0].get(), c->ops[0]->ops[1].get());
+}
+
+TEST(CfaSerialize, DamagedBytesAreAnErrorNotACrash) {
+  frontend::ParseResult pr = frontend::parseFile((examples() / "pointer_swap.c").string(), {});
+  ASSERT_TRUE(pr.ok()) << pr.diagnostics;
+  std::string bytes = cfa::serialize(*pr.program);
+  EXPECT_THROW(cfa::deserialize(""), std::runtime_error);
+  EXPECT_THROW(cfa::deserialize("ARGUSCFA\x02"), std::runtime_error);
+  for (size_t cut = 0; cut < bytes.size(); cut += std::max<size_t>(1, bytes.size() / 300))
+    EXPECT_THROW(cfa::deserialize(std::string_view(bytes).substr(0, cut)), std::runtime_error) << cut;
+  // Flipped bytes either still decode (a different but well-formed program) or throw.
+  for (size_t i = 9; i < bytes.size(); i += std::max<size_t>(1, bytes.size() / 200)) {
+    std::string bad = bytes;
+    bad[i] = static_cast<char>(bad[i] ^ 0x5a);
+    try {
+      cfa::deserialize(bad);
+    } catch (const std::runtime_error&) {
+    }
+  }
+}
+
+TEST(CfaSerialize, TheLoadedProgramGetsTheSameVerdicts) {
+  for (const char* name : {"pointer_swap.c", "buggy_abs.c", "safe_sum.c", "heap_list.c"}) {
+    auto path = examples() / name;
+    if (!std::filesystem::exists(path)) continue;
+    frontend::ParseResult pr = frontend::parseFile(path.string(), {});
+    ASSERT_TRUE(pr.ok()) << pr.diagnostics;
+    auto back = cfa::deserialize(cfa::serialize(*pr.program));
+    engine::VerifyRequest req;
+    req.file = path.string();
+    req.algorithm = engine::Algorithm::Bmc;
+    req.maxBound = 10;
+    req.timeoutS = 30;
+    auto a = engine::verifyParsed(*pr.program, req);
+    auto b = engine::verifyParsed(*back, req);
+    EXPECT_EQ(a.result.verdict, b.result.verdict) << name;
+    EXPECT_EQ(a.result.counterexample.has_value(), b.result.counterexample.has_value()) << name;
+  }
+}
+
+}  // namespace
