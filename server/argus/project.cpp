@@ -122,6 +122,9 @@ fs::path commonRoot(const std::vector<Unit>& units) {
   return root;
 }
 
+volatile sig_atomic_t gInterrupted = 0;
+void onSignal(int) { gInterrupted = 1; }
+
 struct Running {
   size_t job;
   pid_t pid;
@@ -178,6 +181,12 @@ int runProject(const std::vector<std::string>& args) {
     return usage(e.what());
   }
   if (perFunction <= 0) return usage("--timeout-per-function must be positive");
+  // SIGINT/SIGTERM: stop starting workers, kill the running ones, report what is done
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = onSignal;
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
 
   // ---- the compilation database
   fs::path db = target;
@@ -317,6 +326,15 @@ int runProject(const std::vector<std::string>& args) {
   std::cout.flush();
   std::cerr.flush();
   while (next < todo.size() || !running.empty()) {
+    if (gInterrupted) {
+      next = todo.size();  // start nothing more
+      for (Running& r : running)
+        if (!r.killed) {
+          ::kill(-r.pid, SIGKILL);
+          ::kill(r.pid, SIGKILL);
+          r.killed = true;
+        }
+    }
     while (next < todo.size() && running.size() < jobs) {
       size_t ji = todo[next++];
       int fds[2];
@@ -328,6 +346,8 @@ int runProject(const std::vector<std::string>& args) {
       if (pid == 0) {
         ::close(fds[0]);
         ::setpgid(0, 0);
+        ::signal(SIGINT, SIG_DFL);
+        ::signal(SIGTERM, SIG_DFL);
         engine::VerifyRequest req;
         const Job& j = work[ji];
         req.file = j.file;
@@ -395,7 +415,9 @@ int runProject(const std::vector<std::string>& args) {
       Job& j = work[r.job];
       j.timeS = std::chrono::duration<double>(Clock::now() - r.start).count();
       json reply = json::parse(r.out, nullptr, false);
-      if (r.killed) {
+      if (r.killed && gInterrupted) {
+        j.verdict = "";  // not run
+      } else if (r.killed) {
         j.verdict = "unknown";
         j.reason = "timeout";
         j.detail = "killed after overrunning its time limit";
@@ -425,7 +447,16 @@ int runProject(const std::vector<std::string>& args) {
   if (tty) std::cerr << "\r\033[K";
   else if (total > 0) progress(true);
 
-  // ---- report
+  // ---- report (after an interruption: the functions that finished)
+  size_t notRun = 0;
+  if (gInterrupted) {
+    std::vector<Job> doneJobs;
+    for (Job& j : work)
+      if (j.done && !j.verdict.empty()) doneJobs.push_back(std::move(j));
+      else ++notRun;
+    work = std::move(doneJobs);
+    std::cerr << "argus project: interrupted; " << notRun << " functions not run\n";
+  }
   const char* kinds[] = {"verified", "counterexample", "conditional", "unknown", "error"};
   std::map<std::string, std::map<std::string, size_t>> perFile;
   std::map<std::string, size_t> totals, unknownBy;
@@ -439,6 +470,7 @@ int runProject(const std::vector<std::string>& args) {
   }
   totals["error"] += parseErrors.size();
   int code = totals["counterexample"] ? 1 : (totals["unknown"] || totals["error"]) ? 3 : 0;
+  if (gInterrupted) code = 130;
   double wall = elapsed();
   if (format == "json") {
     json out;
@@ -470,6 +502,7 @@ int runProject(const std::vector<std::string>& args) {
     t["unknown_by_reason"] = unknownBy;
     t["from_store"] = fromStore;
     t["verified_now"] = work.size() - fromStore;
+    t["not_run"] = notRun;
     out["totals"] = t;
     out["parse_errors"] = parseErrors;
     out["link_warnings"] = linked.warnings;
@@ -505,7 +538,9 @@ int runProject(const std::vector<std::string>& args) {
   if (entriesTotal != work.size()) std::cout << " (of " << entriesTotal << ", --limit)";
   std::cout << " in " << units.size() << " translation units; " << fromStore
             << " served from the store, " << work.size() - fromStore << " verified now; " << std::fixed
-            << std::setprecision(1) << wall << " s" << std::defaultfloat << "\n";
+            << std::setprecision(1) << wall << " s" << std::defaultfloat;
+  if (notRun) std::cout << "; interrupted, " << notRun << " not run";
+  std::cout << "\n";
   return code;
 }
 

@@ -16,7 +16,8 @@ namespace argus::cli {
 
 // Exit codes: 0 every function verified or conditional (verified up to a bound);
 // 1 a counterexample; 2 usage or input error (no database, link error);
-// 3 no counterexample, but some function unknown or some unit did not parse.
+// 3 no counterexample, but some function unknown or some unit did not parse;
+// 130 interrupted (SIGINT/SIGTERM: running workers are killed, finished functions reported).
 int runProject(const std::vector<std::string>& args);
 
 }  // namespace argus::cli

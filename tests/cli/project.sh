@@ -111,4 +111,29 @@ EOF
 "$argus" project "$p" --no-store > "$tmp/text.txt" 2>&1
 grep -q "^leaf.c:3: leaf: verified" "$tmp/text.txt" || { echo "FAIL: text output"; cat "$tmp/text.txt"; exit 1; }
 grep -qE "^total +1 +0 +0 +0 +0" "$tmp/text.txt" || { echo "FAIL: total row"; cat "$tmp/text.txt"; exit 1; }
+# SIGTERM: running workers are killed, finished functions reported, exit 130.
+mkdir "$tmp/int"
+cat > "$tmp/int/a.c" <<'C'
+extern int __VERIFIER_nondet_int(void);
+void reach_error(void);
+int quick(int x) { return x + 1; }
+int slow(void) { unsigned n = 0; while (__VERIFIER_nondet_int()) { n++; if (n == 0xFFFFFFFFu) reach_error(); } return 0; }
+C
+echo "[{\"directory\": \"$tmp/int\", \"file\": \"a.c\", \"arguments\": [\"cc\", \"-c\", \"a.c\"]}]" > "$tmp/int/compile_commands.json"
+"$argus" project "$tmp/int" --no-store --timeout-per-function 120 --format json > "$tmp/int.json" 2>/dev/null &
+pid=$!
+sleep 8
+kill -TERM $pid
+set +e
+wait $pid
+code=$?
+set -e
+[ "$code" = 130 ] || { echo "FAIL: interrupted run: exit $code"; exit 1; }
+python3 - "$tmp/int.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert [(f["function"], f["verdict"]) for f in r["functions"]] == [("quick", "verified")], r["functions"]
+assert r["totals"]["not_run"] == 1, r["totals"]
+print("interrupt ok")
+EOF
 echo "PASS"
