@@ -41,6 +41,10 @@ struct SourceRange {
 
 enum class VarKind : uint8_t { Global, Local, Param, Temp, Return, Address };
 
+// C linkage of a global variable or a function, recorded by the frontend in link mode
+// (FrontendOptions::linkMode) for cfa::link (core/cfa/link.h); None otherwise.
+enum class Linkage : uint8_t { None, Internal, External };
+
 struct Variable {
   std::string name;       // unique in the program, e.g. "main::i", "g", "main::tmp3"
   std::string cName;      // the C identifier (for counterexamples), "" for temporaries
@@ -48,6 +52,7 @@ struct Variable {
   bool isSigned = false;
   VarKind kind = VarKind::Local;
   FuncId func = kNoFunc;  // owner (kNoFunc for globals)
+  Linkage linkage = Linkage::None;  // globals, link mode only
 };
 
 enum class EdgeKind : uint8_t {
@@ -101,6 +106,10 @@ struct Location {
 struct Function {
   FuncId id = 0;
   std::string name;
+  // Link mode: the function's linkage, and whether this is a stub for a function defined
+  // in another translation unit (its body is Unsupported until cfa::link resolves it).
+  Linkage linkage = Linkage::None;
+  bool linkStub = false;
   SourceRange range;
   std::vector<Location> locs;
   std::vector<Edge> edges;
@@ -127,6 +136,17 @@ struct Program {
 
   // Warnings from the frontend (e.g. constructs it over-approximated), for the log.
   std::vector<std::string> notes;
+
+  // Link mode only (FrontendOptions::linkMode): what cfa::link and `argus project` need.
+  struct LinkInfo {
+    // external globals of this unit: name -> 0 declared only, 1 tentative definition,
+    // 2 definition with an initialiser
+    std::map<std::string, int> globalDefs;
+    // external functions called here without a body in this unit
+    std::vector<std::string> undefinedFunctions;
+    // link name (name, or name@unit for internal functions) -> address of the function
+    std::map<std::string, uint64_t> functionAddresses;
+  } link;
 
   const Function* find(const std::string& name) const;
   VarId addVar(Variable v);

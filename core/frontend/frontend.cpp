@@ -136,7 +136,7 @@ ParseResult parseSource(const std::string& code, const std::string& fileName,
     result.diagnostics = diagText.empty() ? "clang failed to parse " + fileName : diagText;
     return result;
   }
-  result.program = lowerTranslationUnit(*ast, fileName);
+  result.program = lowerTranslationUnit(*ast, fileName, &opts);
   result.diagnostics = diagText;
   return result;
 }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,14 @@ struct FrontendOptions {
   // `#include "/etc/passwd"` must not show them the server's files. Any other #include
   // fails as "file not found".
   bool systemHeadersOnly = false;
+  // Whole-project linking (`argus project`, core/cfa/link.h). linkMode: external
+  // globals live in memory, function addresses derive from their link names (equal in
+  // every unit), and linkage facts are recorded (cfa::Program::link). A call to a
+  // body-less function named in linkFunctions calls a stub (Function::linkStub) that
+  // cfa::link replaces by the definition from another unit; a global named in
+  // linkGlobals is neither allocated nor initialised here (its defining unit does it).
+  bool linkMode = false;
+  std::set<std::string> linkFunctions, linkGlobals;
 };
 
 struct ParseResult {

@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -24,10 +25,12 @@
 #include <vector>
 
 #include "core/cfa/cfa.h"
+#include "core/frontend/frontend.h"
 
 namespace argus::frontend {
 
-std::unique_ptr<cfa::Program> lowerTranslationUnit(clang::ASTUnit& ast, const std::string& file);
+std::unique_ptr<cfa::Program> lowerTranslationUnit(clang::ASTUnit& ast, const std::string& file,
+                                                   const FrontendOptions* opts = nullptr);
 
 // A function of the C library (libc_names.cpp), by name.
 bool isCLibraryName(std::string_view name);
@@ -180,6 +183,20 @@ public:
   // globals (lower_stmt.cpp)
   void prepass(clang::TranslationUnitDecl* tu);
   void buildInit(bool nondet);
+
+  // ---- link mode (lower_link.cpp; FrontendOptions::linkMode) ----
+  const FrontendOptions* linkOpts = nullptr;  // null: not in link mode
+  std::string unitFile;
+  bool linkMode() const { return linkOpts && linkOpts->linkMode; }
+  cfa::Linkage linkageOf(const clang::FunctionDecl* fd) const;
+  // The function's address from its link name (same in every unit), recorded in prog.link.
+  uint64_t linkAddress(const clang::FunctionDecl* fd);
+  // For a body-less callee: the stub's id if declareLinkStubs made one (else recorded as undefined).
+  std::optional<cfa::FuncId> linkStub(const clang::FunctionDecl* callee);
+  void declareLinkStubs(clang::TranslationUnitDecl* tu);
+  // Records an external global's definition kind; true if another unit defines it
+  // (linkGlobals), so this unit neither allocates nor initialises it.
+  bool definedElsewhere(const clang::VarDecl* vd);
   void markLiterals(const clang::Stmt* s);  // give referenced string literals an address variable
 };
 

@@ -277,6 +277,12 @@ ExprPtr Lowerer::directCall(const CallExpr* ce, const FunctionDecl* callee) {
   const FunctionDecl* def = callee->getDefinition();
   auto it = def ? funcIds.find(def->getCanonicalDecl()) : funcIds.end();
   std::string name = callee->getNameAsString();
+  if (it == funcIds.end() && !def && linkMode()) {
+    if (linkStub(callee)) {  // defined in another unit of the project: call its stub
+      def = callee;
+      it = funcIds.find(callee->getCanonicalDecl());
+    }
+  }
   if (it == funcIds.end()) {
     // No body: arguments are evaluated, the result is nondeterministic.
     std::vector<ExprPtr> args = lowerArgs(ce, callee);

@@ -57,10 +57,12 @@ Lowerer::Lowerer(ASTContext& c, cfa::Program& p) : ctx(c), prog(p) {
   prog.ptrWidth = ptrWidth;
 }
 
-std::unique_ptr<cfa::Program> lowerTranslationUnit(ASTUnit& ast, const std::string& file) {
+std::unique_ptr<cfa::Program> lowerTranslationUnit(ASTUnit& ast, const std::string& file, const FrontendOptions* opts) {
   auto prog = std::make_unique<cfa::Program>();
   prog->mainFile = file;
   Lowerer l(ast.getASTContext(), *prog);
+  l.linkOpts = opts;
+  l.unitFile = file;
   l.run();
   prog->markLoopHeads();
   return prog;
@@ -81,6 +83,7 @@ void Lowerer::run() {
     f.name = fd->getNameAsString();
     f.range = rangeOfDecl(fd);
     f.variadic = fd->isVariadic();
+    if (linkMode()) f.linkage = linkageOf(fd);
     funcIds[canon] = f.id;
     prog.funcByName[f.name] = f.id;
     prog.functions.push_back(std::move(f));
@@ -89,6 +92,7 @@ void Lowerer::run() {
   // Every defined function has an address, so indirect calls can dispatch to any of them.
   for (const FunctionDecl* fd : defs) addrOfFunction(fd);
   for (const FunctionDecl* fd : defs) declareSignature(fd);
+  declareLinkStubs(tu);
   declareAtexit(tu);
   for (const FunctionDecl* fd : defs) lowerFunction(fd);
   lowerAtexitRunner();
@@ -266,6 +270,11 @@ Lowerer::VarRef& Lowerer::varFor(const VarDecl* vd) {
   // Values wider than 64 bits (__int128) are never registers; any use is unsupported.
   ref.inMemory = !isScalar(t) || addressTaken.count(vd) || isFloating(t) || widthOf(t) > 64;
   cfa::Variable v;
+  if (linkMode() && global && vd->hasLinkage()) {
+    // link mode: every unit must see an external global the same way, in memory
+    v.linkage = vd->hasExternalFormalLinkage() ? cfa::Linkage::External : cfa::Linkage::Internal;
+    if (v.linkage == cfa::Linkage::External) ref.inMemory = true;
+  }
   std::string cname = vd->getNameAsString();
   const DeclContext* dc = vd->getDeclContext();
   std::string owner;
@@ -304,7 +313,7 @@ ExprPtr Lowerer::addrOfFunction(const FunctionDecl* fd) {
   if (it == funcAddrs.end()) {
     // Function addresses live at the top of the address space, away from objects.
     uint64_t top = ptrWidth == 32 ? 0xF0000000ull : 0x7F0000000000ull;
-    a = top + 16 * (funcAddrs.size() + 1);
+    a = linkMode() ? linkAddress(c) : top + 16 * (funcAddrs.size() + 1);
     funcAddrs[c] = a;
   } else {
     a = it->second;
@@ -942,7 +951,7 @@ void Lowerer::buildInit(bool nondet) {
   for (const VarDecl* vd : globals) {
     VarRef& ref = varFor(vd);
     curStmt = nullptr;
-    if (!ref.inMemory) continue;
+    if (!ref.inMemory || definedElsewhere(vd)) continue;
     QualType t = vd->getType();
     if (const VarDecl* def = vd->getDefinition()) t = def->getType();
     else if (const VarDecl* tent = vd->getActingDefinition()) t = tent->getType();
@@ -1008,6 +1017,7 @@ void Lowerer::buildInit(bool nondet) {
   // 3. initialisers
   for (const VarDecl* vd : globals) {
     VarRef& ref = varFor(vd);
+    if (definedElsewhere(vd)) continue;
     const VarDecl* withInit = nullptr;
     for (const VarDecl* r : vd->redecls())
       if (r->getInit()) withInit = r;

@@ -18,6 +18,7 @@
 #include "core/engine/verify.h"
 #include "core/support/deadline.h"
 #include "server/argus/bench.h"
+#include "server/argus/project.h"
 
 namespace {
 
@@ -61,6 +62,11 @@ const char* kUsage =
     "  argus bench MANIFEST.tsv [--algorithm A] [--refiner R] [--solver S] [--chain SPEC]\n"
     "                      [--timeout SEC] [--jobs N] [--out results.json] [--memory-mb MB]\n"
     "                      [--filter TEXT] [--limit N]\n"
+    "  argus project [DIR | compile_commands.json] [--jobs N] [--timeout-per-function S]\n"
+    "                      [--format text|json] [--algorithm A] [--solver S] [--data-model M]\n"
+    "                      [--limit N] [--store PATH | --no-store]\n"
+    "      every function of a project, translation units linked; exit 0 all verified or\n"
+    "      conditional, 1 a counterexample, 2 input/link error, 3 some unknown or error\n"
     "\n"
     "refiners (pred, impact): an inductive sequence of interpolants for a spurious path\n"
     "  craig                 cvc5's Craig interpolation, chained (with --solver z3 too)\n"
@@ -317,6 +323,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
   if (cmd == "verify") return runVerify(args);
   if (cmd == "bench") return argus::cli::runBench(args, selfExe(argv[0]));
+  if (cmd == "project") return argus::cli::runProject(args);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     std::cout << kUsage;
     return 0;

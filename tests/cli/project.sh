@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# `argus project` end to end on tests/projects/multi (three files and a header):
+# verdicts per function, a proof that needs another file's body, a cross-file bug,
+# static functions kept apart, a global initialised in another file, the exit code, the
+# JSON shape, and a second run after an edit that re-verifies only what changed.
+# usage: project.sh ARGUS_BINARY SOURCE_DIR
+set -euo pipefail
+argus=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -r "$src/tests/projects/multi" "$tmp/p"
+p=$tmp/p
+# relative "file" and -I resolved against "directory"; one entry uses "command"
+cat > "$p/compile_commands.json" <<EOF
+[
+  {"directory": "$p", "file": "main.c", "arguments": ["cc", "-Iinclude", "-DNDEBUG", "-O2", "-c", "main.c"]},
+  {"directory": "$p", "file": "util.c", "command": "cc -I include -std=c11 -c util.c -o util.o"},
+  {"directory": "$p", "file": "$p/leaf.c", "arguments": ["cc", "-I", "include", "-c", "leaf.c"]}
+]
+EOF
+store=$tmp/store.sqlite
+
+set +e
+"$argus" project "$p" --format json --store "$store" --timeout-per-function 30 --jobs 2 > "$tmp/run1.json" 2> "$tmp/run1.err"
+code=$?
+set -e
+cat "$tmp/run1.err"
+[ "$code" = 1 ] || { echo "FAIL: exit code $code, expected 1 (a counterexample)"; cat "$tmp/run1.json"; exit 1; }
+
+python3 - "$tmp/run1.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+by = {}
+for f in r["functions"]:
+    for k in ("file", "function", "name", "line", "verdict", "reason", "time_s", "from_store"):
+        assert k in f, (k, f)
+    by[(f["file"], f["function"])] = f
+expect = {
+    ("main.c", "use_clamp"): "verified",        # through clamp's body in util.c
+    ("main.c", "divide"): "counterexample",     # make_divisor(x) == 0 in util.c
+    ("main.c", "check_helpers"): "verified",    # main.c's static helper
+    ("main.c", "cross_static"): "verified",     # util.c's static helper
+    ("main.c", "leaf_user"): "verified",
+    ("main.c", "main"): "verified",             # counter = 5 from util.c
+    ("main.c", "helper"): "verified",
+    ("util.c", "helper"): "verified",
+    ("util.c", "clamp"): "verified",
+    ("util.c", "make_divisor"): "verified",
+    ("util.c", "util_helper"): "verified",
+    ("util.c", "get_counter"): "verified",
+    ("leaf.c", "leaf"): "verified",
+}
+got = {k: v["verdict"] for k, v in by.items()}
+assert got == expect, "verdicts differ:\n" + "\n".join(f"{k}: got {got.get(k)} expected {expect.get(k)}" for k in sorted(set(got) | set(expect)) if got.get(k) != expect.get(k))
+assert by[("main.c", "divide")]["counterexample_steps"] > 0
+t = r["totals"]
+assert t["functions"] == 13 and t["verified"] == 12 and t["counterexample"] == 1, t
+assert t["from_store"] == 0 and t["verified_now"] == 13, t
+assert r["files"]["util.c"]["verified"] == 5 and r["files"]["main.c"]["counterexample"] == 1, r["files"]
+assert r["units"] == 3 and r["exit_code"] == 1
+print("run 1 ok")
+EOF
+
+# Without linking, the same function is not proved: clamp's result is unknown there.
+"$argus" verify "$p/main.c" --function use_clamp -- -I"$p/include" > "$tmp/alone.txt" 2>&1 || true
+if grep -q "VERDICT: true" "$tmp/alone.txt"; then echo "FAIL: use_clamp proved without util.c"; exit 1; fi
+
+# Second run, nothing changed: everything from the store.
+"$argus" project "$p/compile_commands.json" --format json --store "$store" --timeout-per-function 30 > "$tmp/run2.json" 2>/dev/null || true
+python3 - "$tmp/run2.json" <<'EOF'
+import json, sys
+t = json.load(open(sys.argv[1]))["totals"]
+assert t["from_store"] == 13 and t["verified_now"] == 0 and t["counterexample"] == 1, t
+print("run 2 ok")
+EOF
+
+# Edit leaf (leaf.c): leaf and its caller leaf_user are verified again, nothing else.
+sed -i 's/return x \* 2;/return x + x;/' "$p/leaf.c"
+"$argus" project "$p" --format json --store "$store" --timeout-per-function 30 > "$tmp/run3.json" 2>/dev/null || true
+python3 - "$tmp/run3.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+now = sorted((f["file"], f["function"]) for f in r["functions"] if not f["from_store"])
+assert now == [("leaf.c", "leaf"), ("main.c", "leaf_user")], now
+assert r["totals"]["from_store"] == 11 and r["totals"]["verified"] == 12, r["totals"]
+print("run 3 ok")
+EOF
+
+# A function defined in two files is a link error (exit 2), named clearly.
+cat > "$p/dup.c" <<'EOF'
+int leaf(int x) { return x; }
+EOF
+cat > "$p/compile_commands.json" <<EOF
+[
+  {"directory": "$p", "file": "leaf.c", "arguments": ["cc", "-Iinclude", "-c", "leaf.c"]},
+  {"directory": "$p", "file": "dup.c", "arguments": ["cc", "-c", "dup.c"]}
+]
+EOF
+set +e
+"$argus" project "$p" --no-store > "$tmp/dup.txt" 2>&1
+code=$?
+set -e
+[ "$code" = 2 ] || { echo "FAIL: duplicate definition: exit $code"; cat "$tmp/dup.txt"; exit 1; }
+grep -q "multiple definition of 'leaf'" "$tmp/dup.txt" || { echo "FAIL: no link error message"; cat "$tmp/dup.txt"; exit 1; }
+
+# Text output: a table with a total row; exit 0 when nothing is wrong.
+cat > "$p/compile_commands.json" <<EOF
+[{"directory": "$p", "file": "leaf.c", "arguments": ["cc", "-Iinclude", "-c", "leaf.c"]}]
+EOF
+"$argus" project "$p" --no-store > "$tmp/text.txt" 2>&1
+grep -q "^leaf.c:3: leaf: verified" "$tmp/text.txt" || { echo "FAIL: text output"; cat "$tmp/text.txt"; exit 1; }
+grep -qE "^total +1 +0 +0 +0 +0" "$tmp/text.txt" || { echo "FAIL: total row"; cat "$tmp/text.txt"; exit 1; }
+# SIGTERM: running workers are killed, finished functions reported, exit 130.
+mkdir "$tmp/int"
+cat > "$tmp/int/a.c" <<'C'
+extern int __VERIFIER_nondet_int(void);
+void reach_error(void);
+int quick(int x) { return x + 1; }
+int slow(void) { unsigned n = 0; while (__VERIFIER_nondet_int()) { n++; if (n == 0xFFFFFFFFu) reach_error(); } return 0; }
+C
+echo "[{\"directory\": \"$tmp/int\", \"file\": \"a.c\", \"arguments\": [\"cc\", \"-c\", \"a.c\"]}]" > "$tmp/int/compile_commands.json"
+"$argus" project "$tmp/int" --no-store --timeout-per-function 120 --format json > "$tmp/int.json" 2>/dev/null &
+pid=$!
+sleep 8
+kill -TERM $pid
+set +e
+wait $pid
+code=$?
+set -e
+[ "$code" = 130 ] || { echo "FAIL: interrupted run: exit $code"; exit 1; }
+python3 - "$tmp/int.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert [(f["function"], f["verdict"]) for f in r["functions"]] == [("quick", "verified")], r["functions"]
+assert r["totals"]["not_run"] == 1, r["totals"]
+print("interrupt ok")
+EOF
+echo "PASS"

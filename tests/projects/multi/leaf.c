@@ -1,0 +1,3 @@
+#include "multi.h"
+
+int leaf(int x) { return x * 2; }

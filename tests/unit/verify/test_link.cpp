@@ -1,0 +1,126 @@
+// Linking translation units (core/cfa/link.h via core/frontend/project_link.h) and
+// verifying the linked program: what crosses units must mean what C means, and what
+// the linker cannot vouch for must stay unknown.
+#include <gtest/gtest.h>
+
+#include "core/engine/verify.h"
+#include "core/frontend/project_link.h"
+
+namespace argus {
+namespace {
+
+struct Linked {
+  frontend::LinkedProject project;
+  result::Verdict verify(const std::string& function) const {
+    engine::VerifyRequest req;
+    req.file = "a.c";
+    req.algorithm = engine::Algorithm::Ibmc;
+    req.function = function;
+    req.timeoutS = 60;
+    engine::VerifyOutcome o = engine::verifyParsed(*project.link.program, req);
+    EXPECT_FALSE(o.inputError) << o.error;
+    return o.result.verdict;
+  }
+};
+
+Linked linkSources(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<frontend::UnitSource> units;
+  for (const auto& [name, text] : files) units.push_back({name, {}, text});
+  return {frontend::parseAndLink(units, frontend::FrontendOptions{})};
+}
+
+const char* kDecls = "void reach_error(void);\n#define CHECK(c) do { if (!(c)) reach_error(); } while (0)\n";
+
+TEST(Link, CrossUnitCallUsesTheBody) {
+  Linked l = linkSources({{"a.c", std::string(kDecls) + "int sq(int x);\nint f(int x) { if (x > 0 && x < 1000) CHECK(sq(x) > 0); return 0; }\n"},
+                          {"b.c", "int sq(int x) { return x * x; }\n"}});
+  ASSERT_TRUE(l.project.errors.empty()) << l.project.errors[0];
+  EXPECT_EQ(l.project.reparsed, 1u);
+  EXPECT_EQ(l.verify("f"), result::Verdict::True);
+}
+
+TEST(Link, CrossUnitBugIsFound) {
+  Linked l = linkSources({{"a.c", std::string(kDecls) + "int sq(int x);\nint f(int x) { if (x >= 0 && x < 1000) CHECK(sq(x) > 0); return 0; }\n"},
+                          {"b.c", "int sq(int x) { return x * x; }\n"}});
+  ASSERT_TRUE(l.project.errors.empty());
+  EXPECT_EQ(l.verify("f"), result::Verdict::False);  // sq(0) == 0
+}
+
+TEST(Link, StaticsStayApart) {
+  Linked l = linkSources({{"a.c", std::string(kDecls) +
+                                      "static int k = 1;\nstatic int get(void) { return k; }\nint other(void);\n"
+                                      "int main(void) { CHECK(get() == 1 && other() == 2); return 0; }\n"},
+                          {"b.c", "static int k = 2;\nstatic int get(void) { return k; }\nint other(void) { return get(); }\n"}});
+  ASSERT_TRUE(l.project.errors.empty());
+  EXPECT_EQ(l.verify("main"), result::Verdict::True);
+  EXPECT_TRUE(l.project.link.program->find("get@a.c"));
+  EXPECT_TRUE(l.project.link.program->find("get@b.c"));
+}
+
+// b.c's initialiser takes the address of a.c's global: a.c's unit is initialised first,
+// whatever the order of the units.
+TEST(Link, InitialiserUsesAnotherUnitsGlobal) {
+  Linked l = linkSources({{"b.c", std::string(kDecls) + "extern int g;\nint *p = &g;\n"
+                                                         "int main(void) { CHECK(*p == 7); g = 8; CHECK(*p == 8); return 0; }\n"},
+                          {"a.c", "int g = 7;\n"}});
+  ASSERT_TRUE(l.project.errors.empty()) << l.project.errors[0];
+  EXPECT_EQ(l.verify("main"), result::Verdict::True);
+}
+
+TEST(Link, TentativeDefinitionsMerge) {
+  Linked l = linkSources({{"a.c", std::string(kDecls) + "int g;\nvoid set(void);\n"
+                                                         "int main(void) { CHECK(g == 0); set(); CHECK(g == 3); return 0; }\n"},
+                          {"b.c", "int g;\nvoid set(void) { g = 3; }\n"}});
+  ASSERT_TRUE(l.project.errors.empty());
+  EXPECT_EQ(l.verify("main"), result::Verdict::True);
+}
+
+TEST(Link, BugThroughSharedGlobal) {
+  Linked l = linkSources({{"a.c", std::string(kDecls) + "extern int g;\nvoid set(void);\n"
+                                                         "int main(void) { set(); CHECK(g == 3); return 0; }\n"},
+                          {"b.c", "int g = 1;\nvoid set(void) { g = 4; }\n"}});
+  ASSERT_TRUE(l.project.errors.empty());
+  EXPECT_EQ(l.verify("main"), result::Verdict::False);
+}
+
+TEST(Link, DuplicateDefinitionIsAnError) {
+  Linked l = linkSources({{"a.c", "int f(void) { return 1; }\n"}, {"b.c", "int f(void) { return 2; }\n"}});
+  ASSERT_EQ(l.project.errors.size(), 1u);
+  EXPECT_NE(l.project.errors[0].find("multiple definition of 'f'"), std::string::npos) << l.project.errors[0];
+  EXPECT_FALSE(l.project.link.program);
+}
+
+TEST(Link, DuplicateInitialisedGlobalIsAnError) {
+  Linked l = linkSources({{"a.c", "int g = 1;\n"}, {"b.c", "int g = 2;\n"}});
+  ASSERT_EQ(l.project.errors.size(), 1u);
+  EXPECT_NE(l.project.errors[0].find("global 'g'"), std::string::npos) << l.project.errors[0];
+}
+
+// Declared with another type than defined: the call must not be linked (unknown).
+TEST(Link, MismatchedDeclarationStaysUnknown) {
+  Linked l = linkSources({{"a.c", std::string(kDecls) + "long h(long x);\nint f(void) { CHECK(h(1) == 1); return 0; }\n"},
+                          {"b.c", "int h(int x) { return x; }\n"}});
+  ASSERT_TRUE(l.project.errors.empty());
+  EXPECT_FALSE(l.project.link.warnings.empty());
+  EXPECT_EQ(l.verify("f"), result::Verdict::Unknown);
+}
+
+// A function pointer to another unit's function, called here: unknown, never the
+// wrong function (addresses agree across units, dispatch covers this unit only).
+TEST(Link, ForeignFunctionPointerIsNotMisdispatched) {
+  Linked l = linkSources({{"a.c", std::string(kDecls) + "typedef int (*fp)(void);\nfp pick(void);\n"
+                                                         "int one(void) { return 1; }\n"
+                                                         "int main(void) { fp p = pick(); CHECK(p() == 2); return 0; }\n"},
+                          {"b.c", "typedef int (*fp)(void);\nint two(void) { return 2; }\nfp pick(void) { return two; }\n"}});
+  ASSERT_TRUE(l.project.errors.empty());
+  EXPECT_NE(l.verify("main"), result::Verdict::False);
+  // and &two is the same value in both units
+  Linked m = linkSources({{"a.c", std::string(kDecls) + "typedef int (*fp)(void);\nfp pick(void);\nint two(void);\n"
+                                                         "int main(void) { CHECK(pick() == two); return 0; }\n"},
+                          {"b.c", "typedef int (*fp)(void);\nint two(void) { return 2; }\nfp pick(void) { return two; }\n"}});
+  ASSERT_TRUE(m.project.errors.empty());
+  EXPECT_EQ(m.verify("main"), result::Verdict::True);
+}
+
+}  // namespace
+}  // namespace argus
