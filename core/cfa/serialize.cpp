@@ -44,6 +44,7 @@ class Serializer {
       body_.u(v.isSigned);
       body_.u(static_cast<uint64_t>(v.kind));
       body_.u(v.func);
+      body_.u(static_cast<uint64_t>(v.linkage));
     }
     body_.u(p.funcByName.size());
     for (const auto& [name, id] : p.funcByName) {
@@ -52,6 +53,18 @@ class Serializer {
     }
     body_.u(p.functions.size());
     for (const Function& f : p.functions) function(f);
+    body_.u(p.link.globalDefs.size());
+    for (const auto& [name, def] : p.link.globalDefs) {
+      str(name);
+      body_.u(static_cast<uint64_t>(def));
+    }
+    body_.u(p.link.undefinedFunctions.size());
+    for (const auto& name : p.link.undefinedFunctions) str(name);
+    body_.u(p.link.functionAddresses.size());
+    for (const auto& [name, addr] : p.link.functionAddresses) {
+      str(name);
+      body_.u(addr);
+    }
 
     Out out;
     out.bytes.append(kMagic);
@@ -100,6 +113,8 @@ class Serializer {
   void function(const Function& f) {
     body_.u(f.id);
     str(f.name);
+    body_.u(static_cast<uint64_t>(f.linkage));
+    body_.u(f.linkStub);
     range(f.range);
     body_.u(f.locs.size());
     for (const Location& l : f.locs) {
@@ -181,6 +196,7 @@ class Deserializer {
       v.isSigned = u() != 0;
       v.kind = static_cast<VarKind>(small(static_cast<uint64_t>(VarKind::Address)));
       v.func = u32();
+      v.linkage = static_cast<Linkage>(small(static_cast<uint64_t>(Linkage::External)));
       p->vars.push_back(std::move(v));
     }
     for (uint64_t i = 0, n = count(); i < n; ++i) {
@@ -190,6 +206,15 @@ class Deserializer {
     uint64_t nFuncs = count();
     p->functions.reserve(nFuncs);
     for (uint64_t i = 0; i < nFuncs; ++i) p->functions.push_back(function());
+    for (uint64_t i = 0, n = count(); i < n; ++i) {
+      std::string name = str();
+      p->link.globalDefs[name] = static_cast<int>(small(2));
+    }
+    for (uint64_t i = 0, n = count(); i < n; ++i) p->link.undefinedFunctions.push_back(str());
+    for (uint64_t i = 0, n = count(); i < n; ++i) {
+      std::string name = str();
+      p->link.functionAddresses[name] = u();
+    }
     if (pos_ != b_.size()) fail("trailing bytes");
     return p;
   }
@@ -272,6 +297,8 @@ class Deserializer {
     Function f;
     f.id = u32();
     f.name = str();
+    f.linkage = static_cast<Linkage>(small(static_cast<uint64_t>(Linkage::External)));
+    f.linkStub = u() != 0;
     f.range = range();
     uint64_t nLocs = count();
     f.locs.reserve(nLocs);

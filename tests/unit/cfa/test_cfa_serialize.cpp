@@ -43,6 +43,34 @@ TEST(CfaSerialize, EveryExampleRoundTripsToTheSameCfa) {
   EXPECT_GE(n, 10);
 }
 
+// Link mode (argus project) records linkage, stubs and link information: kept too.
+TEST(CfaSerialize, LinkInformationRoundTrips) {
+  auto dir = std::filesystem::path(ARGUS_SOURCE_DIR) / "tests" / "projects" / "multi";
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".c") continue;
+    frontend::FrontendOptions fo;
+    fo.linkMode = true;
+    fo.extraArgs = {"-I" + (dir / "include").string()};
+    frontend::ParseResult pr = frontend::parseFile(e.path().string(), fo);
+    ASSERT_TRUE(pr.ok()) << e.path() << pr.diagnostics;
+    auto back = cfa::deserialize(cfa::serialize(*pr.program));
+    EXPECT_EQ(cfa::dump(*back), cfa::dump(*pr.program));
+    EXPECT_EQ(back->link.globalDefs, pr.program->link.globalDefs);
+    EXPECT_EQ(back->link.undefinedFunctions, pr.program->link.undefinedFunctions);
+    EXPECT_EQ(back->link.functionAddresses, pr.program->link.functionAddresses);
+    ASSERT_EQ(back->vars.size(), pr.program->vars.size());
+    for (size_t i = 0; i < back->vars.size(); ++i) EXPECT_EQ(back->vars[i].linkage, pr.program->vars[i].linkage);
+    ASSERT_EQ(back->functions.size(), pr.program->functions.size());
+    for (size_t i = 0; i < back->functions.size(); ++i) {
+      EXPECT_EQ(back->functions[i].linkage, pr.program->functions[i].linkage);
+      EXPECT_EQ(back->functions[i].linkStub, pr.program->functions[i].linkStub);
+    }
+    ++n;
+  }
+  EXPECT_GE(n, 2);
+}
+
 TEST(CfaSerialize, SharedSubexpressionsStayShared) {
   auto x = cfa::Expr::mkVar(0, 32);
   auto sum = cfa::Expr::mkBinary(cfa::BinOp::Add, x, x);
