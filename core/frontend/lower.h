@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/cfa/cfa.h"
@@ -71,6 +72,8 @@ public:
   // the callee of a call): the only targets an indirect call or atexit can dispatch to.
   std::set<const clang::FunctionDecl*> addressTakenFuncs;
   std::set<const clang::DeclRefExpr*> directCallees;                // pre-pass only
+  std::unordered_set<std::string> varNames;  // names of prog.vars[0, namedVars) (varFor)
+  size_t namedVars = 0;
 
   // per-function cursor state
   cfa::Function* fn = nullptr;

@@ -287,12 +287,10 @@ Lowerer::VarRef& Lowerer::varFor(const VarDecl* vd) {
   } else {
     v.name = (owner.empty() ? (fn ? fn->name : std::string("?")) : owner) + "::" + cname;
   }
-  // Disambiguate shadowed names.
-  for (const auto& existing : prog.vars)
-    if (existing.name == v.name || existing.name == v.name + "$addr") {
-      v.name += "#" + std::to_string(prog.vars.size());
-      break;
-    }
+  // Disambiguate shadowed names (against every variable so far, whoever added it; the
+  // index catches up with Program::vars here, so this stays linear in the program).
+  for (; namedVars < prog.vars.size(); ++namedVars) varNames.insert(prog.vars[namedVars].name);
+  if (varNames.count(v.name) || varNames.count(v.name + "$addr")) v.name += "#" + std::to_string(prog.vars.size());
   v.cName = cname;
   v.func = global ? cfa::kNoFunc : (fn ? fn->id : cfa::kNoFunc);
   v.kind = global ? cfa::VarKind::Global : (isa<ParmVarDecl>(vd) ? cfa::VarKind::Param : cfa::VarKind::Local);
