@@ -117,9 +117,25 @@ struct Function {
   std::vector<VarId> params;
   std::optional<VarId> retVar;      // absent for void functions
   bool variadic = false;
+  // Defined in a system header (a static inline function of <byteswap.h>, say): a
+  // callee of the user's code, never an entry of its own.
+  bool systemHeader = false;
 
   LocId addLoc(const SourceRange& r = {});
   uint32_t addEdge(Edge e);         // fills in/out lists; returns the edge index
+};
+
+// One piece of a global-initialisation function (__argus_init or __argus_init_nondet):
+// the edges [firstEdge, endEdge) of `func`, which lead from location `from` to location
+// `to` (the next piece starts there), allocate or initialise the variables `defines`
+// (a global, a string literal, the atexit table) and touch nothing else but what their
+// expressions name. The frontend records them so an entry's closure can keep only the
+// pieces it needs (core/cfa/closure.h); an init function without pieces is kept whole.
+struct InitPart {
+  FuncId func = kNoFunc;
+  uint32_t firstEdge = 0, endEdge = 0;
+  LocId from = 0, to = 0;
+  std::vector<VarId> defines;
 };
 
 struct Program {
@@ -133,6 +149,7 @@ struct Program {
   // __argus_init_nondet: allocates globals but leaves their contents nondeterministic
   // (register globals are havocked); used when verifying a function other than main.
   FuncId initNondetFunc = kNoFunc;
+  std::vector<InitPart> initParts;  // in order, per init function
 
   // Warnings from the frontend (e.g. constructs it over-approximated), for the log.
   std::vector<std::string> notes;

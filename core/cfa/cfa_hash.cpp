@@ -1,6 +1,9 @@
 #include "core/cfa/cfa_hash.h"
 
+#include "core/cfa/closure.h"
+
 #include <cstdio>
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -95,6 +98,35 @@ struct FnHasher {
     h.add(r.endColumn);
   }
 
+  // `base`: location ids are hashed relative to it (an init piece's first location)
+  void edge(const Edge& e, LocId base) {
+    h.add(static_cast<uint64_t>(e.kind) | uint64_t(e.positive) << 8 | uint64_t(e.zeroInit) << 9 |
+          uint64_t(e.isNondetCall) << 10 | uint64_t(e.bytes) << 16);
+    h.add(uint64_t(e.from - base) | uint64_t(e.to - base) << 32);
+    range(e.range);
+    h.add(e.text);
+    expr(e.cond);
+    h.add(static_cast<uint64_t>(e.lhs.has_value()));
+    if (e.lhs) var(*e.lhs);
+    expr(e.rhs);
+    expr(e.addr);
+    expr(e.value);
+    expr(e.size);
+    h.add(e.callee < p.functions.size() ? std::string_view(p.functions[e.callee].name) : "<none>");
+    h.add(static_cast<uint64_t>(e.args.size()));
+    for (const ExprPtr& a : e.args) expr(a);
+  }
+
+  std::string part(const InitPart& ip) {
+    h.add("init piece");
+    h.add(f.name);
+    for (VarId v : ip.defines) var(v);
+    h.add(static_cast<uint64_t>(ip.endEdge - ip.firstEdge));
+    h.add(uint64_t(ip.to - ip.from));
+    for (uint32_t k = ip.firstEdge; k < ip.endEdge && k < f.edges.size(); ++k) edge(f.edges[k], ip.from);
+    return h.hex();
+  }
+
   std::string run() {
     h.add(f.name);
     h.add(static_cast<uint64_t>(f.variadic));
@@ -114,23 +146,7 @@ struct FnHasher {
       range(l.range);
     }
     h.add(static_cast<uint64_t>(f.edges.size()));
-    for (const Edge& e : f.edges) {
-      h.add(static_cast<uint64_t>(e.kind) | uint64_t(e.positive) << 8 | uint64_t(e.zeroInit) << 9 |
-            uint64_t(e.isNondetCall) << 10 | uint64_t(e.bytes) << 16);
-      h.add(uint64_t(e.from) | uint64_t(e.to) << 32);
-      range(e.range);
-      h.add(e.text);
-      expr(e.cond);
-      h.add(static_cast<uint64_t>(e.lhs.has_value()));
-      if (e.lhs) var(*e.lhs);
-      expr(e.rhs);
-      expr(e.addr);
-      expr(e.value);
-      expr(e.size);
-      h.add(e.callee < p.functions.size() ? std::string_view(p.functions[e.callee].name) : "<none>");
-      h.add(static_cast<uint64_t>(e.args.size()));
-      for (const ExprPtr& a : e.args) expr(a);
-    }
+    for (const Edge& e : f.edges) edge(e, 0);
     return h.hex();
   }
 };
@@ -159,31 +175,100 @@ std::set<std::string> reachableFunctions(const Program& p, const Function& f) {
 }
 
 std::map<std::string, std::string> closureHashes(const Program& p) {
-  std::map<std::string, std::string> own;
-  for (const Function& f : p.functions) own[f.name] = functionHash(p, f);
-  // Everything every entry can see: global variables, data model, init functions.
+  // Merkle hashes over the strongly connected components of the dependency graph
+  // (closure.h): a component's hash covers its members' own hashes and the hashes of the
+  // components it depends on, so an edit changes exactly the hashes of the functions
+  // whose closure contains it. Linear in the size of the program.
+  Dependencies deps(p);
+  const uint32_t n = deps.numNodes(), nf = deps.numFunctions();
+  std::vector<std::vector<uint32_t>> succ(n);
+  for (uint32_t v = 0; v < n; ++v) deps.successors(v, succ[v]);
+  std::vector<std::string> own(n);
+  for (uint32_t v = 0; v < n; ++v) {
+    if (v < nf) {
+      own[v] = p.functions[v].name + ":" + functionHash(p, p.functions[v]);
+    } else {
+      const InitPart& ip = p.initParts[v - nf];
+      FnHasher fh{p, p.functions[ip.func], false, {}, {}};
+      own[v] = fh.part(ip);
+    }
+  }
+  // Tarjan, iteratively; components come out callees first
+  std::vector<uint32_t> index(n, UINT32_MAX), low(n, 0), comp(n, UINT32_MAX), stack;
+  std::vector<bool> onStack(n, false);
+  std::vector<std::string> compHash;
+  uint32_t counter = 0;
+  std::vector<std::pair<uint32_t, size_t>> dfs;
+  for (uint32_t root = 0; root < n; ++root) {
+    if (index[root] != UINT32_MAX) continue;
+    dfs.emplace_back(root, 0);
+    index[root] = low[root] = counter++;
+    stack.push_back(root);
+    onStack[root] = true;
+    while (!dfs.empty()) {
+      auto& [v, i] = dfs.back();
+      if (i < succ[v].size()) {
+        uint32_t w = succ[v][i++];
+        if (index[w] == UINT32_MAX) {
+          index[w] = low[w] = counter++;
+          stack.push_back(w);
+          onStack[w] = true;
+          dfs.emplace_back(w, 0);
+        } else if (onStack[w]) {
+          low[v] = std::min(low[v], index[w]);
+        }
+        continue;
+      }
+      uint32_t vv = v;
+      dfs.pop_back();
+      if (!dfs.empty()) low[dfs.back().first] = std::min(low[dfs.back().first], low[vv]);
+      if (low[vv] != index[vv]) continue;
+      uint32_t c = static_cast<uint32_t>(compHash.size());
+      std::vector<uint32_t> members;
+      while (true) {
+        uint32_t w = stack.back();
+        stack.pop_back();
+        onStack[w] = false;
+        comp[w] = c;
+        members.push_back(w);
+        if (w == vv) break;
+      }
+      std::vector<std::string> mine, deps2;
+      for (uint32_t m : members) {
+        mine.push_back(own[m]);
+        for (uint32_t w : succ[m])
+          if (comp[w] != c) deps2.push_back(compHash[comp[w]]);
+      }
+      std::sort(mine.begin(), mine.end());
+      std::sort(deps2.begin(), deps2.end());
+      deps2.erase(std::unique(deps2.begin(), deps2.end()), deps2.end());
+      Hasher h;
+      h.add(uint64_t(mine.size()));
+      for (const std::string& x : mine) h.add(x);
+      h.add(uint64_t(deps2.size()));
+      for (const std::string& x : deps2) h.add(x);
+      compHash.push_back(h.hex());
+    }
+  }
+  // What every entry sees: the data model, the nodes every closure keeps, and the layout
+  // of the globals (a kept global's address depends on the sizes allocated before it).
   Hasher g;
   g.add(uint64_t(p.ptrWidth));
   g.add(p.heapBase);
-  for (const Variable& v : p.vars)
-    if (v.kind == VarKind::Global) {
-      g.add(v.name);
-      g.add(uint64_t(v.width) | uint64_t(v.isSigned) << 32);
+  for (uint32_t v : deps.alwaysKept()) g.add(compHash[comp[v]]);
+  for (const InitPart& ip : p.initParts)
+    for (uint32_t k = ip.firstEdge; ip.func < p.functions.size() && k < ip.endEdge && k < p.functions[ip.func].edges.size(); ++k) {
+      const Edge& e = p.functions[ip.func].edges[k];
+      if (e.kind == EdgeKind::Alloc && e.size && e.size->kind == ExprKind::Const) g.add(e.size->value);
     }
-  for (FuncId id : {p.initFunc, p.initNondetFunc}) {
-    if (id >= p.functions.size()) continue;
-    std::set<std::string> r = reachableFunctions(p, p.functions[id]);
-    for (const std::string& n : r) g.add(own[n]);
-  }
   std::string globals = g.hex();
   std::map<std::string, std::string> out;
-  for (const Function& f : p.functions) {
+  for (uint32_t i = 0; i < nf; ++i) {
+    const Function& f = p.functions[i];
     Hasher h;
     h.add(globals);
-    for (const std::string& n : reachableFunctions(p, f)) {
-      h.add(n);
-      h.add(own[n]);
-    }
+    h.add(f.name);
+    h.add(compHash[comp[i]]);
     out[f.name] = h.hex();
   }
   return out;

@@ -9,11 +9,13 @@
 // first use inside the function (temporary numbering elsewhere in the file does not
 // leak in).
 //
-// closureHashes(p) combines, per function f, the own hashes of f and of every
-// function reachable from f through Call edges (sorted by name, so recursion is
-// fine), the global variables and the two global-initialisation functions. An edit
-// to g therefore changes the closure hash of g and of exactly its (transitive)
-// callers. Hashes are 128-bit, printed as 32 hex digits.
+// closureHashes(p) covers, per function f, everything in f's closure (core/cfa/closure.h:
+// the functions it can call, the globals they name and their initialisers), as Merkle
+// hashes over the components of the dependency graph (recursion is fine; linear in
+// the program), plus the data model and the layout of all globals. An edit to g
+// therefore changes the closure hash of g and of exactly its (transitive) callers; an
+// edit to a global's initialiser, that of the functions that name it. Hashes are
+// 128-bit, printed as 32 hex digits.
 #pragma once
 
 #include <cstdint>

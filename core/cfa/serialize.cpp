@@ -53,6 +53,16 @@ class Serializer {
     }
     body_.u(p.functions.size());
     for (const Function& f : p.functions) function(f);
+    body_.u(p.initParts.size());
+    for (const InitPart& part : p.initParts) {
+      body_.u(part.func);
+      body_.u(part.firstEdge);
+      body_.u(part.endEdge);
+      body_.u(part.from);
+      body_.u(part.to);
+      body_.u(part.defines.size());
+      for (VarId v : part.defines) body_.u(v);
+    }
     body_.u(p.link.globalDefs.size());
     for (const auto& [name, def] : p.link.globalDefs) {
       str(name);
@@ -115,6 +125,7 @@ class Serializer {
     str(f.name);
     body_.u(static_cast<uint64_t>(f.linkage));
     body_.u(f.linkStub);
+    body_.u(f.systemHeader);
     range(f.range);
     body_.u(f.locs.size());
     for (const Location& l : f.locs) {
@@ -206,6 +217,22 @@ class Deserializer {
     uint64_t nFuncs = count();
     p->functions.reserve(nFuncs);
     for (uint64_t i = 0; i < nFuncs; ++i) p->functions.push_back(function());
+    for (uint64_t i = 0, n = count(); i < n; ++i) {
+      InitPart part;
+      part.func = u32();
+      part.firstEdge = u32();
+      part.endEdge = u32();
+      part.from = u32();
+      part.to = u32();
+      for (uint64_t k = 0, m = count(); k < m; ++k) part.defines.push_back(u32());
+      if (part.func >= p->functions.size() || part.firstEdge > part.endEdge ||
+          part.endEdge > p->functions[part.func].edges.size() || part.from >= p->functions[part.func].locs.size() ||
+          part.to >= p->functions[part.func].locs.size())
+        fail("initialisation piece out of range");
+      for (VarId v : part.defines)
+        if (v >= p->vars.size()) fail("initialisation piece defines a missing variable");
+      p->initParts.push_back(std::move(part));
+    }
     for (uint64_t i = 0, n = count(); i < n; ++i) {
       std::string name = str();
       p->link.globalDefs[name] = static_cast<int>(small(2));
@@ -299,6 +326,7 @@ class Deserializer {
     f.name = str();
     f.linkage = static_cast<Linkage>(small(static_cast<uint64_t>(Linkage::External)));
     f.linkStub = u() != 0;
+    f.systemHeader = u() != 0;
     f.range = range();
     uint64_t nLocs = count();
     f.locs.reserve(nLocs);

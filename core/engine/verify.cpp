@@ -20,6 +20,7 @@
 #include "core/algorithms/kinduction/kinduction.h"
 #include "core/algorithms/predicate/predicate_analysis.h"
 #include "core/cfa/cfa_hash.h"
+#include "core/cfa/closure.h"
 #include "core/engine/sessions.h"
 #include "core/support/deadline.h"
 #include "core/support/large_stack.h"
@@ -519,13 +520,24 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     }
     parsed = pr.program.get();
   }
-  const cfa::Program& program = *parsed;
-  const cfa::Function* entry = program.find(req.function);
-  if (!entry) {
+  const cfa::Function* fullEntry = parsed->find(req.function);
+  if (!fullEntry || cfa::isSyntheticFunction(*fullEntry)) {
     out.inputError = true;
     out.error = "no function '" + req.function + "' with a body in " + req.file;
     return out;
   }
+  // Everything below works on the entry's closure only (core/cfa/closure.h): the cost
+  // follows the function, not the translation unit. Conditions, counterexamples and
+  // program hashes refer to the slice, which is the same for every run of this entry.
+  auto sliceStart = std::chrono::steady_clock::now();
+  std::shared_ptr<const cfa::Program> sliced = cfa::slice(*parsed, fullEntry->id);
+  double sliceS = secondsSince(sliceStart);
+  const size_t fullFunctions = parsed->functions.size(), fullVars = parsed->vars.size();
+  const cfa::Program& program = *sliced;
+  const cfa::Function* entry = program.find(req.function);
+  if (!entry) throw std::logic_error("the slice lost its entry function " + req.function);
+  VerifyRequest slicedReq = req;
+  slicedReq.keepAlive = sliced;  // a kept ibmc session reads the slice
   if (req.conditionIn) {
     if (req.conditionIn->programHash != result::programHash(program, req.function) ||
         req.conditionIn->entry != req.function) {
@@ -573,7 +585,7 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   }
   double remaining = req.timeoutS > 0 ? std::max(0.1, req.timeoutS - secondsSince(wall0)) : 0;
   if (req.algorithm == Algorithm::Cmc) {
-    out.result = runChain(program, *entry, req, wall0);
+    out.result = runChain(program, *entry, slicedReq, wall0);
   } else {
     StageParams sp;
     sp.bound = req.maxBound;
@@ -588,8 +600,14 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     sp.maxTimePerRefinementMs = req.maxTimePerRefinementMs;
     sp.maxPathFormulaSize = req.maxPathFormulaSize;
     sp.monitorOverflow = req.monitorOverflow;
-    out.result = runSingle(program, *entry, req, req.algorithm, remaining, sp, req.conditionIn.get());
+    out.result = runSingle(program, *entry, slicedReq, req.algorithm, remaining, sp, req.conditionIn.get());
   }
+  out.result.stats.extra["slice_functions"] = static_cast<double>(program.functions.size());
+  out.result.stats.extra["slice_variables"] = static_cast<double>(program.vars.size());
+  out.result.stats.extra["program_functions"] = static_cast<double>(fullFunctions);
+  out.result.stats.extra["program_variables"] = static_cast<double>(fullVars);
+  out.result.stats.extra["slice_time_s"] = sliceS;
+  out.result.stats.extra["entry_time_s"] = secondsSince(sliceStart);  // everything after parsing
   out.result.stats.wallTimeS = secondsSince(wall0);
   out.result.stats.cpuTimeS = support::processCpuSeconds() - cpu0;
   if (!req.conditionOut.empty()) {

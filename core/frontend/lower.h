@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/cfa/cfa.h"
@@ -70,6 +71,12 @@ public:
   std::map<const clang::FunctionDecl*, uint64_t> funcAddrs;        // canonical decl -> address
   std::vector<const clang::VarDecl*> globals;                      // in order (incl. static locals)
   std::map<const clang::VarDecl*, VarRef> vars;                    // canonical decl -> variable
+  // Canonical decls of the functions whose address is taken (referenced other than as
+  // the callee of a call): the only targets an indirect call or atexit can dispatch to.
+  std::set<const clang::FunctionDecl*> addressTakenFuncs;
+  std::set<const clang::DeclRefExpr*> directCallees;                // pre-pass only
+  std::unordered_set<std::string> varNames;  // names of prog.vars[0, namedVars) (varFor)
+  size_t namedVars = 0;
 
   // per-function cursor state
   cfa::Function* fn = nullptr;
@@ -112,6 +119,10 @@ public:
   void declareSignature(const clang::FunctionDecl* fd);
   void lowerMainArgv(const clang::FunctionDecl* fd);
   void lowerFunction(const clang::FunctionDecl* fd);
+  // lowerFunction, but an exception (an internal error on an unexpected construct)
+  // turns this function's body into one Unsupported edge naming it; the others are
+  // lowered as usual.
+  void lowerFunctionIsolated(const clang::FunctionDecl* fd);
   void lowerStmt(const clang::Stmt* s);
   void lowerDecl(const clang::VarDecl* vd);
   void branch(const clang::Expr* cond, cfa::LocId onTrue, cfa::LocId onFalse);
@@ -174,7 +185,6 @@ public:
   static constexpr uint32_t kAtexitSlots = 64;
   cfa::FuncId atexitRunner = cfa::kNoFunc;
   cfa::VarId atexitTable = 0, atexitCount = 0;
-  std::set<const clang::FunctionDecl*> atexitCandidates;  // canonical decls whose address is taken
   void declareAtexit(clang::TranslationUnitDecl* tu);
   void lowerAtexitRunner();
   void emitRunAtexit();    // Call edge to the runner (when the program uses atexit)

@@ -674,7 +674,8 @@ void Lowerer::dispatchOverFunctions(ExprPtr fp, const std::function<bool(const F
   for (auto& [decl, addr] : funcAddrs) {
     auto it = funcIds.find(decl);
     const FunctionDecl* def = decl->getDefinition();
-    if (it == funcIds.end() || !def || !accept(def)) continue;
+    // a function whose address is never taken cannot be the target
+    if (it == funcIds.end() || !def || !addressTakenFuncs.count(decl) || !accept(def)) continue;
     ExprPtr match = Expr::mkBinary(BinOp::Eq, fp, constPtr(addr), 32);
     anyMatch = anyMatch ? Expr::mkBinary(BinOp::LOr, anyMatch, match, 32) : match;
     cur = dispatch;
@@ -695,23 +696,6 @@ void Lowerer::dispatchOverFunctions(ExprPtr fp, const std::function<bool(const F
 
 // ---------------------------------------------------------------- atexit
 
-namespace {
-// Functions whose address is taken: referenced other than as the callee of a call.
-class AddressTaken : public RecursiveASTVisitor<AddressTaken> {
-public:
-  std::set<const DeclRefExpr*> callees;  // visited before their DeclRefExpr (pre-order)
-  std::set<const FunctionDecl*> all;
-  bool VisitCallExpr(CallExpr* ce) {
-    if (auto* dre = dyn_cast<DeclRefExpr>(ce->getCallee()->IgnoreParenImpCasts())) callees.insert(dre);
-    return true;
-  }
-  bool VisitDeclRefExpr(DeclRefExpr* dre) {
-    if (auto* fd = dyn_cast<FunctionDecl>(dre->getDecl()))
-      if (!callees.count(dre)) all.insert(fd->getCanonicalDecl());
-    return true;
-  }
-};
-}  // namespace
 
 void Lowerer::declareAtexit(TranslationUnitDecl* tu) {
   bool used = false;
@@ -719,9 +703,6 @@ void Lowerer::declareAtexit(TranslationUnitDecl* tu) {
     if (auto* fd = dyn_cast<FunctionDecl>(d))
       if (fd->getNameAsString() == "atexit" && !fd->getDefinition() && fd->isReferenced()) used = true;
   if (!used) return;
-  AddressTaken at;
-  at.TraverseDecl(tu);
-  atexitCandidates = std::move(at.all);
   cfa::Function f;
   f.id = static_cast<cfa::FuncId>(prog.functions.size());
   f.name = "__argus_atexit_run";
@@ -796,7 +777,7 @@ void Lowerer::lowerAtexitRunner() {
   emit(ld);
   dispatchOverFunctions(
       Expr::mkVar(fp, ptrWidth),
-      [&](const FunctionDecl* def) { return def->getNumParams() == 0 && atexitCandidates.count(def->getCanonicalDecl()); },
+      [&](const FunctionDecl* def) { return def->getNumParams() == 0 && addressTakenFuncs.count(def->getCanonicalDecl()); },
       [&](const FunctionDecl* def, cfa::FuncId id) {
         Edge c = edge(EdgeKind::Call);
         c.callee = id;

@@ -36,6 +36,16 @@ public:
     }
     return true;
   }
+  // pre-order: a call is visited before the DeclRefExpr of its callee
+  bool VisitCallExpr(CallExpr* ce) {
+    if (auto* dre = dyn_cast<DeclRefExpr>(ce->getCallee()->IgnoreParenImpCasts())) L.directCallees.insert(dre);
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr* dre) {
+    if (auto* fd = dyn_cast<FunctionDecl>(dre->getDecl()))
+      if (!L.directCallees.count(dre)) L.addressTakenFuncs.insert(fd->getCanonicalDecl());
+    return true;
+  }
   bool VisitPredefinedExpr(PredefinedExpr* p) {
     if (StringLiteral* s = p->getFunctionName()) VisitStringLiteral(s);
     return true;
@@ -84,6 +94,7 @@ void Lowerer::run() {
     f.range = rangeOfDecl(fd);
     f.variadic = fd->isVariadic();
     if (linkMode()) f.linkage = linkageOf(fd);
+    f.systemHeader = ctx.getSourceManager().isInSystemHeader(fd->getLocation());
     funcIds[canon] = f.id;
     prog.funcByName[f.name] = f.id;
     prog.functions.push_back(std::move(f));
@@ -94,7 +105,7 @@ void Lowerer::run() {
   for (const FunctionDecl* fd : defs) declareSignature(fd);
   declareLinkStubs(tu);
   declareAtexit(tu);
-  for (const FunctionDecl* fd : defs) lowerFunction(fd);
+  for (const FunctionDecl* fd : defs) lowerFunctionIsolated(fd);
   lowerAtexitRunner();
   buildInit(false);
   buildInit(true);
@@ -103,6 +114,7 @@ void Lowerer::run() {
 void Lowerer::prepass(TranslationUnitDecl* tu) {
   PrePass pp(*this);
   pp.TraverseDecl(tu);
+  directCallees.clear();
 }
 
 // ---------------------------------------------------------------- types
@@ -284,12 +296,10 @@ Lowerer::VarRef& Lowerer::varFor(const VarDecl* vd) {
   } else {
     v.name = (owner.empty() ? (fn ? fn->name : std::string("?")) : owner) + "::" + cname;
   }
-  // Disambiguate shadowed names.
-  for (const auto& existing : prog.vars)
-    if (existing.name == v.name || existing.name == v.name + "$addr") {
-      v.name += "#" + std::to_string(prog.vars.size());
-      break;
-    }
+  // Disambiguate shadowed names (against every variable so far, whoever added it; the
+  // index catches up with Program::vars here, so this stays linear in the program).
+  for (; namedVars < prog.vars.size(); ++namedVars) varNames.insert(prog.vars[namedVars].name);
+  if (varNames.count(v.name) || varNames.count(v.name + "$addr")) v.name += "#" + std::to_string(prog.vars.size());
   v.cName = cname;
   v.func = global ? cfa::kNoFunc : (fn ? fn->id : cfa::kNoFunc);
   v.kind = global ? cfa::VarKind::Global : (isa<ParmVarDecl>(vd) ? cfa::VarKind::Param : cfa::VarKind::Local);
@@ -446,6 +456,41 @@ void Lowerer::declareSignature(const FunctionDecl* fd) {
     fn->params.push_back(prog.addVar(std::move(in)));
   }
   fn = nullptr;
+}
+
+void Lowerer::lowerFunctionIsolated(const FunctionDecl* fd) {
+  try {
+    lowerFunction(fd);
+  } catch (const std::exception& e) {
+    // Start the function again: whatever was emitted before the failure is dropped (its
+    // temporaries stay in Program::vars, unused), and the body is one Unsupported edge
+    // at the statement being lowered when it failed.
+    cfa::SourceRange r = curStmt ? rangeOf(curStmt) : rangeOfDecl(fd);
+    std::string what = curStmt ? textOf(curStmt) : std::string();
+    cfa::Function& f = prog.functions[funcIds.at(fd->getCanonicalDecl())];
+    f.locs.clear();
+    f.edges.clear();
+    fn = &f;
+    fnDecl = fd;
+    switches.clear();
+    breakTargets.clear();
+    continueTargets.clear();
+    labels.clear();
+    addressOnly_ = false;
+    f.entry = newLoc();
+    f.exit = newLoc();
+    f.error = newLoc();
+    f.sink = newLoc();
+    cur = f.entry;
+    curStmt = nullptr;
+    Edge u;
+    u.kind = EdgeKind::Unsupported;
+    u.range = r;
+    u.text = "internal error lowering " + f.name + (what.empty() ? "" : " at '" + what + "'") + ": " + e.what();
+    emit(std::move(u));
+    fn = nullptr;
+    fnDecl = nullptr;
+  }
 }
 
 void Lowerer::lowerFunction(const FunctionDecl* fd) {
@@ -946,12 +991,31 @@ void Lowerer::buildInit(bool nondet) {
   fn->sink = newLoc();
   cur = fn->entry;
   curStmt = nullptr;
+  // Every piece below is recorded as a Program::InitPart (what it defines, its edges).
+  uint32_t partEdge = 0;
+  cfa::LocId partFrom = cur;
+  auto beginPart = [&] {
+    partEdge = static_cast<uint32_t>(fn->edges.size());
+    partFrom = cur;
+  };
+  auto endPart = [&](std::vector<cfa::VarId> defines) {
+    if (fn->edges.size() == partEdge) return;
+    cfa::InitPart part;
+    part.func = fn->id;
+    part.firstEdge = partEdge;
+    part.endEdge = static_cast<uint32_t>(fn->edges.size());
+    part.from = partFrom;
+    part.to = cur;
+    part.defines = std::move(defines);
+    prog.initParts.push_back(std::move(part));
+  };
 
   // 1. allocate every global in memory (register globals need no allocation)
   for (const VarDecl* vd : globals) {
     VarRef& ref = varFor(vd);
     curStmt = nullptr;
     if (!ref.inMemory || definedElsewhere(vd)) continue;
+    beginPart();
     QualType t = vd->getType();
     if (const VarDecl* def = vd->getDefinition()) t = def->getType();
     else if (const VarDecl* tent = vd->getActingDefinition()) t = tent->getType();
@@ -965,9 +1029,11 @@ void Lowerer::buildInit(bool nondet) {
     a.range = rangeOfDecl(vd);
     a.text = "global " + vd->getNameAsString();
     emit(std::move(a));
+    endPart({ref.reg});
   }
   // the atexit table: empty, also for a harness entry (no handlers registered before it)
   if (atexitRunner != cfa::kNoFunc) {
+    beginPart();
     Edge a;
     a.kind = EdgeKind::Alloc;
     a.lhs = atexitTable;
@@ -981,6 +1047,7 @@ void Lowerer::buildInit(bool nondet) {
     n.rhs = Expr::mkConst(0, 32);
     n.text = "no atexit handlers";
     emit(std::move(n));
+    endPart({atexitTable, atexitCount});
   }
   // 2. string literals that some lowered code or a global initialiser refers to
   //    (constant contents in both modes). Literals only passed to error functions, such
@@ -994,6 +1061,7 @@ void Lowerer::buildInit(bool nondet) {
   for (const StringLiteral* sl : literals) {
     if (literalAddr[sl] == 0) continue;
     cfa::VarId id = literalAddr[sl];
+    beginPart();
     uint64_t n = sl->getByteLength() + sl->getCharByteWidth();
     Edge a;
     a.kind = EdgeKind::Alloc;
@@ -1013,6 +1081,7 @@ void Lowerer::buildInit(bool nondet) {
       s.text = "string literal";
       emit(std::move(s));
     }
+    endPart({id});
   }
   // 3. initialisers
   for (const VarDecl* vd : globals) {
@@ -1022,6 +1091,7 @@ void Lowerer::buildInit(bool nondet) {
     for (const VarDecl* r : vd->redecls())
       if (r->getInit()) withInit = r;
     QualType t = withInit ? withInit->getType() : vd->getType();
+    beginPart();
     if (nondet) {
       if (!ref.inMemory) {
         Edge e;
@@ -1031,9 +1101,11 @@ void Lowerer::buildInit(bool nondet) {
         e.text = "global " + vd->getNameAsString() + " (nondeterministic)";
         emit(std::move(e));
       }
+      endPart({ref.reg});
       continue;
     }
     curStmt = withInit ? withInit->getInit() : nullptr;
+    try {
     if (!ref.inMemory) {
       if (withInit) {
         LValue lv;
@@ -1053,6 +1125,24 @@ void Lowerer::buildInit(bool nondet) {
     } else if (withInit) {
       initObject(Expr::mkVar(ref.reg, ptrWidth), t, withInit->getInit(), true);
     }
+    } catch (const std::exception& e) {
+      // An internal error in one initialiser: drop what it emitted and stop the path
+      // there with an Unsupported edge. Only entries whose closure needs this global
+      // keep the piece (core/cfa/closure.h); the others never see it.
+      cfa::SourceRange r = curStmt ? rangeOf(curStmt) : rangeOfDecl(vd);
+      for (cfa::Location& l : fn->locs) {
+        std::erase_if(l.out, [&](uint32_t i) { return i >= partEdge; });
+        std::erase_if(l.in, [&](uint32_t i) { return i >= partEdge; });
+      }
+      fn->edges.resize(partEdge);
+      cur = partFrom;
+      Edge u;
+      u.kind = EdgeKind::Unsupported;
+      u.range = r;
+      u.text = "internal error lowering the initialiser of " + vd->getNameAsString() + ": " + e.what();
+      emit(std::move(u));
+    }
+    endPart({ref.reg});
   }
   curStmt = nullptr;
   Edge r;

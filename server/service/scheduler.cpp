@@ -697,7 +697,7 @@ int runWorker(unsigned memoryMb) {
             std::map<std::string, std::string> closure = cfa::closureHashes(*pr->program);
             for (const cfa::Function& f : pr->program->functions) {
               if (cfa::isSyntheticFunction(f)) continue;
-              bool entry = f.name.rfind("__VERIFIER_", 0) != 0 && f.name != "reach_error";
+              bool entry = f.name.rfind("__VERIFIER_", 0) != 0 && f.name != "reach_error" && !f.systemHeader;
               a["functions"].push_back({{"name", f.name}, {"closure", closure[f.name]}, {"entry", entry},
                                         {"file", f.range.file}, {"line", f.range.line}, {"column", f.range.column},
                                         {"endLine", f.range.endLine}, {"endColumn", f.range.endColumn}});

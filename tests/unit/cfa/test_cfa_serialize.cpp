@@ -37,6 +37,16 @@ TEST(CfaSerialize, EveryExampleRoundTripsToTheSameCfa) {
       EXPECT_EQ(cfa::dump(*back), cfa::dump(*pr.program)) << e.path();
       EXPECT_EQ(back->funcByName, pr.program->funcByName);
       EXPECT_EQ(cfa::serialize(*back), bytes) << e.path();  // stable
+      ASSERT_EQ(back->initParts.size(), pr.program->initParts.size());
+      for (size_t i = 0; i < back->initParts.size(); ++i) {
+        EXPECT_EQ(back->initParts[i].func, pr.program->initParts[i].func);
+        EXPECT_EQ(back->initParts[i].firstEdge, pr.program->initParts[i].firstEdge);
+        EXPECT_EQ(back->initParts[i].endEdge, pr.program->initParts[i].endEdge);
+        EXPECT_EQ(back->initParts[i].to, pr.program->initParts[i].to);
+        EXPECT_EQ(back->initParts[i].defines, pr.program->initParts[i].defines);
+      }
+      for (size_t i = 0; i < back->functions.size(); ++i)
+        EXPECT_EQ(back->functions[i].systemHeader, pr.program->functions[i].systemHeader);
       ++n;
     }
   }

@@ -1,0 +1,318 @@
+#include "core/cfa/closure.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace argus::cfa {
+
+namespace {
+
+void exprVars(const ExprPtr& e, std::vector<VarId>& out) {
+  if (!e) return;
+  if (e->kind == ExprKind::Var) out.push_back(e->var);
+  for (const ExprPtr& o : e->ops) exprVars(o, out);
+}
+
+uint64_t align8(uint64_t n) { return (std::max<uint64_t>(n, 1) + 7) & ~uint64_t(7); }
+
+}  // namespace
+
+void edgeVars(const Edge& e, std::vector<VarId>& out) {
+  if (e.lhs) out.push_back(*e.lhs);
+  exprVars(e.cond, out);
+  exprVars(e.rhs, out);
+  exprVars(e.addr, out);
+  exprVars(e.value, out);
+  exprVars(e.size, out);
+  for (const ExprPtr& a : e.args) exprVars(a, out);
+}
+
+Dependencies::Dependencies(const Program& p) : p_(p), numFunctions_(static_cast<uint32_t>(p.functions.size())) {
+  partsOf_.resize(p.functions.size());
+  for (uint32_t i = 0; i < p.initParts.size(); ++i) {
+    const InitPart& part = p.initParts[i];
+    if (part.func < p.functions.size()) partsOf_[part.func].push_back(i);
+  }
+  // An init function is represented by its pieces only if they chain from its entry and
+  // cover every edge but the final Return; otherwise it is kept whole.
+  for (FuncId f = 0; f < p.functions.size(); ++f) {
+    std::vector<uint32_t>& ps = partsOf_[f];
+    if (ps.empty()) continue;
+    const Function& fn = p.functions[f];
+    bool ok = true;
+    LocId at = fn.entry;
+    uint32_t edge = 0;
+    for (uint32_t i : ps) {
+      const InitPart& part = p.initParts[i];
+      if (part.from != at || part.firstEdge != edge || part.endEdge < part.firstEdge || part.endEdge > fn.edges.size())
+        ok = false;
+      for (uint32_t k = part.firstEdge; ok && k < part.endEdge; ++k) {
+        const Edge& e = fn.edges[k];
+        if (e.kind == EdgeKind::Return) ok = false;  // the pieces must not leave the function
+        // a dropped piece's allocations are replaced by a gap of the same size: only
+        // constant sizes can be (the piece is kept otherwise)
+        if (e.kind == EdgeKind::Alloc && (!e.size || e.size->kind != ExprKind::Const))
+          always_.push_back(numFunctions_ + i);
+      }
+      if (!ok) break;
+      at = part.to;
+      edge = part.endEdge;
+    }
+    if (ok && !(edge + 1 == fn.edges.size() && fn.edges[edge].kind == EdgeKind::Return && fn.edges[edge].from == at))
+      ok = false;
+    if (!ok) ps.clear();
+  }
+  for (FuncId f = 0; f < p.functions.size(); ++f)
+    if ((f == p.initFunc || f == p.initNondetFunc) && partsOf_[f].empty()) always_.push_back(f);
+  for (uint32_t i = 0; i < p.initParts.size(); ++i) {
+    const InitPart& part = p.initParts[i];
+    if (part.func >= p.functions.size() || partsOf_[part.func].empty()) continue;
+    for (VarId v : part.defines) definers_.emplace_back(v, i);
+  }
+  std::sort(definers_.begin(), definers_.end());
+  std::sort(always_.begin(), always_.end());
+  always_.erase(std::unique(always_.begin(), always_.end()), always_.end());
+}
+
+void Dependencies::successors(uint32_t node, std::vector<uint32_t>& out) const {
+  size_t start = out.size();
+  std::vector<VarId> vars;
+  auto visitEdge = [&](const Edge& e) {
+    if (e.kind == EdgeKind::Call && e.callee < numFunctions_) out.push_back(e.callee);
+    edgeVars(e, vars);
+  };
+  if (node < numFunctions_) {
+    if (hasParts(node)) return;  // represented by its pieces
+    const Function& f = p_.functions[node];
+    for (const Edge& e : f.edges) visitEdge(e);
+  } else {
+    const InitPart& part = p_.initParts[node - numFunctions_];
+    const Function& f = p_.functions[part.func];
+    for (uint32_t k = part.firstEdge; k < part.endEdge && k < f.edges.size(); ++k) visitEdge(f.edges[k]);
+  }
+  std::sort(vars.begin(), vars.end());
+  vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
+  for (VarId v : vars) {
+    auto it = std::lower_bound(definers_.begin(), definers_.end(), std::make_pair(v, uint32_t(0)));
+    for (; it != definers_.end() && it->first == v; ++it) out.push_back(numFunctions_ + it->second);
+  }
+  std::sort(out.begin() + static_cast<std::ptrdiff_t>(start), out.end());
+  out.erase(std::unique(out.begin() + static_cast<std::ptrdiff_t>(start), out.end()), out.end());
+}
+
+Closure closure(const Program& p, FuncId entry) {
+  Dependencies deps(p);
+  Closure c;
+  c.functions.assign(p.functions.size(), false);
+  c.parts.assign(p.initParts.size(), false);
+  std::vector<bool> seen(deps.numNodes(), false);
+  std::vector<uint32_t> work, next;
+  auto add = [&](uint32_t n) {
+    if (n < seen.size() && !seen[n]) {
+      seen[n] = true;
+      work.push_back(n);
+    }
+  };
+  if (entry < p.functions.size()) add(entry);
+  for (uint32_t n : deps.alwaysKept()) add(n);
+  while (!work.empty()) {
+    uint32_t n = work.back();
+    work.pop_back();
+    if (n < deps.numFunctions()) {
+      c.functions[n] = true;
+      ++c.numFunctions;
+    } else {
+      c.parts[n - deps.numFunctions()] = true;
+      ++c.numParts;
+    }
+    next.clear();
+    deps.successors(n, next);
+    for (uint32_t s : next) add(s);
+  }
+  // the init functions themselves (rebuilt from their kept pieces by slice)
+  for (FuncId f : {p.initFunc, p.initNondetFunc})
+    if (f < p.functions.size() && !c.functions[f]) {
+      c.functions[f] = true;
+      ++c.numFunctions;
+    }
+  return c;
+}
+
+namespace {
+
+struct Slicer {
+  const Program& p;
+  Program& out;
+  std::vector<FuncId> funcMap;
+  std::unordered_map<VarId, VarId> varMap;
+  std::unordered_map<const Expr*, ExprPtr> exprMap;
+
+  VarId var(VarId v) {
+    auto it = varMap.find(v);
+    if (it != varMap.end()) return it->second;
+    Variable x = p.vars.at(v);
+    x.func = x.func < funcMap.size() ? funcMap[x.func] : kNoFunc;
+    VarId id = out.addVar(std::move(x));
+    varMap.emplace(v, id);
+    return id;
+  }
+
+  ExprPtr expr(const ExprPtr& e) {
+    if (!e) return e;
+    auto it = exprMap.find(e.get());
+    if (it != exprMap.end()) return it->second;
+    ExprPtr r = e;
+    bool changed = e->kind == ExprKind::Var && var(e->var) != e->var;
+    std::vector<ExprPtr> ops;
+    ops.reserve(e->ops.size());
+    for (const ExprPtr& o : e->ops) {
+      ops.push_back(expr(o));
+      if (ops.back() != o) changed = true;
+    }
+    if (changed) {
+      auto copy = std::make_shared<Expr>(*e);
+      if (e->kind == ExprKind::Var) copy->var = var(e->var);
+      copy->ops = std::move(ops);
+      r = copy;
+    }
+    exprMap.emplace(e.get(), r);
+    return r;
+  }
+
+  Edge edge(const Edge& e) {
+    Edge x = e;
+    if (x.lhs) x.lhs = var(*x.lhs);
+    x.cond = expr(e.cond);
+    x.rhs = expr(e.rhs);
+    x.addr = expr(e.addr);
+    x.value = expr(e.value);
+    x.size = expr(e.size);
+    for (ExprPtr& a : x.args) a = expr(a);
+    if (x.kind == EdgeKind::Call && e.callee < funcMap.size()) x.callee = funcMap[e.callee];
+    return x;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Program> slice(const Program& p, FuncId entry) {
+  Closure c = closure(p, entry);
+  Dependencies deps(p);
+  auto out = std::make_unique<Program>();
+  out->mainFile = p.mainFile;
+  out->ptrWidth = p.ptrWidth;
+  out->heapBase = p.heapBase;
+  out->notes = p.notes;
+  Slicer s{p, *out, std::vector<FuncId>(p.functions.size(), kNoFunc), {}, {}};
+  for (FuncId f = 0; f < p.functions.size(); ++f)
+    if (c.functions[f]) {
+      s.funcMap[f] = static_cast<FuncId>(out->functions.size());
+      Function nf;
+      nf.id = s.funcMap[f];
+      nf.name = p.functions[f].name;
+      out->functions.push_back(std::move(nf));
+    }
+  // variables in their original order: parameters and return variables first
+  for (FuncId f = 0; f < p.functions.size(); ++f)
+    if (c.functions[f]) {
+      const Function& of = p.functions[f];
+      Function& nf = out->functions[s.funcMap[f]];
+      for (VarId v : of.params) nf.params.push_back(s.var(v));
+      if (of.retVar) nf.retVar = s.var(*of.retVar);
+    }
+  for (FuncId f = 0; f < p.functions.size(); ++f) {
+    if (!c.functions[f]) continue;
+    const Function& of = p.functions[f];
+    Function& nf = out->functions[s.funcMap[f]];
+    nf.range = of.range;
+    nf.variadic = of.variadic;
+    nf.systemHeader = of.systemHeader;
+    out->funcByName[nf.name] = nf.id;
+    if (f == p.initFunc) out->initFunc = nf.id;
+    if (f == p.initNondetFunc) out->initNondetFunc = nf.id;
+    if (!deps.hasParts(f)) {
+      nf.locs = of.locs;
+      nf.edges.reserve(of.edges.size());
+      for (const Edge& e : of.edges) nf.edges.push_back(s.edge(e));
+      nf.entry = of.entry;
+      nf.exit = of.exit;
+      nf.error = of.error;
+      nf.sink = of.sink;
+      continue;
+    }
+    // An init function from its kept pieces, in order. The allocations of dropped pieces
+    // become one gap of the same size (contents left nondeterministic), so every kept
+    // global keeps its address and brk ends where it did.
+    nf.entry = nf.addLoc();
+    nf.exit = nf.addLoc();
+    nf.error = nf.addLoc();
+    nf.sink = nf.addLoc();
+    LocId cur = nf.entry;
+    uint64_t gap = 0;
+    std::optional<VarId> gapVar;
+    auto flushGap = [&] {
+      if (gap == 0) return;
+      if (!gapVar) {
+        Variable g;
+        g.name = nf.name + "::$gap";
+        g.width = p.ptrWidth;
+        g.kind = VarKind::Temp;
+        g.func = nf.id;
+        gapVar = out->addVar(std::move(g));
+      }
+      Edge a;
+      a.kind = EdgeKind::Alloc;
+      a.lhs = *gapVar;
+      a.size = Expr::mkConst(gap, p.ptrWidth);
+      a.text = "globals outside the entry's closure";
+      a.from = cur;
+      a.to = nf.addLoc();
+      cur = a.to;
+      nf.addEdge(std::move(a));
+      gap = 0;
+    };
+    for (uint32_t i : deps.partsOf(f)) {
+      const InitPart& part = p.initParts[i];
+      if (!c.parts[i]) {
+        for (uint32_t k = part.firstEdge; k < part.endEdge; ++k) {
+          const Edge& e = of.edges[k];
+          if (e.kind == EdgeKind::Alloc) gap += align8(e.size->value);
+        }
+        continue;
+      }
+      flushGap();
+      InitPart np;
+      np.func = nf.id;
+      np.from = cur;
+      np.firstEdge = static_cast<uint32_t>(nf.edges.size());
+      std::unordered_map<LocId, LocId> locMap{{part.from, cur}};
+      auto loc = [&](LocId l) {
+        auto it = locMap.find(l);
+        if (it != locMap.end()) return it->second;
+        LocId n = nf.addLoc(of.locs[l].range);
+        locMap.emplace(l, n);
+        return n;
+      };
+      for (uint32_t k = part.firstEdge; k < part.endEdge; ++k) {
+        Edge e = s.edge(of.edges[k]);
+        e.from = loc(of.edges[k].from);
+        e.to = loc(of.edges[k].to);
+        nf.addEdge(std::move(e));
+      }
+      cur = loc(part.to);
+      np.endEdge = static_cast<uint32_t>(nf.edges.size());
+      np.to = cur;
+      for (VarId v : part.defines) np.defines.push_back(s.var(v));
+      out->initParts.push_back(std::move(np));
+    }
+    flushGap();
+    Edge r = of.edges.back();  // the final Return (checked by Dependencies)
+    r.from = cur;
+    r.to = nf.exit;
+    nf.addEdge(std::move(r));
+  }
+  out->markLoopHeads();
+  return out;
+}
+
+}  // namespace argus::cfa

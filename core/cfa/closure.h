@@ -1,0 +1,69 @@
+// The closure of an entry function: everything verifying it can depend on.
+//
+// Nodes are the functions and the pieces of the two global-initialisation functions
+// (Program::initParts: one per allocated global, string literal, initialiser, ...).
+// A node depends on
+//  * the callee of each of its Call edges (an indirect call is lowered as Call edges to
+//    every function whose address is taken, so those are callees too), and
+//  * every init piece that defines a variable one of its edges names (transitively:
+//    a global initialiser that takes the address of another global needs that one).
+// closure(p, entry) is everything reachable from the entry, plus what is always kept:
+// init functions without recorded pieces (whole), and pieces whose allocation size is
+// not a constant (the addresses of later globals depend on them). Nothing outside it
+// can affect a verdict: no edge the entry can execute names it, and the addresses of
+// the globals it keeps do not move (slice() reserves the dropped allocations' bytes).
+//
+// slice(p, entry) is the program restricted to the closure (functions, variables and
+// init pieces renumbered in their original order); the engine verifies that, so the
+// cost follows the entry, not the translation unit. closureHashes (cfa_hash.h) hashes
+// the same dependency graph.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/cfa/cfa.h"
+
+namespace argus::cfa {
+
+// The dependency graph, computed node by node (a closure touches only its own nodes):
+// nodes 0..F-1 are functions (by FuncId), F.. are init pieces (by index into
+// Program::initParts). Init functions that have pieces are represented by them; their
+// own node has no successors.
+class Dependencies {
+ public:
+  explicit Dependencies(const Program& p);  // O(number of init pieces)
+  uint32_t numNodes() const { return numFunctions_ + static_cast<uint32_t>(p_.initParts.size()); }
+  uint32_t numFunctions() const { return numFunctions_; }
+  // The node's successors (deduplicated), appended to out.
+  void successors(uint32_t node, std::vector<uint32_t>& out) const;
+  const std::vector<uint32_t>& alwaysKept() const { return always_; }
+  // True for an init function that is represented by its pieces.
+  bool hasParts(FuncId f) const { return f < partsOf_.size() && !partsOf_[f].empty(); }
+  const std::vector<uint32_t>& partsOf(FuncId f) const { return partsOf_[f]; }
+
+ private:
+  const Program& p_;
+  uint32_t numFunctions_;
+  std::vector<std::pair<VarId, uint32_t>> definers_;  // (variable, piece), sorted
+  std::vector<std::vector<uint32_t>> partsOf_;         // init function -> its pieces
+  std::vector<uint32_t> always_;
+};
+
+struct Closure {
+  std::vector<bool> functions;  // by FuncId
+  std::vector<bool> parts;      // by index into Program::initParts
+  size_t numFunctions = 0, numParts = 0;
+};
+
+Closure closure(const Program& p, FuncId entry);
+
+// The program restricted to closure(p, entry); its entry keeps its name (find it by
+// name). Counterexamples, conditions and hashes of the result refer to the slice.
+std::unique_ptr<Program> slice(const Program& p, FuncId entry);
+
+// The variables an edge names (lhs and every Var in its expressions), unsorted.
+void edgeVars(const Edge& e, std::vector<VarId>& out);
+
+}  // namespace argus::cfa
