@@ -197,6 +197,7 @@ async function start(context: vscode.ExtensionContext = extContext): Promise<voi
     }
     updateStatusBar();
   });
+  client.onNotification('argus/status', (msg: StatusMessage) => onStatus(msg));
   try {
     await client.start();
   } catch (e) {
@@ -204,7 +205,6 @@ async function start(context: vscode.ExtensionContext = extContext): Promise<voi
     updateStatusBar();
     return;
   }
-  client.onNotification('argus/status', (msg: StatusMessage) => onStatus(msg));
   sendVisibleRanges();
 }
 
