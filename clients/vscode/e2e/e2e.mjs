@@ -28,6 +28,19 @@ const userData = path.join(OUT, 'user-data');
 const extDir = path.join(OUT, 'extensions');
 for (const d of [ws, path.join(userData, 'User'), extDir]) fs.mkdirSync(d, { recursive: true });
 fs.copyFileSync(path.join(ROOT, 'examples', 'pointer_swap.c'), path.join(ws, 'pointer_swap.c'));
+// a function that bounded model checking verifies only up to a bound (the loop runs n times, n unknown)
+const loopSrc = [
+  'extern unsigned __VERIFIER_nondet_uint(void);',
+  'extern void reach_error(void);',
+  '',
+  'void count_up(unsigned n) {',
+  '  unsigned i = 0;',
+  '  while (i < n) i++;',
+  '  if (i != n) reach_error();',
+  '}',
+  '',
+];
+fs.writeFileSync(path.join(ws, 'loop_bound.c'), loopSrc.join('\n'));
 const file = path.join(ws, 'pointer_swap.c');
 const source = fs.readFileSync(file, 'utf8').split('\n');
 const bugLine = source.findIndex(l => l.includes('a > b + 100')) + 1;
@@ -47,11 +60,13 @@ fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
   'editor.autoIndent': 'none',
   'editor.quickSuggestions': { other: false, comments: false, strings: false },
   'editor.suggestOnTriggerCharacters': false,
-  'editor.hover.enabled': false,
+  'git.enabled': false,
+  'git.openRepositoryInParentFolders': 'never',
   'editor.minimap.enabled': false,
   'files.autoSave': 'off',
   'argus.serverPath': ARGUSD,
   'argus.serverArgs': ['--workers', '2'],
+  'argus.timeout': 10,
 }, null, 2));
 
 log(`installing ${path.basename(VSIX)} into a fresh extensions directory`);
@@ -105,6 +120,28 @@ async function command(title) {
   await input.waitFor({ state: 'hidden', timeout: 10_000 });
 }
 
+async function openFile(name) {
+  await page.keyboard.press('Control+P');
+  const qi = page.locator('.quick-input-widget input.input');
+  await qi.waitFor({ state: 'visible', timeout: 10_000 });
+  await qi.fill(name);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  await qi.waitFor({ state: 'hidden', timeout: 10_000 });
+  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 20_000 });
+  await page.waitForSelector('.monaco-editor .view-lines', { timeout: 20_000 });
+}
+
+async function gotoLine(n) {
+  await page.keyboard.press('Control+G');
+  await page.locator('.quick-input-widget input.input').waitFor({ state: 'visible', timeout: 10_000 });
+  await page.keyboard.type(String(n));
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(300);
+  const at = await cursorLine();
+  if (at.line !== n) throw new Error(`Go to Line: cursor at Ln ${at.line}, expected ${n}`);
+}
+
 const cursorLine = async () => {
   const t = await page.locator('#status\\.editor\\.selection').first().innerText();
   const m = /Ln (\d+), Col (\d+)/.exec(t);
@@ -121,7 +158,8 @@ async function waitRowText(fn, re, timeout) {
   while (Date.now() < deadline) {
     const row = statusRow(fn);
     if (await row.count()) {
-      last = (await row.innerText()).replace(/\s+/g, ' ');
+      const desc = await row.locator('.label-description').first().innerText().catch(() => '');
+      last = `${fn} — ${desc.replace(/\s+/g, ' ')}`;
       if (re.test(last)) return last;
     }
     await page.waitForTimeout(250);
@@ -140,13 +178,7 @@ try {
 
   // open the file with Quick Open, by the keyboard
   await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: 30_000 });
-  await page.keyboard.press('Control+P');
-  const qi = page.locator('.quick-input-widget input.input');
-  await qi.waitFor({ state: 'visible', timeout: 10_000 });
-  await qi.fill('pointer_swap.c');
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'pointer_swap.c' }).first().waitFor({ timeout: 10_000 });
-  await page.keyboard.press('Enter');
-  await page.waitForSelector('.monaco-editor .view-lines', { timeout: 20_000 });
+  await openFile('pointer_swap.c');
   const opened = Date.now();
   log('pointer_swap.c open');
 
@@ -163,7 +195,9 @@ try {
   await statusRow('main').click();
   const traceRows = page.locator('[id="workbench.view.extension.argus"] .monaco-list-row', { hasText: /^\d+\. pointer_swap\.c:\d+/ });
   await traceRows.first().waitFor({ timeout: 15_000 });
-  const nSteps = await traceRows.count();
+  const titleText = await page.locator('[id="workbench.view.extension.argus"] .pane-header', { hasText: /steps/i }).first().innerText();
+  const nSteps = Number((/(\d+) steps/i.exec(titleText) ?? [])[1]);
+  if (!(nSteps > 1)) throw new Error(`trace view title "${titleText}" names no step count`);
   await page.waitForFunction(() => /Ln \d+/.test(document.querySelector('#status\\.editor\\.selection')?.textContent ?? ''));
   const first = await cursorLine();
   const firstStep = (await traceRows.first().innerText()).replace(/\s+/g, ' ');
@@ -204,13 +238,7 @@ try {
   await shot('2-trace-step.png', `counterexample trace view (${nSteps} steps), cursor moved by F10 to Ln ${moved.line}, inline values ${inline}`);
 
   // 3. fix the bug with the keyboard: go to the line, replace it, save
-  await page.keyboard.press('Control+G');
-  await page.locator('.quick-input-widget input.input').waitFor({ state: 'visible', timeout: 10_000 });
-  await page.keyboard.type(String(bugLine));
-  await page.keyboard.press('Enter');
-  await page.waitForTimeout(300);
-  const at = await cursorLine();
-  if (at.line !== bugLine) throw new Error(`Go to Line: cursor at Ln ${at.line}, expected ${bugLine}`);
+  await gotoLine(bugLine);
   await page.keyboard.press('End');
   await page.keyboard.press('Shift+Home');
   await page.keyboard.press('Shift+Home'); // both presses: from the first non-blank to the line start
@@ -223,6 +251,19 @@ try {
   if (!saved.includes('// fixed')) throw new Error('the edit was not saved to disk');
   log(`fixed and saved: main verified and no squiggle after ${((Date.now() - fixedAt) / 1000).toFixed(1)} s`);
   await shot('3-verified.png', 'after the keyboard fix and save: main — verified in the Argus view, no squiggle');
+
+  // 4. a function verified only up to a bound: the condition in the view and in a hover
+  await openFile('loop_bound.c');
+  const condRow = await waitRowText('count_up', /verified for loops unrolled ≤ \d+ times/, 60_000);
+  log(`status view: "${condRow}"`);
+  await gotoLine(4);
+  await command('Show or Focus Hover');
+  const hoverBox = page.locator('.monaco-hover', { hasText: 'Argus' }).first();
+  await hoverBox.waitFor({ state: 'visible', timeout: 15_000 });
+  const hoverText = (await hoverBox.innerText()).replace(/\s+/g, ' ');
+  if (!/count_up.*verified for loops unrolled ≤ \d+ times/.test(hoverText)) throw new Error(`hover reads "${hoverText}"`);
+  log(`hover: "${hoverText}"`);
+  await shot('4-condition-hover.png', `loop_bound.c: count_up verified under a condition; hover "${hoverText}"`);
 } catch (e) {
   failed = true;
   console.error(`vscode-e2e FAILED at ${secs()} s: ${e instanceof Error ? e.message : e}`);
