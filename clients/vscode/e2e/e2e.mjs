@@ -120,12 +120,24 @@ async function command(title) {
   await input.waitFor({ state: 'hidden', timeout: 10_000 });
 }
 
+// Quick Open (Ctrl+P) by the keyboard; the file search can lag behind a cold start,
+// so the query is typed again (up to 4 times) until the file is listed.
 async function openFile(name) {
-  await page.keyboard.press('Control+P');
   const qi = page.locator('.quick-input-widget input.input');
-  await qi.waitFor({ state: 'visible', timeout: 10_000 });
-  await qi.fill(name);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 10_000 });
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Control+P');
+    await qi.waitFor({ state: 'visible', timeout: 10_000 });
+    await qi.fill(name);
+    try {
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 10_000 });
+      break;
+    } catch (e) {
+      if (attempt >= 4) throw e;
+      log(`Quick Open does not list ${name} yet (attempt ${attempt})`);
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(1000);
+    }
+  }
   await page.keyboard.press('Enter');
   await qi.waitFor({ state: 'hidden', timeout: 10_000 });
   await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 20_000 });
