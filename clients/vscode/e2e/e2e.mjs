@@ -5,7 +5,9 @@
 // it. Checked in the DOM: the squiggle of the violated call, "counterexample" in the
 // status view, the trace's next-step command moving the cursor (status bar "Ln X"),
 // the inline values of the current step, and, after fixing the bug with the keyboard
-// and saving, "verified". A screenshot of each state goes to $OUT.
+// and saving, "verified"; the condition of a loop verified up to a bound in the view
+// and in a hover; a team server over TCP (token typed once into the prompt, kept in
+// the secret storage across a restart). A screenshot of each state goes to $OUT.
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -89,6 +91,7 @@ let failed = false;
 const cleanup = async () => {
   try { if (browser) await browser.close(); } catch { /* already gone */ }
   try { process.kill(-cs.pid, 'SIGTERM'); } catch { /* already gone */ }
+  try { if (team) team.proc.kill('SIGTERM'); } catch { /* already gone */ }
 };
 process.on('SIGTERM', async () => { await cleanup(); process.exit(1); });
 
@@ -99,6 +102,57 @@ async function waitPort() {
     await new Promise(r => setTimeout(r, 100));
   }
   throw new Error(`code-server did not listen on ${port} within 30 s (see ${OUT}/code-server.log)`);
+}
+
+
+// ---- a team server (argusd --listen) and a JSON-RPC client to ask it for argus/stats ----
+let team;
+async function startTeamServer() {
+  const token = `e2e-${process.pid}-${Date.now()}`;
+  const tokenFile = path.join(OUT, 'team-token');
+  fs.writeFileSync(tokenFile, token, { mode: 0o600 });
+  const proc = spawn(ARGUSD, ['--listen', '127.0.0.1:0', '--token-file', tokenFile, '--no-store', '--workers', '1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const teamLog = fs.createWriteStream(path.join(OUT, 'team-server.log'));
+  const port = await new Promise((res, rej) => {
+    let buf = '';
+    const t = setTimeout(() => rej(new Error('the team server did not say where it listens within 10 s')), 10_000);
+    proc.stderr.on('data', d => {
+      teamLog.write(d);
+      buf += d;
+      const m = /listening on [^\s:]+:(\d+)/.exec(buf);
+      if (m) { clearTimeout(t); res(Number(m[1])); }
+    });
+    proc.on('exit', c => rej(new Error(`the team server exited (${c})`)));
+  });
+  team = { proc, port, token };
+  return team;
+}
+
+function rpc(port, token, method) {
+  return new Promise((res, rej) => {
+    const sock = net.connect(port, '127.0.0.1');
+    const send = (m) => { const b = Buffer.from(JSON.stringify({ jsonrpc: '2.0', ...m })); sock.write(`Content-Length: ${b.length}\r\n\r\n`); sock.write(b); };
+    let buf = Buffer.alloc(0);
+    const t = setTimeout(() => { sock.destroy(); rej(new Error(`${method}: no answer within 10 s`)); }, 10_000);
+    sock.on('error', rej);
+    sock.on('data', d => {
+      buf = Buffer.concat([buf, d]);
+      for (;;) {
+        const h = buf.indexOf('\r\n\r\n');
+        if (h < 0) return;
+        const len = Number(/Content-Length: (\d+)/i.exec(buf.subarray(0, h).toString())[1]);
+        if (buf.length < h + 4 + len) return;
+        const msg = JSON.parse(buf.subarray(h + 4, h + 4 + len).toString());
+        buf = buf.subarray(h + 4 + len);
+        if (msg.id === 1) {
+          if (msg.error) { clearTimeout(t); sock.destroy(); return rej(new Error(`initialize: ${msg.error.message}`)); }
+          send({ method: 'initialized', params: {} });
+          send({ id: 2, method, params: {} });
+        } else if (msg.id === 2) { clearTimeout(t); sock.destroy(); res(msg.result); }
+      }
+    });
+    send({ id: 1, method: 'initialize', params: { processId: null, rootUri: null, capabilities: {}, initializationOptions: { token } } });
+  });
 }
 
 let page;
@@ -276,6 +330,38 @@ try {
   if (!/count_up.*verified for loops unrolled ≤ \d+ times/.test(hoverText)) throw new Error(`hover reads "${hoverText}"`);
   log(`hover: "${hoverText}"`);
   await shot('4-condition-hover.png', `loop_bound.c: count_up verified under a condition; hover "${hoverText}"`);
+
+  // 5. team server over TCP: argus.server = host:port, the token asked for once (kept in
+  // the secret storage), the open files verified by that server
+  await page.keyboard.press('Escape'); // close the hover
+  const t = await startTeamServer();
+  const before = await rpc(t.port, t.token, 'argus/stats');
+  fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+  fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'argus.server': `127.0.0.1:${t.port}` }));
+  const tokenBox = page.locator('.quick-input-widget', { hasText: 'Argus team server' });
+  await tokenBox.waitFor({ state: 'visible', timeout: 30_000 });
+  await tokenBox.locator('input[type="password"]').waitFor({ timeout: 5_000 });
+  await page.keyboard.type(t.token);
+  await page.keyboard.press('Enter');
+  log(`token typed into the prompt of the team server 127.0.0.1:${t.port}`);
+  await waitRowText('count_up', /verified for loops unrolled ≤ \d+ times/, 60_000);
+  const after = await rpc(t.port, t.token, 'argus/stats');
+  if (!(after.analyses > before.analyses)) throw new Error(`the team server parsed nothing: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
+  log(`team server verified the open files: analyses ${before.analyses} → ${after.analyses}, worker runs ${before.workerRuns} → ${after.workerRuns}`);
+  await shot('5-team-server.png', `connected to the team server 127.0.0.1:${t.port} (token from the prompt); its results in the status view`);
+  // restart: the token comes from the secret storage, no second prompt
+  await command('Argus: Restart Server');
+  const analysesBefore = after.analyses;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (await tokenBox.isVisible()) throw new Error('the token was asked for a second time after a restart');
+    const st = await rpc(t.port, t.token, 'argus/stats');
+    if (st.analyses > analysesBefore || (st.memoryHits + st.tuCacheHits) > (after.memoryHits + after.tuCacheHits)) break;
+    if (Date.now() > deadline) throw new Error('after the restart the extension did not reconnect to the team server within 30 s');
+    await page.waitForTimeout(500);
+  }
+  await waitRowText('count_up', /verified for loops unrolled ≤ \d+ times/, 30_000);
+  log('restart: reconnected with the stored token, no second prompt');
 } catch (e) {
   failed = true;
   console.error(`vscode-e2e FAILED at ${secs()} s: ${e instanceof Error ? e.message : e}`);
