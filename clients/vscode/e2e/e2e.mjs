@@ -254,7 +254,9 @@ try {
   await command('Argus: Show Verification Status');
   const mainRow = await waitRowText('main', /counterexample/, 30_000);
   const swapRow = await waitRowText('swap', /verified/, 30_000);
-  log(`status view: "${mainRow}" / "${swapRow}"`);
+  // loop_bound.c is in no editor: listed because the workspace's C files are verified too
+  const bgRow = await waitRowText('count_up', /queued|running|verified/, 15_000);
+  log(`status view: "${mainRow}" / "${swapRow}" / "${bgRow}" (loop_bound.c not open in an editor)`);
   await shot('1-counterexample.png', `squiggle under the reachable reach_error() (line ${bugLine}) and the Argus view: main — counterexample, swap — verified`);
 
   // 2. the trace: a click on main in the status view opens it at step 1

@@ -69,6 +69,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   reg('argus.showResult', (uri: string, fn: string) => showResult(uri, fn));
   reg('argus.showCondition', (uri?: string, fn?: string) => showCondition(uri, fn));
   reg('argus.verifyFile', () => verifyFile());
+  reg('argus.verifyWorkspace', () => openWorkspaceFiles(true));
   reg('argus.verifyFunction', (uri?: string, fn?: string) => verifyFunction(uri, fn, undefined));
   reg('argus.verifyStronger', (uri?: string, fn?: string) => verifyStronger(uri, fn));
   reg('argus.cancel', () => cancelExplicit());
@@ -206,6 +207,22 @@ async function start(context: vscode.ExtensionContext = extContext): Promise<voi
     return;
   }
   sendVisibleRanges();
+  if (cfg().get<boolean>('verifyWorkspace', true)) void openWorkspaceFiles(false);
+}
+
+// The workspace's C files are opened as documents (not shown), so argusd verifies every
+// function of the workspace, not only those of the files in editors. At most
+// argus.maxWorkspaceFiles files; build trees and node_modules are skipped.
+async function openWorkspaceFiles(explicitly: boolean): Promise<void> {
+  const max = cfg().get<number>('maxWorkspaceFiles', 50);
+  const files = await vscode.workspace.findFiles('**/*.c', '{**/build/**,**/build-*/**,**/node_modules/**,**/.git/**}', max + 1);
+  if (files.length > max) {
+    output.appendLine(`argus: the workspace has more than ${max} C files; only ${max} are opened (argus.maxWorkspaceFiles)`);
+    if (explicitly) vscode.window.showInformationMessage(`Argus: verifying the first ${max} C files of the workspace (argus.maxWorkspaceFiles).`);
+  }
+  for (const f of files.slice(0, max).sort((a, b) => a.fsPath.localeCompare(b.fsPath))) {
+    try { await vscode.workspace.openTextDocument(f); } catch (e) { output.appendLine(`argus: cannot open ${f.fsPath}: ${e}`); }
+  }
 }
 
 async function restart(): Promise<void> {
