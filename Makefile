@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 SHARED ?= $(abspath ../shared)
 
-.PHONY: deps configure build demo test bench bench-server e2e-deps clean
+.PHONY: deps configure build demo test bench bench-server e2e-deps vsix vscode-deps clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -33,6 +33,13 @@ bench-server: build e2e-deps
 	@ARGUSD=$(abspath $(BUILD))/argusd node tests/e2e/bench/load.mjs
 	@ARGUSD=$(abspath $(BUILD))/argusd node tests/e2e/bench/scale.mjs read
 	@ARGUSD=$(abspath $(BUILD))/argusd node tests/e2e/bench/scale.mjs noread
+
+# The VS Code extension (clients/vscode/): npm ci once, then clients/vscode/argus-<version>.vsix.
+vscode-deps:
+	@if [ ! -d clients/vscode/node_modules ]; then cd clients/vscode && npm ci --no-audit --no-fund; fi
+
+vsix: vscode-deps
+	@cd clients/vscode && npm run --silent package
 
 clean:
 	rm -rf $(BUILD)

@@ -11,6 +11,7 @@ PKGS=(
   nlohmann-json3-dev libboost-dev libgtest-dev libgmock-dev
   libsqlite3-dev                                           # embedded result store (server)
   libbdd-dev                                               # BuDDy: abstraction formulas as BDDs (pred)
+  chromium ripgrep libkrb5-dev                             # VS Code extension e2e test: headless browser, code-server's install (scripts/install-code-server.sh)
 )
 # Node.js + npm for the argusd end-to-end tests (node --test); only if node is absent
 # (a newer Node installed another way is fine).
