@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/frontend/compile_flags.h"
 #include "protocol/content_changes.h"
 
 namespace argus::server {
@@ -321,28 +322,8 @@ std::vector<std::string> flagsFromCompileCommands(const std::string& path) {
         if (fs::weakly_canonical(efile, ec) != fs::weakly_canonical(file, ec)) continue;
         std::vector<std::string> args;
         if (e.contains("arguments")) args = e["arguments"].get<std::vector<std::string>>();
-        else {
-          std::istringstream ss(e.value("command", ""));
-          for (std::string a; ss >> a;) args.push_back(a);
-        }
-        for (size_t i = 1; i < args.size(); ++i) {
-          const std::string& a = args[i];
-          auto withValue = [&](const std::string& opt) -> bool {
-            if (a.rfind(opt, 0) != 0) return false;
-            std::string v = a.size() > opt.size() ? a.substr(opt.size()) : (i + 1 < args.size() ? args[++i] : "");
-            if ((opt == "-I" || opt == "-isystem" || opt == "-include") && !v.empty() && fs::path(v).is_relative())
-              v = (edir / v).string();
-            if (opt == "-isystem" || opt == "-include") {
-              out.push_back(opt);
-              out.push_back(v);
-            } else {
-              out.push_back(opt + v);
-            }
-            return true;
-          };
-          if (withValue("-isystem") || withValue("-include") || withValue("-I") || withValue("-D") || withValue("-U")) continue;
-          if (a.rfind("-std=", 0) == 0) out.push_back(a);
-        }
+        else args = frontend::splitCommand(e.value("command", ""));
+        out = frontend::frontendFlags(args, edir.string());
         return out;
       }
       return out;  // nearest database wins even without an entry

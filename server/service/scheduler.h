@@ -142,7 +142,7 @@ class Scheduler {
     // that are usually gone by then); while daemon + workers exceed budgetMb (0 = no
     // budget), every idle worker that has run a job is replaced at once.
     double idleRecycleS = 2;
-    unsigned recycleMb = 160;
+    unsigned recycleMb = 96;  // a fresh worker has ~67 MB resident (the shared libraries)
     unsigned budgetMb = 0;
   };
   using Done = std::function<void(const JobOutcome&)>;

@@ -151,6 +151,7 @@ if (MODE === 'noread') {
   await sleep(5000);
   result.after_close_mb = Math.round(treeRssKb(pid) / 1024);
   result.after_close_pss_mb = Math.round(treePssKb(pid) / 1024);
+  result.after_close_by_process_mb = [pid, ...childrenOf(pid)].map((p) => Math.round(rssKb(p) / 1024));
   a.conn.dispose();
   a.socket.destroy();
 }
