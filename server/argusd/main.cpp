@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   std::string listen, tokenFile, storePath;
   unsigned workers = 0, memoryMb = 4096;
   int debounceMs = -1;  // adaptive
-  unsigned budgetMb = 2048, clientQueueMb = 64;
+  unsigned budgetMb = 1536, clientQueueMb = 64;
   double clientStallS = 20;
   try {
     for (size_t i = 0; i < args.size(); ++i) {

@@ -75,6 +75,8 @@ static std::string affinityOf(const JobSpec& s) {
   return h.hex();
 }
 
+static uint64_t rssKbOf(pid_t pid);  // resident memory of a process in kB (0 if gone)
+
 std::string tuKeyOf(const JobSpec& s) {
   cfa::Hasher h;
   h.add(s.file);
@@ -488,6 +490,7 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
   }
   protocol::FrameReader reader;
   char buf[65536];
+  auto nextBudgetCheck = Clock::now();
   for (;;) {
     bool cancelled;
     {
@@ -497,6 +500,32 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
     if (cancelled) {
       restart();
       return finish(JobOutcome::Kind::Cancelled, "cancelled");
+    }
+    if (opts_.budgetMb > 0 && Clock::now() >= nextBudgetCheck) {
+      // Memory budget (daemon + workers): when it is exceeded, the running job with the
+      // largest worker ends (its function is reported over the budget, not retried);
+      // idle workers are recycled by shouldRecycle.
+      nextBudgetCheck = Clock::now() + std::chrono::milliseconds(500);
+      uint64_t total = rssKbOf(::getpid()), mine = slot.pid > 0 ? rssKbOf(slot.pid) : 0;
+      bool largest = true;
+      {
+        std::lock_guard lock(mu_);
+        for (auto& s : slots_) {
+          if (s.get() == &slot || s->pid <= 0) continue;
+          uint64_t kb = rssKbOf(s->pid);
+          total += kb;
+          if (s->current && kb > mine) largest = false;
+        }
+      }
+      total += mine;
+      if (total > uint64_t(opts_.budgetMb) * 1024 && largest && mine > 0) {
+        restart();
+        overBudget_++;
+        return finish(JobOutcome::Kind::Failed,
+                      "over the memory budget: daemon and workers used " + std::to_string(total / 1024) +
+                          " MB of --memory-budget " + std::to_string(opts_.budgetMb) + " MB, this verification " +
+                          std::to_string(mine / 1024) + " MB");
+      }
     }
     if (Clock::now() > deadline) {
       restart();

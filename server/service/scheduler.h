@@ -187,6 +187,7 @@ class Scheduler {
   std::size_t running() const;
   uint64_t workerRestarts() const { return restarts_.load(); }
   uint64_t workersRecycled() const { return recycled_.load(); }
+  uint64_t jobsOverBudget() const { return overBudget_.load(); }
   // Verification jobs whose worker had to parse the text / loaded the analysis's CFAs.
   uint64_t workerParses() const { return workerParses_.load(); }
   uint64_t cfaLoads() const { return cfaLoads_.load(); }
@@ -220,7 +221,7 @@ class Scheduler {
   std::map<std::string, uint64_t> served_;             // group → when it last took a slot
   uint64_t serveSeq_ = 0;
   std::vector<std::unique_ptr<Slot>> slots_;
-  std::atomic<uint64_t> restarts_{0}, jobsRun_{0}, analysesRun_{0}, recycled_{0}, workerParses_{0}, cfaLoads_{0};
+  std::atomic<uint64_t> restarts_{0}, jobsRun_{0}, analysesRun_{0}, recycled_{0}, workerParses_{0}, cfaLoads_{0}, overBudget_{0};
   bool shouldRecycle(const Slot& slot) const;  // caller holds mu_
 };
 

@@ -131,6 +131,27 @@ TEST(Scheduler, VisibleFunctionsGoBeforeTheRest) {
   EXPECT_EQ(order[2], "1");  // then FIFO
 }
 
+// The memory budget covers daemon and workers: a job whose worker is the largest when
+// the budget is exceeded ends with a failure naming the budget (not retried).
+TEST(Scheduler, AJobOverTheMemoryBudgetEndsWithThatReason) {
+  Scheduler::Options o = opts(1);
+  o.budgetMb = 1;  // below what any process takes: the first check ends the job
+  Scheduler s(o);
+  Collector c;
+  s.submit("k", spec(test::kBuggyProgram, engine::Algorithm::Bmc, 20), 0, c.done());
+  ASSERT_TRUE(waitFor([&] { return c.count() == 1; }, 60));
+  EXPECT_EQ(c.outs[0].kind, JobOutcome::Kind::Failed);
+  EXPECT_NE(c.outs[0].error.find("over the memory budget"), std::string::npos) << c.outs[0].error;
+  EXPECT_EQ(s.jobsOverBudget(), 1u);
+  Scheduler::Options roomy = opts(1);
+  roomy.budgetMb = 64 * 1024;
+  Scheduler t(roomy);
+  Collector d;
+  t.submit("k", spec(test::kBuggyProgram, engine::Algorithm::Bmc, 20), 0, d.done());
+  ASSERT_TRUE(waitFor([&] { return d.count() == 1; }, 60));
+  EXPECT_EQ(d.outs[0].kind, JobOutcome::Kind::Done) << d.outs[0].error;
+}
+
 // The text of a translation unit goes to a worker once; later jobs of the same TU
 // name it by key (the worker keeps it parsed), and results stay right.
 TEST(Scheduler, JobsOfOneTranslationUnitShareItsText) {
