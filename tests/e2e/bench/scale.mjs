@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { startTcp, connectTcp, sleep, tempDir, fileUri } from '../lib.mjs';
+import { childrenOf, rssKb, treeRssKb, treePssKb } from './proc.mjs';
 
 const MODE = process.argv[2] ?? 'read';
 const N = Number(process.argv[3] ?? 6636);
@@ -27,34 +28,6 @@ export function manyFunctions(n) {
   return s + 'int main(void) { return f0(1) - 1; }\n';
 }
 
-function childrenOf(pid) {
-  const out = [];
-  try {
-    for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
-      const c = fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim();
-      if (c) out.push(...c.split(/\s+/).map(Number));
-    }
-  } catch {}
-  return out;
-}
-function rssKb(pid) {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
-  } catch {
-    return 0;
-  }
-}
-const treeRssKb = (pid) => [pid, ...childrenOf(pid)].reduce((a, p) => a + rssKb(p), 0);
-// Proportional set size: shared pages (the Clang/LLVM/Z3/cvc5 code every process maps)
-// divided among the processes that share them; the RSS sum counts them once per process.
-function pssKb(pid) {
-  try {
-    return Number(/Pss:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))[1]);
-  } catch {
-    return 0;
-  }
-}
-const treePssKb = (pid) => [pid, ...childrenOf(pid)].reduce((a, p) => a + pssKb(p), 0);
 
 const extra = (process.env.ARGUSD_ARGS ?? '').split(' ').filter(Boolean);
 const server = await startTcp({ token: TOKEN, workers: 2, extra });

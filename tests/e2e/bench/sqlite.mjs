@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { startStdio, initialize, sleep, tempDir, fileUri, stop } from '../lib.mjs';
+import { treeRssKb, treePssKb } from './proc.mjs';
 
 const SRC = process.argv[2];
 const MINUTES = Number(process.argv[3] ?? 10);
@@ -16,26 +17,8 @@ if (!SRC || !fs.existsSync(SRC)) {
   process.exit(2);
 }
 
-function children(pid) {
-  const out = [];
-  try {
-    for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
-      const c = fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim();
-      if (c) out.push(...c.split(/\s+/).map(Number));
-    }
-  } catch {}
-  return out;
-}
-const field = (file, re) => {
-  try {
-    return Number(re.exec(fs.readFileSync(file, 'utf8'))[1]);
-  } catch {
-    return 0;
-  }
-};
-const tree = (pid) => [pid, ...children(pid)];
-const rssMb = (pid) => tree(pid).reduce((a, p) => a + field(`/proc/${p}/status`, /VmRSS:\s+(\d+)/), 0) / 1024;
-const pssMb = (pid) => tree(pid).reduce((a, p) => a + field(`/proc/${p}/smaps_rollup`, /Pss:\s+(\d+)/), 0) / 1024;
+const rssMb = (pid) => treeRssKb(pid) / 1024;
+const pssMb = (pid) => treePssKb(pid) / 1024;
 
 const dir = tempDir();
 const file = path.join(dir, 'sqlite3.c');
