@@ -14,8 +14,8 @@ import {
   ConditionInfo, Counterexample, FunctionStatus, StatusMessage, StatusStore, conditionText, diagnosticFunction,
   parseHostPort, resolveServerPath, serverConfig, Settings,
 } from './model';
-import { StatusTree, StatusNode } from './statusView';
-import { TraceController } from './traceView';
+import { StatusTree, StatusNode } from './status-view';
+import { TraceController } from './trace-view';
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
