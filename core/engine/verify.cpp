@@ -23,7 +23,18 @@
 #include "core/cfa/closure.h"
 #include "core/engine/sessions.h"
 #include "core/support/deadline.h"
+#include "core/result/codec.h"
 #include "core/support/large_stack.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 namespace argus::engine {
 
@@ -52,7 +63,8 @@ void checkKikiMode(const std::string& name) { (void)algorithms::parseKikiMode(na
 
 Algorithm parseAlgorithm(const std::string& s) {
   if (s == "bmc") return Algorithm::Bmc;
-  if (s == "ibmc" || s == "auto") return Algorithm::Ibmc;
+  if (s == "ibmc") return Algorithm::Ibmc;
+  if (s == "auto") return Algorithm::Auto;
   if (s == "pred") return Algorithm::Pred;
   if (s == "impact") return Algorithm::Impact;
   if (s == "kind") return Algorithm::Kind;
@@ -85,6 +97,7 @@ const char* algorithmName(Algorithm a) {
     case Algorithm::KikiIbmc: return "kiki-ibmc";
     case Algorithm::KikiKind: return "kiki-kind";
     case Algorithm::KikiAi: return "kiki-ai";
+    case Algorithm::Auto: return "auto";
   }
   return "?";
 }
@@ -124,26 +137,6 @@ VerifyOutcome verifyParsed(const cfa::Program& program, const VerifyRequest& req
 
 namespace {
 
-// Per-stage settings of a chain (or of a single run, from the request).
-struct StageParams {
-  double timeS = 0;        // 0 = whatever is left
-  uint32_t bound = 0;      // bmc/ibmc/kind: k
-  uint64_t maxStates = 0;  // explicit
-  cpa::PathLimits limits;  // explicit
-  // monitors (explicit, pred/impact; see VerifyRequest)
-  uint64_t maxMemoryMb = 0;
-  uint32_t maxEdgePosts = 0;
-  unsigned maxTimePerPostMs = 0, maxTimePerRefinementMs = 0;
-  uint64_t maxPathFormulaSize = 0;
-  bool monitorOverflow = false;
-};
-
-struct Stage {
-  Algorithm algorithm;
-  std::string spec;
-  StageParams params;
-};
-
 uint64_t parseCount(const std::string& key, const std::string& v) {
   char* end = nullptr;
   unsigned long long x = std::strtoull(v.c_str(), &end, 10);
@@ -151,81 +144,153 @@ uint64_t parseCount(const std::string& key, const std::string& v) {
   return x;
 }
 
-std::vector<Stage> parseChain(const std::string& spec) {
-  std::vector<Stage> out;
+// One member: `alg[:key=value…]` (`alg:N` = `alg:k=N`).
+Stage parseMember(const std::string& item) {
+  Stage st;
+  st.spec = item;
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : item) {
+    if (c == ':' || c == ';' || c == '+') {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  parts.push_back(cur);
+  const std::string& name = parts[0];
+  if (name == "bmc") st.algorithm = Algorithm::Bmc;
+  else if (name == "ibmc") st.algorithm = Algorithm::Ibmc;
+  else if (name == "explicit") st.algorithm = Algorithm::Explicit;
+  else if (name == "pred") st.algorithm = Algorithm::Pred;
+  else if (name == "impact") st.algorithm = Algorithm::Impact;
+  else if (name == "kind") st.algorithm = Algorithm::Kind;
+  else if (name == "kind-noinv") st.algorithm = Algorithm::KindNoInv;
+  else if (name == "kiki") st.algorithm = Algorithm::Kiki;
+  else {
+    Algorithm a;
+    try {
+      a = parseAlgorithm(name);  // any single algorithm (ai, bmc-cpa, kiki-ai, …), without options
+    } catch (const std::invalid_argument&) {
+      a = Algorithm::Cmc;
+    }
+    if (a == Algorithm::Cmc || a == Algorithm::Auto)
+      throw std::invalid_argument("unknown chain stage '" + name +
+                                  "' (stages: bmc, ibmc, kind, kind-noinv, kiki, explicit, pred, impact, or another "
+                                  "single algorithm; members of a parallel stage joined by |)");
+    st.algorithm = a;
+  }
+  const bool cpaStage = st.algorithm == Algorithm::Explicit || st.algorithm == Algorithm::Pred ||
+                        st.algorithm == Algorithm::Impact;
+  const bool predStage = st.algorithm == Algorithm::Pred || st.algorithm == Algorithm::Impact;
+  const bool bounded = st.algorithm == Algorithm::Bmc || st.algorithm == Algorithm::Ibmc ||
+                       st.algorithm == Algorithm::Kind || st.algorithm == Algorithm::KindNoInv ||
+                       st.algorithm == Algorithm::Kiki;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    auto eq = parts[i].find('=');
+    std::string k, v;
+    if (eq == std::string::npos) {
+      // `bmc:3`, the daemon's older stage syntax
+      if (!bounded || parts[i].empty() || parts[i].find_first_not_of("0123456789") != std::string::npos)
+        throw std::invalid_argument("chain option '" + parts[i] + "' needs key=value");
+      k = "k";
+      v = parts[i];
+    } else {
+      k = parts[i].substr(0, eq);
+      v = parts[i].substr(eq + 1);
+    }
+    if (k == "time") {
+      char* end = nullptr;
+      st.params.timeS = std::strtod(v.c_str(), &end);
+      if (v.empty() || !end || *end || st.params.timeS < 0) throw std::invalid_argument("bad time '" + v + "' in --chain");
+    } else if (k == "k" && bounded) {
+      st.params.bound = static_cast<uint32_t>(parseCount(k, v));
+    } else if (cpaStage && k == "cond") {
+      if (v != "ignore" && v != "use") throw std::invalid_argument("bad cond '" + v + "' in --chain (use or ignore)");
+      st.params.ignoreCondition = v == "ignore";
+    } else if (cpaStage && k == "mem") {
+      st.params.maxMemoryMb = parseCount(k, v);
+    } else if (cpaStage && k == "edgeposts") {
+      st.params.maxEdgePosts = static_cast<uint32_t>(parseCount(k, v));
+    } else if (cpaStage && k == "post") {
+      st.params.maxTimePerPostMs = static_cast<unsigned>(parseCount(k, v));
+    } else if (predStage && k == "refine") {
+      st.params.maxTimePerRefinementMs = static_cast<unsigned>(parseCount(k, v));
+    } else if (predStage && k == "pfsize") {
+      st.params.maxPathFormulaSize = parseCount(k, v);
+    } else if (st.algorithm == Algorithm::Explicit && k == "overflow") {
+      st.params.monitorOverflow = parseCount(k, v) != 0;
+    } else if (st.algorithm == Algorithm::Explicit && k == "states") {
+      st.params.maxStates = parseCount(k, v);
+    } else if (st.algorithm == Algorithm::Explicit && k == "repeats") {
+      st.params.maxRepeats = static_cast<uint32_t>(parseCount(k, v));
+    } else if (st.algorithm == Algorithm::Explicit && k == "length") {
+      st.params.maxPathLength = static_cast<uint32_t>(parseCount(k, v));
+    } else if (st.algorithm == Algorithm::Explicit && k == "perloc") {
+      st.params.maxStatesPerLocation = static_cast<uint32_t>(parseCount(k, v));
+    } else if (st.algorithm == Algorithm::Explicit && k == "assumes") {
+      st.params.maxAssumeEdges = static_cast<uint32_t>(parseCount(k, v));
+    } else {
+      throw std::invalid_argument("unknown option '" + k + "' for chain stage " + name);
+    }
+  }
+  return st;
+}
+
+}  // namespace
+
+bool Stage::restrictable() const {
+  if (isParallel())
+    return std::any_of(parallel.begin(), parallel.end(), [](const Stage& m) { return m.restrictable(); });
+  return !params.ignoreCondition &&
+         (algorithm == Algorithm::Explicit || algorithm == Algorithm::Pred || algorithm == Algorithm::Impact);
+}
+
+Chain parseChain(const std::string& spec) {
+  Chain out;
   std::stringstream ss(spec);
   std::string item;
   while (std::getline(ss, item, ',')) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
     if (item.empty()) continue;
+    if (item.find('|') == std::string::npos) {
+      out.push_back(parseMember(item));
+      continue;
+    }
     Stage st;
     st.spec = item;
-    std::vector<std::string> parts;
-    std::string cur;
-    for (char c : item) {
-      if (c == ':' || c == ';' || c == '+') {
-        parts.push_back(cur);
-        cur.clear();
-      } else {
-        cur += c;
-      }
+    std::stringstream ms(item);
+    std::string m;
+    while (std::getline(ms, m, '|')) {
+      if (m.empty()) throw std::invalid_argument("empty member in parallel stage '" + item + "'");
+      st.parallel.push_back(parseMember(m));
     }
-    parts.push_back(cur);
-    const std::string& name = parts[0];
-    if (name == "bmc") st.algorithm = Algorithm::Bmc;
-    else if (name == "ibmc") st.algorithm = Algorithm::Ibmc;
-    else if (name == "explicit") st.algorithm = Algorithm::Explicit;
-    else if (name == "pred") st.algorithm = Algorithm::Pred;
-    else if (name == "impact") st.algorithm = Algorithm::Impact;
-    else if (name == "kind") st.algorithm = Algorithm::Kind;
-    else if (name == "kind-noinv") st.algorithm = Algorithm::KindNoInv;
-    else
-      throw std::invalid_argument("unknown chain stage '" + name +
-                                  "' (stages: bmc, ibmc, kind, kind-noinv, explicit, pred, impact)");
-    const bool cpaStage = st.algorithm == Algorithm::Explicit || st.algorithm == Algorithm::Pred ||
-                          st.algorithm == Algorithm::Impact;
-    const bool predStage = st.algorithm == Algorithm::Pred || st.algorithm == Algorithm::Impact;
-    for (size_t i = 1; i < parts.size(); ++i) {
-      auto eq = parts[i].find('=');
-      if (eq == std::string::npos) throw std::invalid_argument("chain option '" + parts[i] + "' needs key=value");
-      std::string k = parts[i].substr(0, eq), v = parts[i].substr(eq + 1);
-      if (k == "time") {
-        char* end = nullptr;
-        st.params.timeS = std::strtod(v.c_str(), &end);
-        if (v.empty() || !end || *end || st.params.timeS < 0) throw std::invalid_argument("bad time '" + v + "' in --chain");
-      } else if (k == "k" && (st.algorithm == Algorithm::Bmc || st.algorithm == Algorithm::Ibmc ||
-                              st.algorithm == Algorithm::Kind || st.algorithm == Algorithm::KindNoInv)) {
-        st.params.bound = static_cast<uint32_t>(parseCount(k, v));
-      } else if (cpaStage && k == "mem") {
-        st.params.maxMemoryMb = parseCount(k, v);
-      } else if (cpaStage && k == "edgeposts") {
-        st.params.maxEdgePosts = static_cast<uint32_t>(parseCount(k, v));
-      } else if (cpaStage && k == "post") {
-        st.params.maxTimePerPostMs = static_cast<unsigned>(parseCount(k, v));
-      } else if (predStage && k == "refine") {
-        st.params.maxTimePerRefinementMs = static_cast<unsigned>(parseCount(k, v));
-      } else if (predStage && k == "pfsize") {
-        st.params.maxPathFormulaSize = parseCount(k, v);
-      } else if (st.algorithm == Algorithm::Explicit && k == "overflow") {
-        st.params.monitorOverflow = parseCount(k, v) != 0;
-      } else if (st.algorithm == Algorithm::Explicit && k == "states") {
-        st.params.maxStates = parseCount(k, v);
-      } else if (st.algorithm == Algorithm::Explicit && k == "repeats") {
-        st.params.limits.maxRepeats = static_cast<uint32_t>(parseCount(k, v));
-      } else if (st.algorithm == Algorithm::Explicit && k == "length") {
-        st.params.limits.maxPathLength = static_cast<uint32_t>(parseCount(k, v));
-      } else if (st.algorithm == Algorithm::Explicit && k == "perloc") {
-        st.params.limits.maxStatesPerLocation = static_cast<uint32_t>(parseCount(k, v));
-      } else if (st.algorithm == Algorithm::Explicit && k == "assumes") {
-        st.params.limits.maxAssumeEdges = static_cast<uint32_t>(parseCount(k, v));
-      } else {
-        throw std::invalid_argument("unknown option '" + k + "' for chain stage " + name);
-      }
-    }
-    out.push_back(st);
+    if (st.parallel.size() < 2) throw std::invalid_argument("a parallel stage needs two members: '" + item + "'");
+    // the stage's own time is the longest of its members' (each member keeps its own)
+    for (const Stage& x : st.parallel) st.params.timeS = std::max(st.params.timeS, x.params.timeS);
+    if (std::any_of(st.parallel.begin(), st.parallel.end(), [](const Stage& x) { return x.params.timeS <= 0; }))
+      st.params.timeS = 0;
+    out.push_back(std::move(st));
   }
   if (out.empty()) throw std::invalid_argument("empty --chain");
   return out;
 }
+
+std::string chainSpec(const Chain& chain) {
+  std::string s;
+  for (const Stage& st : chain) s += (s.empty() ? "" : ",") + st.spec;
+  return s;
+}
+
+unsigned chainWidth(const Chain& chain) {
+  size_t w = 1;
+  for (const Stage& st : chain) w = std::max(w, st.parallel.size());
+  return static_cast<unsigned>(w);
+}
+
+namespace {
 
 // "the loop at main.c:6" for every loop head of the functions the entry can reach.
 std::vector<std::string> loopsOf(const cfa::Program& p, const cfa::Function& entry) {
@@ -337,7 +402,10 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
   } else if (alg == Algorithm::Explicit) {
     auto eo = commonOptions<algorithms::ExplicitAnalysisOptions>(req, timeoutS);
     eo.maxStates = sp.maxStates;
-    eo.pathLimits = sp.limits;
+    eo.pathLimits.maxPathLength = sp.maxPathLength;
+    eo.pathLimits.maxAssumeEdges = sp.maxAssumeEdges;
+    eo.pathLimits.maxRepeats = sp.maxRepeats;
+    eo.pathLimits.maxStatesPerLocation = sp.maxStatesPerLocation;
     eo.maxMemoryMb = sp.maxMemoryMb;
     eo.maxEdgePosts = sp.maxEdgePosts;
     eo.maxTimePerPostMs = sp.maxTimePerPostMs;
@@ -373,6 +441,9 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     }
     attachBoundCondition(program, entry, r);
   }
+  // what restricted the run (explicit, pred, impact take the input condition)
+  if (cond && (alg == Algorithm::Pred || alg == Algorithm::Impact || alg == Algorithm::Explicit))
+    r.stats.extra["condition_input_states"] = static_cast<double>(cond->ordinaryStates());
   // Every run leaves an automaton: its own, or what it can vouch for.
   if (!r.condition.automaton) {
     if (r.verdict == result::Verdict::True)
@@ -433,12 +504,203 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+bool writeAllFd(int fd, const std::string& data) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    off += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// A parallel stage: one child process per member (fork after parsing, so the program is
+// shared copy-on-write and nothing is parsed twice), each running its algorithm with the
+// stage's time. The first true/false answer wins and the other members are killed at
+// once (a process can be stopped whatever its solver is doing, which a thread cannot).
+// When no member decides, the stage is unknown with every member's reason and the
+// condition of the member that verified the most (a bound, else the first). Results
+// come back through a pipe in the lossless codec (core/result/codec.h).
+result::VerificationResult runSingle(const cfa::Program& program, const cfa::Function& entry, const VerifyRequest& req,
+                                     Algorithm alg, double timeoutS, const StageParams& sp,
+                                     const result::AssumptionAutomaton* cond);
+
+result::VerificationResult runParallel(const cfa::Program& program, const cfa::Function& entry,
+                                       const VerifyRequest& req, const Stage& st, double t,
+                                       const result::AssumptionAutomaton* cond) {
+  struct Member {
+    const Stage* stage;
+    pid_t pid = -1;
+    int fd = -1;
+    std::string out;
+    bool done = false;
+    std::optional<result::VerificationResult> r;
+  };
+  std::vector<Member> members;
+  std::fflush(nullptr);  // no buffered output duplicated into the children
+  auto stopAll = [&members] {
+    for (Member& m : members) {
+      if (m.fd >= 0) ::close(m.fd);
+      m.fd = -1;
+      if (m.pid > 0) {
+        ::kill(m.pid, SIGKILL);
+        while (::waitpid(m.pid, nullptr, 0) < 0 && errno == EINTR) {
+        }
+        m.pid = -1;
+      }
+    }
+  };
+  for (const Stage& ms : st.parallel) {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) {
+      stopAll();
+      throw std::runtime_error(std::string("parallel stage: pipe: ") + std::strerror(errno));
+    }
+    pid_t pid = ::fork();
+    if (pid < 0) {
+      ::close(p[0]);
+      ::close(p[1]);
+      stopAll();
+      throw std::runtime_error(std::string("parallel stage: fork: ") + std::strerror(errno));
+    }
+    if (pid == 0) {
+      ::close(p[0]);
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the run that started it
+      std::string body;
+      try {
+        VerifyRequest mr = req;
+        mr.sessions = nullptr;  // warm sessions belong to the parent
+        std::string name = ms.spec;
+        if (req.progress) mr.progress = [&req, name](const std::string& m) { req.progress("[" + name + "] " + m); };
+        double mt = ms.params.timeS > 0 ? (t > 0 ? std::min(t, ms.params.timeS) : ms.params.timeS) : t;
+        result::VerificationResult r =
+            runSingle(program, entry, mr, ms.algorithm, mt, ms.params, ms.restrictable() ? cond : nullptr);
+        body = result::encodeResult(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      } catch (const std::exception& e) {
+        body = nlohmann::json{{"error", e.what()}, {"memory", isOutOfMemory(e)}}.dump(
+            -1, ' ', false, nlohmann::json::error_handler_t::replace);
+      }
+      writeAllFd(p[1], body);
+      ::_exit(0);
+    }
+    ::close(p[1]);
+    Member m;
+    m.stage = &ms;
+    m.pid = pid;
+    m.fd = p[0];
+    members.push_back(std::move(m));
+  }
+  // the members keep their own deadline; this one only catches a member that ignores it
+  const double graceS = 5;
+  auto until = t > 0 ? std::chrono::steady_clock::now() +
+                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                               std::chrono::duration<double>(t + graceS))
+                     : std::chrono::steady_clock::time_point::max();
+  std::optional<size_t> winner;
+  auto finish = [&](Member& m) {
+    ::close(m.fd);
+    m.fd = -1;
+    m.done = true;
+    int status = 0;
+    while (::waitpid(m.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    m.pid = -1;
+    result::VerificationResult r;
+    r.algorithm = algorithmName(m.stage->algorithm);
+    nlohmann::json j = nlohmann::json::parse(m.out, nullptr, false);
+    if (j.is_object() && j.contains("error")) {
+      bool memory = j.value("memory", false);
+      r.reason = memory ? std::string("out of memory") : "internal error: " + j.value("error", std::string());
+      r.condition.kind = memory ? "memory" : "error";
+      r.condition.summary = "nothing verified";
+    } else if (j.is_object()) {
+      try {
+        r = result::decodeResult(j);
+      } catch (const std::exception& e) {
+        r.reason = std::string("internal error: unreadable result of the parallel member: ") + e.what();
+        r.condition.kind = "error";
+      }
+    } else {
+      bool killed = WIFSIGNALED(status);
+      r.reason = killed ? "the " + m.stage->spec + " process died (signal " + std::to_string(WTERMSIG(status)) + ")"
+                        : "the " + m.stage->spec + " process ended without a result";
+      r.condition.kind = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? "memory" : "error";
+      r.condition.summary = "nothing verified";
+    }
+    m.r = std::move(r);
+  };
+  for (;;) {
+    std::vector<pollfd> fds;
+    std::vector<size_t> idx;
+    for (size_t i = 0; i < members.size(); ++i)
+      if (!members[i].done) {
+        fds.push_back({members[i].fd, POLLIN, 0});
+        idx.push_back(i);
+      }
+    if (fds.empty()) break;
+    int ms = -1;
+    if (until != std::chrono::steady_clock::time_point::max()) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()).count();
+      if (left <= 0) break;
+      ms = static_cast<int>(std::min<long long>(left, 60000));
+    }
+    int n = ::poll(fds.data(), fds.size(), ms);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    for (size_t k = 0; k < fds.size(); ++k) {
+      if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Member& m = members[idx[k]];
+      char buf[65536];
+      ssize_t got = ::read(m.fd, buf, sizeof buf);
+      if (got < 0 && errno == EINTR) continue;
+      if (got > 0) {
+        m.out.append(buf, static_cast<size_t>(got));
+        continue;
+      }
+      finish(m);
+      if (!winner && m.r->verdict != result::Verdict::Unknown) winner = idx[k];
+    }
+    if (winner) break;
+  }
+  std::vector<std::string> stopped;
+  for (Member& m : members)
+    if (!m.done) stopped.push_back(m.stage->spec);
+  stopAll();
+  result::VerificationResult out;
+  if (winner) {
+    out = std::move(*members[*winner].r);
+    for (const std::string& s : stopped) out.stats.extra["parallel_stopped_" + s] = 1;
+    return out;
+  }
+  // nobody decided: the member that verified the most speaks for the stage
+  std::string reasons;
+  const result::VerificationResult* best = nullptr;
+  for (Member& m : members) {
+    if (!m.r) {
+      m.r = result::VerificationResult();
+      m.r->algorithm = algorithmName(m.stage->algorithm);
+      m.r->reason = "timeout: stopped " + std::to_string(static_cast<int>(graceS)) + " s after the stage's time";
+      m.r->condition.kind = "timeout";
+      m.r->condition.summary = "nothing verified";
+    }
+    reasons += (reasons.empty() ? "" : "; ") + m.stage->spec + ": " + m.r->reason;
+    const result::VerificationResult& r = *m.r;
+    if (!best || (r.condition.bound && (!best->condition.bound || *r.condition.bound > *best->condition.bound)))
+      best = &r;
+  }
+  out = *best;
+  out.reason = reasons;
+  return out;
+}
+
 // Conditional model checking: the stages run one after the other, each restricted by
 // the previous stages' output condition; the first true/false answer ends the chain.
 result::VerificationResult runChain(const cfa::Program& program, const cfa::Function& entry, const VerifyRequest& req,
                                     std::chrono::steady_clock::time_point wall0) {
-  std::vector<Stage> stages = parseChain(req.chain.empty() ? kDefaultChain : req.chain);
+  Chain stages = parseChain(effectiveChain(req));
   std::shared_ptr<const result::AssumptionAutomaton> cond = req.conditionIn;
+  std::vector<result::StageRecord> records;
   result::VerificationResult last;
   std::vector<std::string> trail;
   double solverTime = 0;
@@ -452,7 +714,8 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
     if (st.params.timeS <= 0 && left > 0 && i + 1 < stages.size()) t = left / static_cast<double>(stages.size() - i);
     // bmc without k in a chain: a shallow check (k = 1)
     StageParams sp = st.params;
-    if ((st.algorithm == Algorithm::Bmc || st.algorithm == Algorithm::Ibmc) && sp.bound == 0 && i + 1 < stages.size())
+    if (!st.isParallel() && (st.algorithm == Algorithm::Bmc || st.algorithm == Algorithm::Ibmc) && sp.bound == 0 &&
+        i + 1 < stages.size())
       sp.bound = 1;
     if (req.progress) {
       std::ostringstream o;
@@ -461,25 +724,27 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
       req.progress(o.str());
     }
     auto t0 = std::chrono::steady_clock::now();
-    double c0 = support::processCpuSeconds();
-    bool restrictable =
-        st.algorithm == Algorithm::Explicit || st.algorithm == Algorithm::Pred || st.algorithm == Algorithm::Impact;
+    double c0 = support::processTreeCpuSeconds();
+    bool restrictable = st.restrictable();
     result::VerificationResult r;
     try {
-      r = runSingle(program, entry, req, st.algorithm, t, sp, restrictable ? cond.get() : nullptr);
+      r = st.isParallel() ? runParallel(program, entry, req, st, t, cond.get())
+                          : runSingle(program, entry, req, st.algorithm, t, sp, restrictable ? cond.get() : nullptr);
     } catch (const std::exception& e) {
       // one stage running out of memory (std::bad_alloc, or a solver's own "out of
       // memory" error) or failing otherwise does not end the chain: the next one gets
       // the condition this stage was given, and what earlier stages verified stays
       bool memory = isOutOfMemory(e);
       r = result::VerificationResult();
-      r.algorithm = algorithmName(st.algorithm);
+      r.algorithm = st.isParallel() ? st.spec : algorithmName(st.algorithm);
       r.reason = memory ? std::string("out of memory") : std::string("internal error: ") + e.what();
       r.condition.kind = memory ? "memory" : "error";
       r.condition.summary = memory ? "nothing more verified (out of memory)" : "nothing more verified (internal error)";
     }
     r.stats.wallTimeS = secondsSince(t0);
-    r.stats.cpuTimeS = support::processCpuSeconds() - c0;
+    r.stats.cpuTimeS = support::processTreeCpuSeconds() - c0;
+    records.push_back({st.spec, r.algorithm, r.verdict, r.stats.wallTimeS, r.stats.cpuTimeS,
+                       r.verdict == result::Verdict::Unknown ? r.reason : std::string()});
     // a stage that could not use the condition passes on what it got, unless it proved more
     if (r.verdict == result::Verdict::Unknown && !restrictable && cond) r.condition.automaton = cond;
     if (r.verdict == result::Verdict::Unknown && !req.conditionOut.empty()) {
@@ -509,24 +774,34 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
     if (req.timeoutS > 0 && secondsSince(wall0) >= req.timeoutS) break;
   }
   if (!last.condition.automaton) last.condition.automaton = cond;  // a stage that failed passes on its input
-  last.algorithm = "cmc";
+  // a one-stage chain (argusd runs its plan stage by stage) answers as its algorithm
+  last.stages = records;
+  if (stages.size() > 1) last.algorithm = algorithmName(req.algorithm);
   last.stats.solverTimeS = solverTime;
   last.stats.solverQueries = queries;
   std::string chain;
   for (size_t i = 0; i < trail.size(); ++i) chain += (i ? " -> " : "") + trail[i];
   last.stats.extra["stages_run"] = static_cast<double>(trail.size());
-  if (last.verdict == result::Verdict::Unknown) last.reason = "chain " + chain + ": " + last.reason;
+  if (last.verdict == result::Verdict::Unknown && stages.size() > 1) last.reason = "chain " + chain + ": " + last.reason;
   return last;
 }
 
 }  // namespace
 
 const char* const kDefaultChain = "bmc:k=1,explicit:time=10,pred";
+const char* const kAutoChain = "ibmc:k=2:time=2,kind|pred:cond=ignore";
+
+std::string effectiveChain(const VerifyRequest& req) {
+  if (!req.chain.empty()) return req.chain;
+  if (req.algorithm == Algorithm::Cmc) return kDefaultChain;
+  if (req.algorithm == Algorithm::Auto) return kAutoChain;
+  return algorithmName(req.algorithm);
+}
 
 static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Program* parsed) {
   VerifyOutcome out;
   auto wall0 = std::chrono::steady_clock::now();
-  double cpu0 = support::processCpuSeconds();
+  double cpu0 = support::processTreeCpuSeconds();
   frontend::ParseResult pr;
   if (!parsed) {
     frontend::FrontendOptions fo;
@@ -573,14 +848,15 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
           return out;
         }
   }
-  if (req.chain.size() && req.algorithm != Algorithm::Cmc) {
+  const bool chained = req.algorithm == Algorithm::Cmc || req.algorithm == Algorithm::Auto;
+  if (req.chain.size() && !chained) {
     out.inputError = true;
-    out.error = "--chain needs --algorithm cmc";
+    out.error = "--chain needs --algorithm cmc or auto";
     return out;
   }
-  if (req.algorithm == Algorithm::Cmc) {
+  if (chained) {
     try {
-      parseChain(req.chain.empty() ? kDefaultChain : req.chain);
+      parseChain(effectiveChain(req));
     } catch (const std::invalid_argument& e) {
       out.inputError = true;
       out.error = e.what();
@@ -604,16 +880,16 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     }
   }
   double remaining = req.timeoutS > 0 ? std::max(0.1, req.timeoutS - secondsSince(wall0)) : 0;
-  if (req.algorithm == Algorithm::Cmc) {
+  if (chained) {
     out.result = runChain(program, *entry, slicedReq, wall0);
   } else {
     StageParams sp;
     sp.bound = req.maxBound;
     sp.maxStates = req.maxStates;
-    sp.limits.maxPathLength = req.maxPathLength;
-    sp.limits.maxAssumeEdges = req.maxAssumeEdges;
-    sp.limits.maxRepeats = req.maxRepeats;
-    sp.limits.maxStatesPerLocation = req.maxStatesPerLocation;
+    sp.maxPathLength = req.maxPathLength;
+    sp.maxAssumeEdges = req.maxAssumeEdges;
+    sp.maxRepeats = req.maxRepeats;
+    sp.maxStatesPerLocation = req.maxStatesPerLocation;
     sp.maxMemoryMb = req.maxMemoryMb;
     sp.maxEdgePosts = req.maxEdgePosts;
     sp.maxTimePerPostMs = req.maxTimePerPostMs;
@@ -629,7 +905,7 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   out.result.stats.extra["slice_time_s"] = sliceS;
   out.result.stats.extra["entry_time_s"] = secondsSince(sliceStart);  // everything after parsing
   out.result.stats.wallTimeS = secondsSince(wall0);
-  out.result.stats.cpuTimeS = support::processCpuSeconds() - cpu0;
+  out.result.stats.cpuTimeS = support::processTreeCpuSeconds() - cpu0;
   if (!req.conditionOut.empty()) {
     try {
       writeCondition(program, req, out.result);

@@ -22,12 +22,63 @@ namespace argus::engine {
 // BMC, k-induction without invariants, abstract interpretation only), see
 // core/algorithms/kinduction/kiki.h. BmcCpa: BMC as a configuration of the CPA core
 // (runCpaBmc in core/algorithms/predicate/predicate_analysis.h).
-enum class Algorithm { Bmc, Ibmc, Pred, Impact, Explicit, Cmc, Kind, KindNoInv, Ai, Kiki, KikiIbmc, KikiKind, KikiAi, BmcCpa };
+// Auto: the default strategy, the chain kAutoChain (a cheap incremental-BMC stage, then
+// k-induction and predicate abstraction in parallel); Cmc: the chain of
+// VerifyRequest::chain (kDefaultChain when empty). Both run through runChain.
+enum class Algorithm { Bmc, Ibmc, Pred, Impact, Explicit, Cmc, Kind, KindNoInv, Ai, Kiki, KikiIbmc, KikiKind, KikiAi, BmcCpa, Auto };
 // Parses an --algorithm value; throws std::invalid_argument naming the known ones.
 Algorithm parseAlgorithm(const std::string& s);
 const char* algorithmName(Algorithm a);
 
 class SessionCache;  // core/engine/sessions.h
+
+// ---- chains (conditional model checking), the one plan of every front end -------------
+// A chain spec is a comma-separated list of stages; a stage is `alg[:key=value…]`, or
+// several such members joined by `|`, which run in parallel (one process each, on
+// separate cores): the first true/false answer wins and the others are stopped. Each
+// stage is restricted by the previous stage's output condition (the stages that can use
+// one: explicit, pred, impact) and the first true/false answer ends the chain.
+// Keys: time=S (every stage), k=N (bmc, ibmc, kind, kind-noinv, kiki; `alg:N` is short
+// for `alg:k=N`), and the monitors of explicit/pred/impact (mem, edgeposts, post,
+// refine, pfsize, overflow, states, repeats, length, perloc, assumes), and cond=ignore
+// (explicit, pred, impact: do not use the input condition). Examples:
+// "bmc:k=1,explicit:time=10,pred", "ibmc:k=2:time=2,kind|pred:cond=ignore".
+struct StageParams {
+  double timeS = 0;        // 0 = an equal share of what is left (the last stage: all of it)
+  uint32_t bound = 0;      // bmc/ibmc/kind/kiki: k
+  uint64_t maxStates = 0;  // explicit
+  uint32_t maxPathLength = 0, maxAssumeEdges = 0, maxRepeats = 0, maxStatesPerLocation = 0;  // explicit
+  // monitors (explicit, pred/impact; see VerifyRequest)
+  uint64_t maxMemoryMb = 0;
+  uint32_t maxEdgePosts = 0;
+  unsigned maxTimePerPostMs = 0, maxTimePerRefinementMs = 0;
+  uint64_t maxPathFormulaSize = 0;
+  bool monitorOverflow = false;
+  // cond=ignore: the stage explores everything instead of what the previous stage's
+  // condition leaves open (sound: a verifier may always ignore its input condition).
+  // Worth it where the restriction costs more than it saves: a bound automaton
+  // multiplies pred's abstract states by its unrolling counters (docs/STRATEGY.md).
+  bool ignoreCondition = false;
+};
+
+struct Stage {
+  Algorithm algorithm = Algorithm::Ibmc;  // of a single stage
+  std::string spec;                       // as written
+  StageParams params;
+  std::vector<Stage> parallel;            // a parallel stage's members (then algorithm is unused)
+  bool isParallel() const { return !parallel.empty(); }
+  // Whether the stage can use an input condition (explicit, pred, impact, or a parallel
+  // stage with such a member).
+  bool restrictable() const;
+};
+using Chain = std::vector<Stage>;
+
+// Throws std::invalid_argument naming the problem (unknown stage or key, bad value).
+Chain parseChain(const std::string& spec);
+// The spec of a chain (the stages' specs joined by commas).
+std::string chainSpec(const Chain& chain);
+// The most processes any stage of the chain runs at once (bench counts them as cores).
+unsigned chainWidth(const Chain& chain);
 
 struct VerifyRequest {
   std::string file;                    // path (also the name used in diagnostics)
@@ -64,7 +115,8 @@ struct VerifyRequest {
   // else CPAchecker's automaton language (or conditionFormat == "cpachecker").
   std::string conditionOut;
   std::string conditionFormat;
-  // --algorithm cmc: the stages, e.g. "bmc:k=1,explicit:time=10,pred"; empty = default.
+  // --algorithm cmc / auto: the stages (see parseChain); empty = kDefaultChain (cmc) or
+  // kAutoChain (auto).
   std::string chain;
   // Called when a chain stage finishes: (index from 0, stage spec, its result).
   std::function<void(size_t, const std::string&, const result::VerificationResult&)> stageFinished;
@@ -85,6 +137,12 @@ struct VerifyRequest {
 
 // The chain --algorithm cmc runs when --chain is not given.
 extern const char* const kDefaultChain;
+// The default strategy (`auto`): chosen by measurement on the shared benchmark set, see
+// docs/STRATEGY.md.
+extern const char* const kAutoChain;
+// The chain a request runs: its own, or the default of its algorithm (auto, cmc); a
+// single algorithm is a one-stage chain.
+std::string effectiveChain(const VerifyRequest& req);
 
 struct VerifyOutcome {
   bool inputError = false;             // the request could not be run (file, parse, entry)

@@ -70,6 +70,16 @@ nlohmann::json toJson(const VerificationResult& r) {
     for (const auto& [loc, f] : r.invariant) inv[loc] = f;
     j["invariant"] = inv;
   }
+  if (!r.stages.empty()) {
+    nlohmann::json sj = nlohmann::json::array();
+    for (const StageRecord& x : r.stages) {
+      nlohmann::json e{{"stage", x.spec}, {"decided_by", x.decidedBy}, {"verdict", verdictName(x.verdict)},
+                       {"wall_time_s", x.wallTimeS}, {"cpu_time_s", x.cpuTimeS}};
+      if (!x.reason.empty()) e["reason"] = x.reason;
+      sj.push_back(e);
+    }
+    j["stages"] = sj;
+  }
   nlohmann::json st;
   st["cpu_time_s"] = r.stats.cpuTimeS;
   st["wall_time_s"] = r.stats.wallTimeS;
@@ -106,6 +116,13 @@ std::string toText(const VerificationResult& r) {
   if (!r.condition.summary.empty()) o << "condition: " << r.condition.summary << "\n";
   if (!r.reason.empty()) o << "reason: " << r.reason << "\n";
   for (const auto& [loc, f] : r.invariant) o << "invariant at " << loc << ": " << f << "\n";
+  // a chain: the stage that decided (every stage's time: --stats, JSON "stages")
+  if (!r.stages.empty() && r.stages.back().verdict != Verdict::Unknown) {
+    const StageRecord& x = r.stages.back();
+    o << "decided by: stage " << r.stages.size() << " " << x.spec;
+    if (!x.decidedBy.empty() && x.decidedBy != x.spec) o << " (" << x.decidedBy << ")";
+    o << std::fixed << std::setprecision(2) << ", " << x.wallTimeS << " s wall, " << x.cpuTimeS << " s CPU\n";
+  }
   o << std::fixed << std::setprecision(2) << "time: " << r.stats.cpuTimeS << " s CPU, "
     << r.stats.wallTimeS << " s wall, " << r.stats.solverQueries << " solver queries, bound "
     << r.stats.bound << "\n";

@@ -62,6 +62,16 @@ struct Stats {
   std::map<std::string, double> extra;
 };
 
+// One stage of a chain (`auto`, `cmc`): what ran, what it answered, what it cost. A
+// parallel stage ("kind|pred") names the member whose answer it took in `decidedBy`.
+struct StageRecord {
+  std::string spec;        // the stage as written, e.g. "ibmc:k=2", "kind|pred"
+  std::string decidedBy;   // the algorithm whose answer the stage took, e.g. "pred"
+  Verdict verdict = Verdict::Unknown;
+  double wallTimeS = 0, cpuTimeS = 0;  // CPU: this process and its children
+  std::string reason;      // for unknown
+};
+
 struct VerificationResult {
   Verdict verdict = Verdict::Unknown;
   std::string algorithm;
@@ -73,6 +83,8 @@ struct VerificationResult {
   // For a proof that used auxiliary invariants (k-induction): location -> formula
   // (C syntax) that holds there on every execution. Empty otherwise.
   std::map<std::string, std::string> invariant;
+  // The stages of a chain in the order they ran (empty for a single algorithm).
+  std::vector<StageRecord> stages;
 };
 
 nlohmann::json toJson(const VerificationResult& r);

@@ -80,4 +80,13 @@ inline double processCpuSeconds() {
   return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
+// CPU time of this process plus that of its children that have been waited for (the
+// members of a parallel chain stage run in child processes): what a run cost.
+inline double processTreeCpuSeconds() {
+  rusage ru{};
+  getrusage(RUSAGE_CHILDREN, &ru);
+  return processCpuSeconds() + ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+         ru.ru_stime.tv_usec / 1e6;
+}
+
 }  // namespace argus::support

@@ -20,6 +20,7 @@
 #include "bench_outcome.h"
 #include "bench_process.h"
 #include "bench_report.h"
+#include "core/engine/verify.h"
 
 namespace argus::cli {
 namespace {
@@ -28,12 +29,14 @@ using namespace bench;
 
 const char* kUsage =
     "usage: argus bench MANIFEST.tsv [options]\n"
-    "  --algorithm A      passed to `argus verify --algorithm` (default: verifier's)\n"
+    "  --algorithm A      passed to `argus verify --algorithm` (default: auto)\n"
     "  --refiner R        passed to `argus verify --refiner` (pred, impact)\n"
     "  --abstraction boolean|cartesian, --abstraction-formulas smt|bdd\n"
     "                     passed to `argus verify` (pred, impact)\n"
     "  --solver z3|cvc5   passed to `argus verify --solver` (default: verifier's)\n"
-    "  --chain SPEC       passed to `argus verify --chain` (with --algorithm cmc)\n"
+    "  --chain SPEC       passed to `argus verify --chain` (with --algorithm cmc or auto)\n"
+    "  --jobs counts cores: a strategy with parallel members (auto: kind|pred) uses\n"
+    "  that many per task, so --jobs 2 runs one such task at a time\n"
     "  --timeout SEC      per-task time limit passed to verify (default 30)\n"
     "  --memory-mb MB     per-task address-space limit (default 4096)\n"
     "  --jobs N, -j N     tasks run in parallel (default 1)\n"
@@ -178,9 +181,22 @@ int badInput(const std::string& msg, bool usage) {
 
 }  // namespace
 
+// The processes one task runs at once: the widest stage of its chain (auto: kind|pred).
+unsigned coresPerTask(const Options& o) {
+  engine::VerifyRequest req;
+  try {
+    req.algorithm = engine::parseAlgorithm(*o.algorithm);
+    if (o.chain) req.chain = *o.chain;
+    return engine::chainWidth(engine::parseChain(engine::effectiveChain(req)));
+  } catch (const std::invalid_argument&) {
+    return 1;  // the verifier reports the bad option per task
+  }
+}
+
 int runBench(const std::vector<std::string>& args, const std::string& argusExe) {
   Options opt;
   if (std::string err = parseOptions(args, opt); !err.empty()) return badInput(err, true);
+  if (!opt.algorithm) opt.algorithm = "auto";  // argus verify's default, named in the results
   if (opt.help) {
     std::cout << kUsage;
     return 0;
@@ -252,6 +268,7 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
 
   PoolOptions pool;
   pool.jobs = opt.jobs;
+  pool.coresPerTask = int(coresPerTask(opt));
   pool.stopFlag = &gStop;
   pool.onStart = [&](std::size_t) { ++runningNow; };
   pool.onTick = showStatus;

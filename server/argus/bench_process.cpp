@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "bench_process.h"
 
 #include <fcntl.h>
@@ -161,7 +162,7 @@ void reap(Running& run, std::size_t tailBytes) {
 
 void runChildren(const std::vector<ChildSpec>& specs, const PoolOptions& opts,
                  const std::function<void(std::size_t, ChildResult)>& done) {
-  const int jobs = opts.jobs < 1 ? 1 : opts.jobs;
+  const int jobs = std::max(1, (opts.jobs < 1 ? 1 : opts.jobs) / std::max(1, opts.coresPerTask));
   int devNull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   std::list<Running> running;
   std::size_t next = 0;

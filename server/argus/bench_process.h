@@ -45,7 +45,10 @@ struct ChildResult {
 };
 
 struct PoolOptions {
-  int jobs = 1;
+  int jobs = 1;  // cores to fill
+  // Cores one child uses (a verifier whose strategy runs two processes in parallel
+  // counts as 2): at most max(1, jobs / coresPerTask) children run at once.
+  int coresPerTask = 1;
   std::size_t maxStdoutBytes = 64u << 20;
   std::size_t stderrTailBytes = 2048;
   // When set and non-zero, running children are killed and no new ones start.

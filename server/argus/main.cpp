@@ -25,7 +25,7 @@ namespace {
 const char* kUsage =
     "usage:\n"
     "  argus verify FILE.c [--algorithm bmc|ibmc|bmc-cpa|kind|kind-noinv|ai|kiki|kiki-ibmc|kiki-kind|kiki-ai|\n"
-    "                                   pred|impact|explicit|cmc|auto] [--kiki-mode full|ibmc|kind|ai]\n"
+    "                                   pred|impact|explicit|cmc|auto (default)] [--kiki-mode full|ibmc|kind|ai]\n"
     "                      [--solver z3|cvc5] [--timeout SEC] [--data-model ILP32|LP64] [--format text|json]\n"
     "                      [--function NAME] [--refiner R] [--stats] [--progress] [--no-invariants]\n"
     "                      [--abstraction boolean|cartesian] [--abstraction-formulas smt|bdd]\n"
@@ -46,10 +46,17 @@ const char* kUsage =
     "        (or a counterexample formula) has more term nodes (pred, impact);\n"
     "        --monitor-overflow (explicit): cut paths at a signed overflow or at non-linear\n"
     "        arithmetic the explicit values cannot evaluate\n"
-    "      --chain (with --algorithm cmc): stages separated by commas, each NAME[:key=value...]:\n"
-    "        bmc|ibmc|kind|kind-noinv:k=N:time=S,\n"
+    "      auto (the default): the chain ibmc:k=2:time=2,kind|pred:cond=ignore -- a shallow incremental BMC,\n"
+    "        then k-induction and predicate abstraction in parallel processes (the first\n"
+    "        true/false wins; docs/STRATEGY.md says how it was chosen); --stats shows each\n"
+    "        stage's time, the text names the stage that decided\n"
+    "      --chain (with --algorithm cmc or auto): stages separated by commas, each NAME[:key=value...],\n"
+    "        or members joined by | that run in parallel (kind|pred):\n"
+    "        bmc|ibmc|kind|kind-noinv|kiki:k=N:time=S,\n"
     "        explicit:time=S:states=N:repeats=N:length=N:assumes=N:perloc=N:mem=MB:edgeposts=N:post=MS:overflow=1,\n"
     "        pred|impact:time=S:mem=MB:edgeposts=N:post=MS:refine=MS:pfsize=N\n"
+    "        (explicit, pred, impact: cond=ignore explores everything instead of what the\n"
+    "        previous stage's condition leaves open)\n"
     "        (default: bmc:k=1,explicit:time=10,pred); bmc, ibmc and kind pass on their bound\n"
     "        as an assumption automaton (loops unrolled <= k times are verified)\n"
     "      kind-noinv = kind --no-invariants: k-induction without the invariant generator;\n"
@@ -106,7 +113,8 @@ int usageError(const std::string& msg) {
 // so exactly one answer is printed.
 class Watchdog {
 public:
-  Watchdog(double timeoutS, std::string format) : format_(std::move(format)) {
+  Watchdog(double timeoutS, std::string format, std::string algorithm)
+      : format_(std::move(format)), algorithm_(std::move(algorithm)) {
     fallback_.reason = "timeout: the run overran its time limit (a solver query ignored its limit)";
     fallback_.condition.kind = "timeout";
     fallback_.condition.summary = "nothing verified";
@@ -118,7 +126,7 @@ public:
       std::lock_guard<std::mutex> lock(mu_);
       if (done_) return;
       // the whole run's times, not the last stage's
-      fallback_.stats.cpuTimeS = argus::support::processCpuSeconds();
+      fallback_.stats.cpuTimeS = argus::support::processTreeCpuSeconds();
       fallback_.stats.wallTimeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::string text =
           format_ == "json" ? argus::result::toJson(fallback_).dump(2) + "\n" : argus::result::toText(fallback_);
@@ -142,7 +150,7 @@ public:
     r.invariant.clear();
     r.reason = "timeout: the chain overran its time limit after stage " + spec +
                " (a solver query ignored its limit); condition of the stages before";
-    r.algorithm = "cmc";
+    r.algorithm = algorithm_;
     std::lock_guard<std::mutex> lock(mu_);
     fallback_ = std::move(r);
   }
@@ -157,7 +165,7 @@ public:
 
 private:
   static constexpr double kGraceS = 3;
-  std::string format_;
+  std::string format_, algorithm_;
   std::mutex mu_;
   argus::result::VerificationResult fallback_;
   bool done_ = false;
@@ -165,6 +173,7 @@ private:
 
 int runVerify(const std::vector<std::string>& args) {
   argus::engine::VerifyRequest req;
+  req.algorithm = argus::engine::Algorithm::Auto;  // the default strategy
   std::string format = "text";
   bool progress = false, haveFile = false, stats = false, noInvariants = false;
   std::string kikiMode;
@@ -288,7 +297,7 @@ int runVerify(const std::vector<std::string>& args) {
   }
   // each chain stage's result as soon as it finishes (stdout for text, stderr for JSON)
   std::ostream& stageOut = format == "json" ? std::cerr : std::cout;
-  static Watchdog* watchdog = new Watchdog(req.timeoutS, format);  // outlives the detached thread
+  static Watchdog* watchdog = new Watchdog(req.timeoutS, format, argus::engine::algorithmName(req.algorithm));  // outlives the detached thread
   req.stageFinished = [&stageOut](size_t i, const std::string& spec, const argus::result::VerificationResult& r) {
     stageOut << "stage " << i + 1 << " " << spec << ": " << argus::result::verdictName(r.verdict) << " ("
              << r.stats.cpuTimeS << " s cpu)";
@@ -310,6 +319,12 @@ int runVerify(const std::vector<std::string>& args) {
       std::cout << "statistics:\n"
                 << "  solver_queries: " << st.solverQueries << "\n  solver_time_s: " << st.solverTimeS << "\n";
       for (const auto& [k, v] : st.extra) std::cout << "  " << k << ": " << v << "\n";
+      for (size_t i = 0; i < out.result.stages.size(); ++i) {
+        const auto& x = out.result.stages[i];
+        std::cout << "  stage " << i + 1 << " " << x.spec << ": " << argus::result::verdictName(x.verdict);
+        if (!x.decidedBy.empty() && x.decidedBy != x.spec) std::cout << " (" << x.decidedBy << ")";
+        std::cout << ", " << x.wallTimeS << " s wall, " << x.cpuTimeS << " s CPU\n";
+      }
     }
   });
   return 0;

@@ -3,9 +3,10 @@
 // Options:
 //   DIR | FILE          DIR/compile_commands.json, else DIR/build/compile_commands.json
 //                       (default DIR: .), or the database FILE itself
-//   --jobs N            worker processes at once (default 1)
+//   --jobs N            cores to use (default 1); a function verified by a strategy with
+//                       parallel members (auto) takes as many cores as it has members
 //   --timeout-per-function S   each function's wall time (default 10)
-//   --algorithm A       as for `argus verify` (default ibmc, the daemon's algorithm)
+//   --algorithm A       as for `argus verify` (default auto, as argus verify and argusd)
 //   --solver z3|cvc5, --data-model ILP32|LP64
 //   --format text|json  text: a line per function and tables; json: see printJson
 //   --limit N           only the first N functions (by file and line); for trying huge projects
@@ -42,7 +43,7 @@
 #include "core/frontend/compile_flags.h"
 #include "core/frontend/frontend.h"
 #include "core/frontend/project_link.h"
-#include "server/service/result_codec.h"
+#include "core/result/codec.h"
 #include "server/service/store.h"
 
 namespace argus::cli {
@@ -141,7 +142,7 @@ int runProject(const std::vector<std::string>& args) {
   unsigned jobs = 1;
   size_t limit = 0;
   double perFunction = 10;
-  engine::Algorithm algorithm = engine::Algorithm::Ibmc;
+  engine::Algorithm algorithm = engine::Algorithm::Auto;
   smt::SolverKind solver = smt::SolverKind::Z3;
   frontend::DataModel dataModel = frontend::DataModel::LP64;
   auto usage = [](const std::string& m) {
@@ -289,7 +290,7 @@ int runProject(const std::vector<std::string>& args) {
     j.key = h.hex();
     if (auto v = store.get(j.key)) {
       try {
-        classify(j, server::decodeResult(json::parse(*v)));
+        classify(j, result::decodeResult(json::parse(*v)));
         j.cached = j.done = true;
         j.timeS = 0;
       } catch (const std::exception&) {
@@ -309,6 +310,10 @@ int runProject(const std::vector<std::string>& args) {
     if (!work[i].done) todo.push_back(i);
   size_t next = 0, finished = 0, total = todo.size();
   std::vector<Running> running;
+  // --jobs counts cores: a strategy with parallel members (auto: kind|pred) takes as many
+  engine::VerifyRequest probe;
+  probe.algorithm = algorithm;
+  const size_t slots = std::max<size_t>(1, jobs / engine::chainWidth(engine::parseChain(engine::effectiveChain(probe))));
   auto lastLine = Clock::now();
   std::map<std::string, size_t> liveCounts;
   auto progress = [&](bool force) {
@@ -335,7 +340,7 @@ int runProject(const std::vector<std::string>& args) {
           r.killed = true;
         }
     }
-    while (next < todo.size() && running.size() < jobs) {
+    while (next < todo.size() && running.size() < slots) {
       size_t ji = todo[next++];
       int fds[2];
       if (::pipe(fds) != 0) {
@@ -360,7 +365,7 @@ int runProject(const std::vector<std::string>& args) {
         try {
           engine::VerifyOutcome o = engine::verifyParsed(prog, req);
           if (o.inputError) reply = {{"error", o.error}};
-          else reply = {{"result", server::encodeResult(o.result)}};
+          else reply = {{"result", result::encodeResult(o.result)}};
         } catch (const std::exception& e) {
           reply = {{"error", std::string("internal error: ") + e.what()}};
         }
@@ -423,7 +428,7 @@ int runProject(const std::vector<std::string>& args) {
         j.detail = "killed after overrunning its time limit";
       } else if (reply.is_object() && reply.contains("result")) {
         try {
-          result::VerificationResult res = server::decodeResult(reply["result"]);
+          result::VerificationResult res = result::decodeResult(reply["result"]);
           classify(j, res);
           store.put(j.key, reply["result"].dump());
         } catch (const std::exception& e) {

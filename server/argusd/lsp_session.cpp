@@ -214,48 +214,38 @@ std::optional<std::string> readFile(const std::string& path) {
   return ss.str();
 }
 
-// "bmc", "ibmc", "bmc:3" → a stage; throws std::invalid_argument.
-StageConfig parseStage(const std::string& spec, double timeout) {
-  StageConfig s;
-  auto colon = spec.find(':');
-  s.algorithm = engine::parseAlgorithm(spec.substr(0, colon));
-  if (colon != std::string::npos) s.maxBound = static_cast<uint32_t>(std::stoul(spec.substr(colon + 1)));
-  s.timeoutS = timeout;
-  return s;
+// The chain spec of an "algorithm" setting or parameter: auto → engine::kAutoChain, cmc
+// → engine::kDefaultChain, any other algorithm a one-stage chain ("kind", "bmc:3").
+std::string chainOfAlgorithm(const std::string& a) {
+  if (a == "auto") return engine::kAutoChain;
+  if (a == "cmc") return engine::kDefaultChain;
+  return a;
 }
 
-// The default plan: a shallow incremental BMC (bound 3) published at once, then the
-// deep stage, which continues the same unwinding and solver in the same worker.
-std::vector<StageConfig> defaultChain(double timeout) {
-  return {{engine::Algorithm::Ibmc, 3, std::min(timeout > 0 ? timeout : 10.0, 10.0)},
-          {engine::Algorithm::Ibmc, 0, timeout}};
+// A "chain" setting or parameter: the engine's spec as one string ("ibmc:k=3,kind|pred")
+// or a list of stage specs (["bmc:3", "ibmc"]).
+std::string chainOfJson(const json& c) {
+  if (c.is_string()) return c.get<std::string>();
+  std::string spec;
+  for (const json& st : c) spec += (spec.empty() ? "" : ",") + st.get<std::string>();
+  return spec;
 }
 
-// Settings: {"algorithm": "bmc"|"ibmc"|"auto", "chain": ["bmc:3","ibmc"], "timeout": s,
-// "solver": "z3"|"cvc5", "dataModel": "LP64"|"ILP32"}, optionally under "argus".
-// Throws std::invalid_argument / json errors on bad values.
+// Settings: {"algorithm": "auto"|"cmc"|"kind"|…, "chain": "ibmc:k=3,kind|pred" (or a list
+// of stages), "timeout": s, "solver": "z3"|"cvc5", "dataModel": "LP64"|"ILP32"},
+// optionally under "argus". Throws std::invalid_argument / json errors on bad values.
 VerifyConfig parseConfig(const json& settingsIn, VerifyConfig cfg) {
   const json& s = settingsIn.is_object() && settingsIn.contains("argus") ? settingsIn["argus"] : settingsIn;
   if (!s.is_object()) return cfg;
-  double timeout = cfg.chain.empty() ? 30 : cfg.chain.back().timeoutS;
   if (s.contains("timeout")) {
-    timeout = s["timeout"].get<double>();
-    if (timeout < 0) throw std::invalid_argument("timeout must be >= 0");
+    cfg.timeoutS = s["timeout"].get<double>();
+    if (cfg.timeoutS < 0) throw std::invalid_argument("timeout must be >= 0");
   }
   if (s.contains("solver")) cfg.solver = smt::parseSolverKind(s["solver"].get<std::string>());
   if (s.contains("dataModel")) cfg.dataModel = frontend::parseDataModel(s["dataModel"].get<std::string>());
-  if (s.contains("chain")) {
-    cfg.chain.clear();
-    for (const json& st : s["chain"]) cfg.chain.push_back(parseStage(st.get<std::string>(), timeout));
-    if (cfg.chain.empty()) throw std::invalid_argument("empty chain");
-  } else if (s.contains("algorithm")) {
-    std::string a = s["algorithm"].get<std::string>();
-    if (a == "auto") cfg.chain = defaultChain(timeout);
-    else cfg.chain = {parseStage(a, timeout)};
-  } else if (s.contains("timeout")) {
-    if (cfg.chain.size() == 2) cfg.chain = defaultChain(timeout);
-    else for (auto& st : cfg.chain) st.timeoutS = timeout;
-  }
+  if (s.contains("chain")) cfg.chainSpec = chainOfJson(s["chain"]);
+  else if (s.contains("algorithm")) cfg.chainSpec = chainOfAlgorithm(s["algorithm"].get<std::string>());
+  cfg.chain = planOf(cfg.chainSpec, cfg.timeoutS);
   return cfg;
 }
 
@@ -346,7 +336,6 @@ LspSession::LspSession(Service& service, protocol::Transport& transport, Options
               << std::endl;
     transport_.close();
   });
-  config_.chain = defaultChain(30);
   // Remote clients' text may #include only system headers (never the server's files).
   config_.systemHeadersOnly = opts_.requireToken;
   registerHandlers();
@@ -611,8 +600,10 @@ void LspSession::registerHandlers() {
       if (timeout < 0) throw std::invalid_argument("timeout must be >= 0");
       req.cfg = config_;
       if (params.contains("solver")) req.cfg.solver = smt::parseSolverKind(params["solver"].get<std::string>());
-      std::string alg = params.value("algorithm", std::string("auto"));
-      req.cfg.chain = alg == "auto" ? defaultChain(timeout) : std::vector<StageConfig>{parseStage(alg, timeout)};
+      req.cfg.timeoutS = timeout;
+      req.cfg.chainSpec = params.contains("chain") ? chainOfJson(params["chain"])
+                                                   : chainOfAlgorithm(params.value("algorithm", std::string("auto")));
+      req.cfg.chain = planOf(req.cfg.chainSpec, timeout);
     } catch (const std::exception& e) {
       return r.error(ErrorCode::InvalidParams, std::string("invalid params for argus/verify: ") + e.what());
     }

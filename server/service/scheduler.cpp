@@ -25,7 +25,8 @@
 #include "core/engine/sessions.h"
 #include "core/support/large_stack.h"
 #include "protocol/framing.h"
-#include "server/service/result_codec.h"
+#include "core/result/assumption_automaton.h"
+#include "core/result/codec.h"
 
 namespace argus::server {
 
@@ -75,7 +76,8 @@ static std::string affinityOf(const JobSpec& s) {
   return h.hex();
 }
 
-static uint64_t rssKbOf(pid_t pid);  // resident memory of a process in kB (0 if gone)
+static uint64_t rssKbOf(pid_t pid);     // resident memory of a worker and its children in kB (0 if gone)
+static uint64_t ownRssKbOf(pid_t pid);  // of one process
 
 std::string tuKeyOf(const JobSpec& s) {
   cfa::Hasher h;
@@ -93,8 +95,7 @@ std::string encodeJob(uint64_t id, const JobSpec& s, bool withSource) {
          {"file", s.file},
          {"tu", s.tu.empty() ? tuKeyOf(s) : s.tu},
          {"function", s.function},
-         {"algorithm", engine::algorithmName(s.algorithm)},
-         {"maxBound", s.maxBound},
+         {"stage", s.stage},
          {"timeout", s.timeoutS},
          {"solver", smt::solverName(s.solver)},
          {"dataModel", frontend::dataModelName(s.dataModel)},
@@ -103,6 +104,7 @@ std::string encodeJob(uint64_t id, const JobSpec& s, bool withSource) {
          {"cfaDir", s.cfaDir},
          {"cfaPath", s.cfaPath}};
   if (withSource) j["source"] = s.source.str();
+  if (!s.condition.empty()) j["condition"] = s.condition;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -113,9 +115,9 @@ static JobSpec decodeJob(const json& j) {
   if (j.contains("source")) s.source = j.at("source").get<std::string>();
   s.tu = j.value("tu", "");
   s.function = j.at("function").get<std::string>();
-  s.algorithm = engine::parseAlgorithm(j.at("algorithm").get<std::string>());
-  s.maxBound = j.value("maxBound", 0u);
+  s.stage = j.value("stage", std::string("bmc"));
   s.timeoutS = j.value("timeout", 0.0);
+  s.condition = j.value("condition", std::string());
   s.solver = smt::parseSolverKind(j.value("solver", "z3"));
   s.dataModel = frontend::parseDataModel(j.value("dataModel", "LP64"));
   s.flags = j.value("flags", std::vector<std::string>{});
@@ -308,15 +310,26 @@ std::shared_ptr<Scheduler::Job> Scheduler::takeJob(Slot& slot) {
   }
 }
 
-static uint64_t rssKbOf(pid_t pid) {
+static uint64_t ownRssKbOf(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/statm");
   uint64_t size = 0, resident = 0;
   if (!(in >> size >> resident)) return 0;
   return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) / 1024;
 }
 
+// A worker's own pages plus its children's: the members of a parallel chain stage
+// (engine::runChain, `kind|pred`) run in child processes of the worker. Pages the
+// children share copy-on-write with the worker count twice (an over-estimate, on the
+// safe side of the budget).
+static uint64_t rssKbOf(pid_t pid) {
+  uint64_t kb = ownRssKbOf(pid);
+  std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  for (long c; children >> c;) kb += ownRssKbOf(static_cast<pid_t>(c));
+  return kb;
+}
+
 uint64_t Scheduler::residentKb() const {
-  uint64_t kb = rssKbOf(::getpid());
+  uint64_t kb = ownRssKbOf(::getpid());
   std::lock_guard lock(mu_);
   for (auto& s : slots_)
     if (s->pid > 0) kb += rssKbOf(s->pid);
@@ -329,7 +342,7 @@ bool Scheduler::shouldRecycle(const Slot& slot) const {
   uint64_t mine = rssKbOf(slot.pid);
   if (mine > uint64_t(opts_.recycleMb) * 1024) return true;
   if (opts_.budgetMb == 0) return false;
-  uint64_t total = rssKbOf(::getpid());
+  uint64_t total = ownRssKbOf(::getpid());
   for (auto& s : slots_)
     if (s->pid > 0) total += rssKbOf(s->pid);
   return total > uint64_t(opts_.budgetMb) * 1024;
@@ -506,7 +519,7 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
       // largest worker ends (its function is reported over the budget, not retried);
       // idle workers are recycled by shouldRecycle.
       nextBudgetCheck = Clock::now() + std::chrono::milliseconds(500);
-      uint64_t total = rssKbOf(::getpid()), mine = slot.pid > 0 ? rssKbOf(slot.pid) : 0;
+      uint64_t total = ownRssKbOf(::getpid()), mine = slot.pid > 0 ? rssKbOf(slot.pid) : 0;
       bool largest = true;
       {
         std::lock_guard lock(mu_);
@@ -588,7 +601,7 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
           std::string how = j.value("tu", "");
           if (how == "parsed") workerParses_++;
           if (how == "loaded") cfaLoads_++;
-          out.result = decodeResult(j.at("result"));
+          out.result = result::decodeResult(j.at("result"));
           return finish(JobOutcome::Kind::Done, "");
         }
         if (j.value("kind", "") == "analysis") {
@@ -705,9 +718,11 @@ int runWorker(unsigned memoryMb) {
         engine::VerifyRequest req;
         req.file = s.file;  // the text is parsed (and cached) below, not by the engine
         req.function = s.function;
-        req.algorithm = s.algorithm;
-        req.maxBound = s.maxBound;
+        req.algorithm = engine::Algorithm::Cmc;  // one stage of the plan's chain
+        req.chain = s.stage;
         req.timeoutS = s.timeoutS;
+        if (!s.condition.empty())
+          req.conditionIn = std::make_shared<result::AssumptionAutomaton>(result::automatonFromJson(json::parse(s.condition)));
         req.solver = s.solver;
         req.dataModel = s.dataModel;
         req.extraArgs = s.flags;
@@ -746,6 +761,10 @@ int runWorker(unsigned memoryMb) {
           req.sessionKey = tuKey(s) + "|" + s.function + "|" + smt::solverName(s.solver);
           req.keepAlive = pr;
           o = engine::verifyParsed(*pr->program, req);
+          if (o.inputError && req.conditionIn) {  // the condition does not fit this program: explore everything
+            req.conditionIn.reset();
+            o = engine::verifyParsed(*pr->program, req);
+          }
         }
         if (o.inputError) {
           reply["kind"] = "input_error";
@@ -753,7 +772,7 @@ int runWorker(unsigned memoryMb) {
         } else {
           reply["kind"] = "done";
           reply["tu"] = how;
-          reply["result"] = encodeResult(o.result);
+          reply["result"] = result::encodeResult(o.result);
         }
       } catch (const std::exception& e) {
         reply["kind"] = "input_error";

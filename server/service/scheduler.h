@@ -90,9 +90,14 @@ struct JobSpec {
   // not hold it yet. Empty: the scheduler computes it (tuKeyOf).
   std::string tu;
   std::string function = "main";
-  engine::Algorithm algorithm = engine::Algorithm::Bmc;
-  uint32_t maxBound = 0;  // 0 = no limit
+  // One stage of the engine's chain (core/engine/verify.h), e.g. "ibmc:k=3", "kind|pred".
+  std::string stage = "bmc";
   double timeoutS = 0;
+  // The previous stage's output condition (assumption automaton JSON, result::toJson)
+  // for a stage that can use it; empty: none. A condition that does not fit the
+  // worker's program (e.g. built for an older text) is dropped: the stage then
+  // explores everything, which is sound.
+  std::string condition;
   smt::SolverKind solver = smt::SolverKind::Z3;
   frontend::DataModel dataModel = frontend::DataModel::LP64;
   std::vector<std::string> flags;

@@ -16,7 +16,8 @@
 #include <future>
 
 #include "core/frontend/frontend.h"
-#include "server/service/result_codec.h"
+#include "core/result/assumption_automaton.h"
+#include "core/result/codec.h"
 
 namespace argus::server {
 
@@ -93,7 +94,17 @@ struct Service::Once {
   std::vector<std::string> keys;
   unsigned next = 0;
   uint64_t waiter = 0;
+  std::optional<result::VerificationResult> last;  // the latest stage's, for the next one's condition
 };
+
+std::vector<StageConfig> planOf(const std::string& chainSpec, double timeoutS) {
+  std::vector<StageConfig> out;
+  for (engine::Stage& st : engine::parseChain(chainSpec)) {
+    double t = st.params.timeS > 0 ? (timeoutS > 0 ? std::min(timeoutS, st.params.timeS) : st.params.timeS) : timeoutS;
+    out.push_back({std::move(st), t});
+  }
+  return out;
+}
 
 namespace {
 
@@ -101,16 +112,19 @@ int64_t nowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
 }
 
-std::string stageKey(const std::string& engineId, const std::string& base, const StageConfig& s,
-                     const VerifyConfig& c, const std::vector<std::string>& flags) {
+// The key of stage `i` names the stages before it too: a stage that takes the previous
+// stage's condition answers for that chain prefix, not on its own.
+std::string stageKey(const std::string& engineId, const std::string& base, const VerifyConfig& c, size_t i,
+                     const std::vector<std::string>& flags) {
   cfa::Hasher h;
-  h.add("argus-result-v1");
+  h.add("argus-result-v2");
   h.add(engineId);
   h.add(base);
   h.add("property:unreach-call");
-  h.add(engine::algorithmName(s.algorithm));
-  h.add(uint64_t(s.maxBound));
-  h.add(static_cast<uint64_t>(s.timeoutS * 1000));
+  for (size_t k = 0; k <= i && k < c.chain.size(); ++k) {
+    h.add(c.chain[k].stage.spec);
+    h.add(static_cast<uint64_t>(c.chain[k].timeoutS * 1000));
+  }
   h.add(smt::solverName(c.solver));
   h.add(frontend::dataModelName(c.dataModel));
   for (const auto& f : flags) h.add(f);
@@ -119,6 +133,12 @@ std::string stageKey(const std::string& engineId, const std::string& base, const
 }
 
 bool isFinal(const result::VerificationResult& r) { return r.verdict != result::Verdict::Unknown; }
+
+// The output condition of a stage, for the next one (empty: none).
+std::string conditionOf(const result::VerificationResult& r) {
+  if (!r.condition.automaton) return {};
+  return result::toJson(*r.condition.automaton).dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
 FunctionState stateOf(const result::VerificationResult& r) {
   if (r.verdict == result::Verdict::True) return FunctionState::Verified;
@@ -132,7 +152,7 @@ FunctionState stateOf(const result::VerificationResult& r) {
 // another name shares results).
 std::string relativize(const result::VerificationResult& r, const std::map<std::string, uint32_t>& start,
                        const std::string& file) {
-  json j = encodeResult(r);
+  json j = result::encodeResult(r);
   if (j.contains("counterexample") && j["counterexample"].is_object())
     for (json& s : j["counterexample"]["steps"]) {
       if (s.value("file", "") == file) {
@@ -158,7 +178,7 @@ result::VerificationResult absolutize(const std::string& stored, const std::map<
       int64_t base = it == start.end() ? 0 : it->second;
       s["line"] = static_cast<uint32_t>(std::max<int64_t>(0, s["line"].get<int64_t>() + base));
     }
-  return decodeResult(j);
+  return result::decodeResult(j);
 }
 
 }  // namespace
@@ -418,7 +438,7 @@ void Service::plan(Doc& d, std::shared_ptr<const ParsedTU> tu) {
     e.st.runs = runs;
     e.st.cached = cached;
     std::string base = f->closureHash + "|entry:" + f->name;
-    for (const StageConfig& s : d.planCfg.chain) e.keys.push_back(stageKey(opts_.engineId, base, s, d.planCfg, d.flags));
+    for (size_t i = 0; i < d.planCfg.chain.size(); ++i) e.keys.push_back(stageKey(opts_.engineId, base, d.planCfg, i, d.flags));
     d.order.push_back(f->name);
     d.fns[f->name] = std::move(e);
   }
@@ -448,7 +468,7 @@ void Service::remember(const std::string& key, const std::string& value) {
 void Service::applyResult(Doc& d, FnEntry& f, const std::string& stored, unsigned stage) {
   result::VerificationResult r = absolutize(stored, d.tu->startLine, d.file);
   f.st.stage = stage;
-  f.st.algorithm = r.algorithm.empty() ? engine::algorithmName(d.planCfg.chain[stage].algorithm) : r.algorithm;
+  f.st.algorithm = r.algorithm.empty() ? d.planCfg.chain[stage].stage.spec : r.algorithm;
   f.st.state = stateOf(r);
   f.next = stage + 1;
   f.st.final = isFinal(r) || f.next >= d.planCfg.chain.size();
@@ -466,7 +486,7 @@ void Service::advance(Doc& d, FnEntry& f) {
     }
     const StageConfig& sc = d.planCfg.chain[stage];
     if (!f.st.result) f.st.state = FunctionState::Queued;
-    f.st.algorithm = engine::algorithmName(sc.algorithm);
+    f.st.algorithm = sc.stage.spec;
     f.st.stage = stage;
     JobSpec spec;
     spec.file = d.file;
@@ -474,9 +494,9 @@ void Service::advance(Doc& d, FnEntry& f) {
     spec.tu = d.tu->tuKey;
     spec.cfaPath = d.tu->cfaPath;
     spec.function = f.st.name;
-    spec.algorithm = sc.algorithm;
-    spec.maxBound = sc.maxBound;
+    spec.stage = sc.stage.spec;
     spec.timeoutS = sc.timeoutS;
+    if (sc.stage.restrictable() && f.st.result) spec.condition = conditionOf(*f.st.result);
     spec.solver = d.planCfg.solver;
     spec.dataModel = d.planCfg.dataModel;
     spec.flags = d.flags;
@@ -629,7 +649,7 @@ uint64_t Service::verifyOnce(OnceRequest req, StageCallback onStage, ErrorCallba
     h.add(req.text);
     h.add(req.function);
     std::string base = h.hex();
-    for (const StageConfig& s : req.cfg.chain) o->keys.push_back(stageKey(opts_.engineId, base, s, req.cfg, req.flags));
+    for (size_t i = 0; i < req.cfg.chain.size(); ++i) o->keys.push_back(stageKey(opts_.engineId, base, req.cfg, i, req.flags));
     o->req = std::move(req);
     o->onStage = std::move(onStage);
     o->onError = std::move(onError);
@@ -661,7 +681,8 @@ void Service::advanceOnce(Once& o, Deferred& out) {
     unsigned stage = o.next;
     const std::string key = o.keys[stage];
     if (auto hit = lookup(key)) {
-      result::VerificationResult r = decodeResult(json::parse(*hit));
+      result::VerificationResult r = result::decodeResult(json::parse(*hit));
+      o.last = r;
       bool fin = isFinal(r) || stage + 1 >= chain.size();
       auto cb = o.onStage;
       out.push_back([cb, stage, r, fin] { cb(stage, r, fin, true); });
@@ -676,9 +697,9 @@ void Service::advanceOnce(Once& o, Deferred& out) {
     spec.file = o.req.file;
     spec.source = o.req.text;
     spec.function = o.req.function;
-    spec.algorithm = chain[stage].algorithm;
-    spec.maxBound = chain[stage].maxBound;
+    spec.stage = chain[stage].stage.spec;
     spec.timeoutS = chain[stage].timeoutS;
+    if (chain[stage].stage.restrictable() && o.last) spec.condition = conditionOf(*o.last);
     spec.solver = o.req.cfg.solver;
     spec.dataModel = o.req.cfg.dataModel;
     spec.flags = o.req.flags;
@@ -694,8 +715,9 @@ void Service::advanceOnce(Once& o, Deferred& out) {
         oo.waiter = 0;
         if (res.kind == JobOutcome::Kind::Cancelled) return;
         if (res.kind == JobOutcome::Kind::Done) {
-          remember(key, encodeResult(res.result).dump(-1, ' ', false, json::error_handler_t::replace));
+          remember(key, result::encodeResult(res.result).dump(-1, ' ', false, json::error_handler_t::replace));
           bool fin = isFinal(res.result) || stage + 1 >= oo.req.cfg.chain.size();
+          oo.last = res.result;
           auto cb = oo.onStage;
           auto r = res.result;
           later.push_back([cb, stage, r, fin] { cb(stage, r, fin, false); });

@@ -13,9 +13,12 @@
 // entry with nondeterministic parameters and globals (the engine's `function`). Frontend
 // synthesised functions, `__VERIFIER_*` helpers and `reach_error` are not entries.
 //
-// Stages (VerifyConfig::chain, default: BMC up to bound 3, then ibmc with the timeout):
-// each stage's result is published at once; a `true` or `false` verdict ends the chain,
-// `unknown` (a condition) goes on to the next stage.
+// Stages (VerifyConfig::chain): the engine's chain (core/engine/verify.h, the same spec
+// as `argus verify --chain`; default: `auto`'s, engine::kAutoChain), one job per stage.
+// Each stage's result is published at once; a `true` or `false` verdict ends the chain,
+// `unknown` (a condition) goes on to the next stage, which gets that condition as its
+// input (the stages that can use one: explicit, pred, impact). Consecutive ibmc stages
+// continue one warm unwinding and solver in the worker (core/engine/sessions.h).
 //
 // Positions: stored results keep error-path lines *relative to the start of the
 // function the step is in*, and are remapped to the current text when served, so a
@@ -57,15 +60,22 @@
 
 namespace argus::server {
 
+// One stage of the plan: a stage of the engine's chain and the time it gets.
 struct StageConfig {
-  engine::Algorithm algorithm = engine::Algorithm::Bmc;
-  uint32_t maxBound = 0;  // 0 = unlimited
+  engine::Stage stage;
   double timeoutS = 0;    // 0 = none (the scheduler's hard limit still applies)
 };
 
+// The plan of a chain spec (engine::parseChain; throws std::invalid_argument): each
+// stage gets its own `time=` capped by timeoutS, or timeoutS.
+std::vector<StageConfig> planOf(const std::string& chainSpec, double timeoutS);
+
 struct VerifyConfig {
-  // shallow incremental BMC published at once, then the same deepening continued
-  std::vector<StageConfig> chain{{engine::Algorithm::Ibmc, 3, 10}, {engine::Algorithm::Ibmc, 0, 30}};
+  // `auto`: a shallow incremental BMC published at once, then k-induction and predicate
+  // abstraction in parallel
+  std::string chainSpec = engine::kAutoChain;
+  double timeoutS = 30;  // of a stage without its own time= (and the cap of those with one)
+  std::vector<StageConfig> chain = planOf(chainSpec, timeoutS);  // planOf(chainSpec, timeoutS)
   smt::SolverKind solver = smt::SolverKind::Z3;
   frontend::DataModel dataModel = frontend::DataModel::LP64;
   // Text from remote clients: #include may read only system headers (FrontendOptions).

@@ -237,7 +237,7 @@ export function stepPath(stepFile: string, documentPath: string): string {
 
 export interface Settings {
   strategy?: string;     // 'auto' or one algorithm
-  chain?: string[];      // e.g. ["ibmc:3", "ibmc"]; overrides strategy when non-empty
+  chain?: string[];      // stages in `argus --chain` syntax, e.g. ["ibmc:k=3", "kind|pred"]; overrides strategy when non-empty
   timeout?: number;
   solver?: string;
   dataModel?: string;

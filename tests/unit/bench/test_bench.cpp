@@ -327,7 +327,8 @@ TEST_F(BenchRun, TimeoutsKillTheChildGroup) {
       {"spinner", "while :; do :; done", "", false},
   });
   auto start = std::chrono::steady_clock::now();
-  ASSERT_EQ(bench({m, "--timeout", "1", "--grace", "1", "--jobs", "2"}), 0);
+  // --algorithm bmc: one core per task (the default, auto, takes two)
+  ASSERT_EQ(bench({m, "--timeout", "1", "--grace", "1", "--jobs", "2", "--algorithm", "bmc"}), 0);
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(elapsed, 6.0);
   json res = results();
@@ -350,13 +351,29 @@ TEST_F(BenchRun, JobsRunConcurrently) {
   const char* s = R"(sleep 1; echo '{"verdict": "true"}')";
   std::string m = manifest({{"a", s, "", true}, {"b", s, "", true}});
   auto start = std::chrono::steady_clock::now();
-  ASSERT_EQ(bench({m, "--jobs", "2"}), 0);
+  ASSERT_EQ(bench({m, "--jobs", "2", "--algorithm", "bmc"}), 0);  // one core per task
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(elapsed, 1.8);
   json res = results();
   EXPECT_EQ(res["summary"]["correct_true"], 2);
   EXPECT_GE(task(res, "a")["wall_time_s"].get<double>(), 0.95);
   EXPECT_EQ(res["jobs"], 2);
+}
+
+TEST_F(BenchRun, JobsCountTheCoresOfAParallelStrategy) {
+  // auto (the default) runs k-induction and predicate abstraction in two processes:
+  // --jobs 2 fills the two cores with one task; --jobs 4 runs two tasks at once
+  const char* s = R"(sleep 1; echo '{"verdict": "true"}')";
+  std::string m = manifest({{"a", s, "", true}, {"b", s, "", true}});
+  auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(bench({m, "--jobs", "2"}), 0);
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(elapsed, 1.9);
+  EXPECT_EQ(results()["algorithm"], "auto");
+  start = std::chrono::steady_clock::now();
+  ASSERT_EQ(bench({m, "--jobs", "4", "--algorithm", "auto"}), 0);
+  elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(elapsed, 1.8);
 }
 
 TEST_F(BenchRun, InterruptKillsChildrenAndWritesPartialResults) {

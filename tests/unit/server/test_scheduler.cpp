@@ -25,9 +25,8 @@ JobSpec spec(const char* src, engine::Algorithm a, double timeout, uint32_t boun
   JobSpec s;
   s.file = "t.c";
   s.source = src;
-  s.algorithm = a;
+  s.stage = std::string(engine::algorithmName(a)) + (bound ? ":k=" + std::to_string(bound) : "");
   s.timeoutS = timeout;
-  s.maxBound = bound;
   return s;
 }
 

@@ -57,7 +57,9 @@ struct Watch {
 
 VerifyConfig quickConfig() {
   VerifyConfig c;
-  c.chain = {{engine::Algorithm::Bmc, 3, 20}, {engine::Algorithm::Ibmc, 0, 20}};
+  c.chainSpec = "bmc:k=3,ibmc";
+  c.timeoutS = 20;
+  c.chain = planOf(c.chainSpec, c.timeoutS);
   return c;
 }
 
@@ -173,7 +175,11 @@ int main(void) {
   return 0;
 }
 )";
-  svc.open("d", "loop.c", loop, 1, {}, VerifyConfig{}, w.cb());
+  // the warm continuation is an optimisation inside a chain of consecutive ibmc stages
+  VerifyConfig cfg;
+  cfg.chainSpec = "ibmc:k=3,ibmc";
+  cfg.chain = planOf(cfg.chainSpec, 30);
+  svc.open("d", "loop.c", loop, 1, {}, cfg, w.cb());
   ASSERT_TRUE(waitFor([&] { return w.settled(1); }, 120));
   const FunctionStatus& m = w.fn("main");
   ASSERT_EQ(m.state, FunctionState::Verified);
@@ -181,6 +187,71 @@ int main(void) {
   EXPECT_EQ(m.runs, 2u);  // shallow (bound 3, inconclusive) and deep
   ASSERT_TRUE(m.result->stats.extra.count("resumed_from_bound"));
   EXPECT_EQ(m.result->stats.extra.at("resumed_from_bound"), 3);
+}
+
+TEST(Service, TheDefaultPlanIsAutoAndProvesALoopThatNeedsAnInvariant) {
+  // the default plan (engine::kAutoChain): a counting loop that BMC cannot unroll is
+  // proved by the parallel stage, and a reachable bug gets its path
+  Service svc(options(""));
+  Watch w;
+  const char* text = R"(
+extern int __VERIFIER_nondet_int(void);
+extern void __VERIFIER_assume(int);
+extern void reach_error(void);
+int count(void) {
+  int n = __VERIFIER_nondet_int();
+  __VERIFIER_assume(n >= 0 && n < 1000000);
+  int i = 0, j = 0;
+  while (i < n) { i++; j += 2; }
+  if (j != 2 * i) reach_error();
+  return j;
+}
+int bug(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x == 7) reach_error();
+  return x;
+}
+)";
+  VerifyConfig cfg;
+  EXPECT_EQ(cfg.chainSpec, engine::kAutoChain);
+  ASSERT_EQ(cfg.chain.size(), 2u);
+  svc.open("d", "t.c", text, 1, {}, cfg, w.cb());
+  ASSERT_TRUE(waitFor([&] { return w.settled(1); }, 120));
+  FunctionStatus c = w.fn("count");
+  EXPECT_EQ(c.state, FunctionState::Verified) << (c.result ? c.result->reason : c.error);
+  EXPECT_EQ(c.stage, 1u);  // decided by the parallel stage
+  FunctionStatus b = w.fn("bug");
+  ASSERT_EQ(b.state, FunctionState::Violated);
+  ASSERT_TRUE(b.result && b.result->counterexample);
+  EXPECT_TRUE(b.result->counterexample->replayed);
+  EXPECT_EQ(b.stage, 0u);  // the shallow stage finds it
+}
+
+TEST(Service, AStageGetsThePreviousStagesCondition) {
+  // pred restricted by explicit's condition: the chain's conditions cross jobs
+  Service svc(options(""));
+  Watch w;
+  const char* text = R"(
+extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int main(void) {
+  int c = __VERIFIER_nondet_int();
+  if (c) { int a = 2; if (a * 3 != 6) reach_error(); }
+  else { int i = 0; while (i < 1000) i++; if (i != 1000) reach_error(); }
+  return 0;
+}
+)";
+  VerifyConfig cfg;
+  cfg.chainSpec = "explicit:repeats=3,pred";
+  cfg.chain = planOf(cfg.chainSpec, 60);
+  svc.open("d", "t.c", text, 1, {}, cfg, w.cb());
+  ASSERT_TRUE(waitFor([&] { return w.settled(1); }, 120));
+  FunctionStatus m = w.fn("main");
+  EXPECT_EQ(m.state, FunctionState::Verified) << (m.result ? m.result->reason : m.error);
+  ASSERT_TRUE(m.result);
+  EXPECT_EQ(m.stage, 1u);
+  // pred explored only what explicit left open
+  ASSERT_TRUE(m.result->stats.extra.count("condition_input_states")) << m.result->algorithm;
 }
 
 TEST(Service, LinesInsertedAboveKeepResultsAndMoveTheirPositions) {
@@ -248,7 +319,7 @@ TEST(Service, SupersededVersionsAreCancelled) {
   Service svc(options(""));
   Watch w;
   VerifyConfig cfg;
-  cfg.chain = {{engine::Algorithm::Ibmc, 0, 120}};
+  cfg.chain = planOf("ibmc", 120);
   svc.open("d", "t.c", test::kSlowProgram, 1, {}, cfg, w.cb());
   ASSERT_TRUE(waitFor([&] { return svc.scheduler().running() == 1; }, 30));
   pid_t busy = 0;
@@ -295,7 +366,7 @@ TEST(Service, AnEditKeepsUnaffectedRunningJobs) {
   Service svc(options(""));
   Watch w;
   VerifyConfig cfg;
-  cfg.chain = {{engine::Algorithm::Ibmc, 0, 120}};
+  cfg.chain = planOf("ibmc", 120);
   const std::string text = std::string(R"(extern int __VERIFIER_nondet_int(void);
 extern void reach_error(void);
 int quick(int a) { return a + 1; }

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "common.h"
-#include "server/service/result_codec.h"
+#include "core/result/codec.h"
 #include "server/service/store.h"
 
 namespace argus::server {
@@ -54,7 +54,7 @@ TEST(ResultCodec, RoundTripKeepsTraceOrderAndCondition) {
   r.condition.kind = "bound";
   r.condition.bound = 3;
   r.stats.solverQueries = 7;
-  result::VerificationResult back = decodeResult(encodeResult(r));
+  result::VerificationResult back = result::decodeResult(result::encodeResult(r));
   EXPECT_EQ(back.verdict, result::Verdict::False);
   ASSERT_TRUE(back.counterexample);
   ASSERT_EQ(back.counterexample->steps.size(), 1u);

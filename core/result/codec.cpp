@@ -1,11 +1,13 @@
-#include "server/service/result_codec.h"
+#include "core/result/codec.h"
 
-namespace argus::server {
+#include "core/result/assumption_automaton.h"
+
+namespace argus::result {
 
 using nlohmann::json;
 
-json encodeResult(const result::VerificationResult& r) {
-  json j = result::toJson(r);  // public fields, plus what it leaves out:
+json encodeResult(const VerificationResult& r) {
+  json j = toJson(r);  // public fields, plus what it leaves out:
   j["verdict_code"] = static_cast<int>(r.verdict);
   json extra = json::object();
   for (const auto& [k, v] : r.stats.extra) extra[k] = v;
@@ -19,24 +21,26 @@ json encodeResult(const result::VerificationResult& r) {
     }
     j["ordered_values"] = vals;  // toJson's object loses the assignment order
   }
+  if (!r.condition.assumptions.empty()) j["assumptions_all"] = r.condition.assumptions;  // toJson keeps 50
+  if (r.condition.automaton) j["automaton"] = toJson(*r.condition.automaton);
   return j;
 }
 
-result::VerificationResult decodeResult(const json& j) {
-  result::VerificationResult r;
-  r.verdict = static_cast<result::Verdict>(j.at("verdict_code").get<int>());
+VerificationResult decodeResult(const json& j) {
+  VerificationResult r;
+  r.verdict = static_cast<Verdict>(j.at("verdict_code").get<int>());
   r.algorithm = j.value("algorithm", "");
   r.solver = j.value("solver", "");
   r.reason = j.value("reason", "");
   if (j.contains("counterexample") && j["counterexample"].is_object()) {
     const json& c = j["counterexample"];
-    result::Counterexample cex;
+    Counterexample cex;
     cex.entry = c.value("entry", "");
     cex.replayed = c.value("replayed", false);
     const json* ordered = j.contains("ordered_values") ? &j["ordered_values"] : nullptr;
     size_t i = 0;
     for (const json& s : c.at("steps")) {
-      result::TraceStep t;
+      TraceStep t;
       t.file = s.value("file", "");
       t.line = s.value("line", 0u);
       t.column = s.value("column", 0u);
@@ -55,6 +59,24 @@ result::VerificationResult decodeResult(const json& j) {
   r.condition.summary = c.value("summary", "");
   if (c.contains("bound")) r.condition.bound = c["bound"].get<uint32_t>();
   if (c.contains("excluded")) r.condition.excluded = c["excluded"].get<std::vector<std::string>>();
+  if (j.contains("assumptions_all")) r.condition.assumptions = j["assumptions_all"].get<std::vector<std::string>>();
+  else if (c.contains("assumption_formula")) r.condition.assumptions = c["assumption_formula"].get<std::vector<std::string>>();
+  if (j.contains("automaton"))
+    r.condition.automaton = std::make_shared<AssumptionAutomaton>(automatonFromJson(j["automaton"]));
+  if (j.contains("invariant"))
+    for (const auto& [loc, f] : j["invariant"].items()) r.invariant[loc] = f.get<std::string>();
+  if (j.contains("stages"))
+    for (const json& x : j["stages"]) {
+      StageRecord s;
+      s.spec = x.value("stage", "");
+      s.decidedBy = x.value("decided_by", "");
+      std::string v = x.value("verdict", "unknown");
+      s.verdict = v == "true" ? Verdict::True : v == "false" ? Verdict::False : Verdict::Unknown;
+      s.wallTimeS = x.value("wall_time_s", 0.0);
+      s.cpuTimeS = x.value("cpu_time_s", 0.0);
+      s.reason = x.value("reason", "");
+      r.stages.push_back(std::move(s));
+    }
   const json& st = j.at("stats");
   r.stats.cpuTimeS = st.value("cpu_time_s", 0.0);
   r.stats.wallTimeS = st.value("wall_time_s", 0.0);
@@ -68,4 +90,4 @@ result::VerificationResult decodeResult(const json& j) {
   return r;
 }
 
-}  // namespace argus::server
+}  // namespace argus::result

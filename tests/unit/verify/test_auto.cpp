@@ -1,0 +1,185 @@
+// `auto`, the default strategy: chain specs with parallel stages, the stages' records,
+// CPU time over processes, and the programs the issue on `auto` names (a counting loop
+// that needs a relational invariant, a reachable bug, bounded recursion).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+#include "core/engine/verify.h"
+#include "core/support/deadline.h"
+#include "tests/unit/verify/verify_helpers.h"
+
+namespace argus::testing {
+namespace {
+
+using engine::Algorithm;
+using result::Verdict;
+
+engine::VerifyOutcome runAuto(const std::string& body, const std::string& chain = "", double timeout = 30,
+                              smt::SolverKind solver = smt::SolverKind::Z3) {
+  engine::VerifyRequest req;
+  req.file = "test.c";
+  req.source = std::string(kPrelude) + body;
+  req.algorithm = Algorithm::Auto;
+  req.chain = chain;
+  req.solver = solver;
+  req.timeoutS = timeout;
+  return engine::verify(req);
+}
+
+// The issue's example: kind and kiki time out on it, pred proves it at once.
+const char* kCountingLoop =
+    "int main(){\n"
+    "  int n = __VERIFIER_nondet_int();\n"
+    "  __VERIFIER_assume(n >= 0 && n < 1000000);\n"
+    "  int i = 0, j = 0;\n"
+    "  while (i < n) { i++; j += 2; }\n"
+    "  if (j != 2 * i) reach_error();\n"
+    "  return 0;\n"
+    "}\n";
+
+TEST(ChainSpec, ParallelStagesAndShortBounds) {
+  engine::Chain c = engine::parseChain("ibmc:k=2:time=2, kind|pred:time=5 ,bmc:3");
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_FALSE(c[0].isParallel());
+  EXPECT_EQ(c[0].algorithm, Algorithm::Ibmc);
+  EXPECT_EQ(c[0].params.bound, 2u);
+  EXPECT_EQ(c[0].params.timeS, 2.0);
+  ASSERT_TRUE(c[1].isParallel());
+  ASSERT_EQ(c[1].parallel.size(), 2u);
+  EXPECT_EQ(c[1].parallel[0].algorithm, Algorithm::Kind);
+  EXPECT_EQ(c[1].parallel[1].algorithm, Algorithm::Pred);
+  EXPECT_EQ(c[1].parallel[1].params.timeS, 5.0);
+  EXPECT_EQ(c[1].params.timeS, 0.0);  // kind has no time of its own: the stage takes what is left
+  EXPECT_TRUE(c[1].restrictable());   // pred can use a condition
+  EXPECT_FALSE(c[0].restrictable());
+  EXPECT_EQ(c[2].params.bound, 3u);  // `bmc:3`, the daemon's older syntax
+  EXPECT_EQ(engine::chainWidth(c), 2u);
+  EXPECT_EQ(engine::chainSpec(c), "ibmc:k=2:time=2,kind|pred:time=5,bmc:3");
+  EXPECT_EQ(engine::chainWidth(engine::parseChain(engine::kAutoChain)), 2u);
+  // any single algorithm is a stage
+  EXPECT_EQ(engine::parseChain("kiki-ai")[0].algorithm, Algorithm::KikiAi);
+  EXPECT_THROW(engine::parseChain("kind|"), std::invalid_argument);
+  EXPECT_THROW(engine::parseChain("auto"), std::invalid_argument);
+  EXPECT_THROW(engine::parseChain("kind|magic"), std::invalid_argument);
+  EXPECT_THROW(engine::parseChain("pred:k=3"), std::invalid_argument);
+  EXPECT_THROW(engine::parseChain("explicit:7"), std::invalid_argument);
+  EXPECT_THROW(engine::parseChain("kind:cond=ignore"), std::invalid_argument);
+  EXPECT_THROW(engine::parseChain("pred:cond=maybe"), std::invalid_argument);
+  engine::Chain ig = engine::parseChain("kind|pred:cond=ignore,explicit:cond=ignore|pred");
+  EXPECT_FALSE(ig[0].restrictable());
+  EXPECT_TRUE(ig[1].restrictable());
+}
+
+TEST(ChainSpec, EffectiveChainOfEachAlgorithm) {
+  engine::VerifyRequest r;
+  r.algorithm = Algorithm::Auto;
+  EXPECT_EQ(engine::effectiveChain(r), engine::kAutoChain);
+  r.algorithm = Algorithm::Cmc;
+  EXPECT_EQ(engine::effectiveChain(r), engine::kDefaultChain);
+  r.chain = "kind";
+  EXPECT_EQ(engine::effectiveChain(r), "kind");
+  r.chain.clear();
+  r.algorithm = Algorithm::Kind;
+  EXPECT_EQ(engine::effectiveChain(r), "kind");
+  EXPECT_EQ(engine::parseAlgorithm("auto"), Algorithm::Auto);
+  EXPECT_STREQ(engine::algorithmName(Algorithm::Auto), "auto");
+}
+
+TEST(Auto, ProvesTheCountingLoopThroughTheParallelStage) {
+  auto out = runAuto(kCountingLoop);
+  ASSERT_FALSE(out.inputError) << out.error;
+  ASSERT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
+  EXPECT_EQ(out.result.algorithm, "auto");
+  ASSERT_EQ(out.result.stages.size(), 2u);
+  EXPECT_EQ(out.result.stages[0].spec, "ibmc:k=2:time=2");
+  EXPECT_EQ(out.result.stages[0].verdict, Verdict::Unknown);
+  EXPECT_EQ(out.result.stages[1].spec, "kind|pred:cond=ignore");
+  EXPECT_EQ(out.result.stages[1].verdict, Verdict::True);
+  // pred finds j = 2i; whichever member decided is named
+  EXPECT_TRUE(out.result.stages[1].decidedBy == "pred" || out.result.stages[1].decidedBy == "kind")
+      << out.result.stages[1].decidedBy;
+  std::string text = result::toText(out.result);
+  EXPECT_NE(text.find("decided by: stage 2 kind|pred:cond=ignore"), std::string::npos) << text;
+}
+
+TEST(Auto, ReportsAReachableBugWithAReplayedPath) {
+  auto out = runAuto(
+      "int main(){ int x = __VERIFIER_nondet_int(); int y = 0;\n"
+      "  while (y < 5) { y++; }\n"
+      "  if (x == 42 && y == 5) reach_error();\n"
+      "  return 0; }\n");
+  ASSERT_EQ(out.result.verdict, Verdict::False) << out.result.reason;
+  ASSERT_TRUE(out.result.counterexample);
+  EXPECT_TRUE(out.result.counterexample->replayed);
+  EXPECT_TRUE(replayedWithValue(out, "x", "42"));
+}
+
+TEST(Auto, ABugOnlyTheParallelStageReachesComesBackFromAChildProcess) {
+  // the bug needs 7 loop iterations: beyond the first stage's k = 2, so the parallel
+  // stage (a child process) finds it and its counterexample crosses the pipe
+  auto out = runAuto(kBugAfterLoop);
+  ASSERT_EQ(out.result.verdict, Verdict::False) << out.result.reason;
+  ASSERT_EQ(out.result.stages.size(), 2u);
+  EXPECT_EQ(out.result.stages[1].verdict, Verdict::False);
+  ASSERT_TRUE(out.result.counterexample);
+  EXPECT_TRUE(out.result.counterexample->replayed);
+  EXPECT_GT(out.result.counterexample->steps.size(), 7u);
+}
+
+TEST(Auto, BoundedRecursionIsDecided) {
+  const char* body =
+      "int fact(int n) { if (n <= 1) return 1; return n * fact(n - 1); }\n"
+      "int main(){ int n = __VERIFIER_nondet_int(); __VERIFIER_assume(n >= 0 && n <= 5);\n"
+      "  if (fact(n) > 120) reach_error(); return 0; }\n";
+  auto safe = runAuto(body);
+  EXPECT_EQ(safe.result.verdict, Verdict::True) << safe.result.reason;
+  std::string buggy(body);
+  buggy.replace(buggy.find("> 120"), 5, ">= 120");
+  auto bug = runAuto(buggy);
+  EXPECT_EQ(bug.result.verdict, Verdict::False) << bug.result.reason;
+}
+
+TEST(Auto, CpuTimeCountsTheParallelMembers) {
+  // a loop no member decides quickly (nonlinear invariant): the members work in child
+  // processes, and the run's CPU time must include theirs
+  const char* body =
+      "int main(){ unsigned n = __VERIFIER_nondet_uint(), i = 0, s = 0;\n"
+      "  while (i < n) { i++; s += i; }\n"
+      "  if (2 * s != i * (i + 1)) reach_error(); return 0; }\n";
+  double self0 = support::processCpuSeconds(), tree0 = support::processTreeCpuSeconds();
+  auto out = runAuto(body, "kind|pred", 4);
+  double self = support::processCpuSeconds() - self0, children = support::processTreeCpuSeconds() - tree0 - self;
+  ASSERT_EQ(out.result.verdict, Verdict::Unknown) << out.result.reason;
+  ASSERT_EQ(out.result.stages.size(), 1u);
+  EXPECT_NE(out.result.reason.find("kind: "), std::string::npos) << out.result.reason;
+  EXPECT_NE(out.result.reason.find("pred: "), std::string::npos) << out.result.reason;
+  EXPECT_GT(children, 0.2) << "the members did not run in child processes";
+  EXPECT_GE(out.result.stats.cpuTimeS + 0.01, children) << "the run's CPU time leaves out its children";
+  EXPECT_GE(out.result.stages[0].cpuTimeS + 0.01, children);
+}
+
+TEST(Auto, TheLoserIsStoppedWhenTheWinnerAnswers) {
+  // pred proves the counting loop at once; kind alone would run for the whole 60 s
+  auto t0 = std::chrono::steady_clock::now();
+  auto out = runAuto(kCountingLoop, "kind|pred", 60);
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
+  EXPECT_EQ(out.result.stages[0].decidedBy, "pred");
+  EXPECT_LT(wall, 30) << "the kind member was not stopped";
+}
+
+TEST(Auto, WorksWithCvc5) {
+  // (pred with cvc5's default refiner, newton-sp-core-live, does not prove the counting
+  // loop within 30 s; the strategy's members use the solver the user chose)
+  auto bug = runAuto(kBugAfterLoop, "", 30, smt::SolverKind::CVC5);
+  EXPECT_TRUE(replayedWithValue(bug, "s", "14"));
+  auto safe = runAuto(
+      "int main(){ int x = __VERIFIER_nondet_int(); int y = x; if (x > 0 && y <= 0) reach_error(); return 0; }", "",
+      30, smt::SolverKind::CVC5);
+  EXPECT_EQ(safe.result.verdict, Verdict::True) << safe.result.reason;
+}
+
+}  // namespace
+}  // namespace argus::testing
