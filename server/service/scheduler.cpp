@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <list>
 
 #include <nlohmann/json.hpp>
@@ -317,14 +318,30 @@ static uint64_t ownRssKbOf(pid_t pid) {
   return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) / 1024;
 }
 
-// A worker's own pages plus its children's: the members of a parallel chain stage
-// (engine::runChain, `kind|pred`) run in child processes of the worker. Pages the
-// children share copy-on-write with the worker count twice (an over-estimate, on the
-// safe side of the budget).
+// Proportional set size of a process in kB (shared pages split among their users), 0 if gone.
+static uint64_t pssKbOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/smaps_rollup");
+  for (std::string key; in >> key;) {
+    if (key == "Pss:") {
+      uint64_t kb = 0;
+      in >> kb;
+      return kb;
+    }
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return 0;
+}
+
+// A worker's memory: its resident pages, or, while it has children (the members of a
+// parallel chain stage, engine::runChain `kind|pred`, which share its pages copy-on-write),
+// the proportional set sizes of the worker and its children, so shared pages count once.
 static uint64_t rssKbOf(pid_t pid) {
-  uint64_t kb = ownRssKbOf(pid);
+  std::vector<pid_t> kids;
   std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
-  for (long c; children >> c;) kb += ownRssKbOf(static_cast<pid_t>(c));
+  for (long c; children >> c;) kids.push_back(static_cast<pid_t>(c));
+  if (kids.empty()) return ownRssKbOf(pid);
+  uint64_t kb = pssKbOf(pid);
+  for (pid_t c : kids) kb += pssKbOf(c);
   return kb;
 }
 
