@@ -898,6 +898,11 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     sp.monitorOverflow = req.monitorOverflow;
     out.result = runSingle(program, *entry, slicedReq, req.algorithm, remaining, sp, req.conditionIn.get());
   }
+  out.result.closureHash = cfa::closureHashes(program)[req.function];
+  out.result.entryName = entry->name;
+  out.result.entryFile = entry->range.file.empty() ? req.file : entry->range.file;
+  out.result.entryLine = entry->range.line;
+  out.result.entryColumn = entry->range.column;
   out.result.stats.extra["slice_functions"] = static_cast<double>(program.functions.size());
   out.result.stats.extra["slice_variables"] = static_cast<double>(program.vars.size());
   out.result.stats.extra["program_functions"] = static_cast<double>(fullFunctions);

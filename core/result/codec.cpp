@@ -32,6 +32,14 @@ VerificationResult decodeResult(const json& j) {
   r.algorithm = j.value("algorithm", "");
   r.solver = j.value("solver", "");
   r.reason = j.value("reason", "");
+  r.closureHash = j.value("closure_hash", "");
+  if (j.contains("function") && j["function"].is_object()) {
+    const json& f = j["function"];
+    r.entryName = f.value("name", "");
+    r.entryFile = f.value("file", "");
+    r.entryLine = f.value("line", 0u);
+    r.entryColumn = f.value("column", 0u);
+  }
   if (j.contains("counterexample") && j["counterexample"].is_object()) {
     const json& c = j["counterexample"];
     Counterexample cex;

@@ -21,6 +21,9 @@ nlohmann::json toJson(const VerificationResult& r) {
   nlohmann::json j;
   j["verdict"] = verdictName(r.verdict);
   j["algorithm"] = r.algorithm;
+  if (!r.closureHash.empty()) j["closure_hash"] = r.closureHash;
+  if (!r.entryName.empty())
+    j["function"] = {{"name", r.entryName}, {"file", r.entryFile}, {"line", r.entryLine}, {"column", r.entryColumn}};
   j["solver"] = r.solver;
   if (!r.reason.empty()) j["reason"] = r.reason;
   if (r.counterexample) {

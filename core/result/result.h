@@ -85,6 +85,12 @@ struct VerificationResult {
   std::map<std::string, std::string> invariant;
   // The stages of a chain in the order they ran (empty for a single algorithm).
   std::vector<StageRecord> stages;
+  // Where the entry function is defined (0: unknown).
+  std::string entryName, entryFile;
+  uint32_t entryLine = 0, entryColumn = 0;
+  // cfa::closureHashes of the entry (its code and everything it calls, independent of
+  // absolute lines): the identity of a finding across edits (SARIF partialFingerprints).
+  std::string closureHash;
 };
 
 nlohmann::json toJson(const VerificationResult& r);

@@ -21,6 +21,7 @@
 #include "bench_process.h"
 #include "bench_report.h"
 #include "core/engine/verify.h"
+#include "core/result/sarif.h"
 
 namespace argus::cli {
 namespace {
@@ -40,6 +41,8 @@ const char* kUsage =
     "  --timeout SEC      per-task time limit passed to verify (default 30)\n"
     "  --memory-mb MB     per-task address-space limit (default 4096)\n"
     "  --jobs N, -j N     tasks run in parallel (default 1)\n"
+    "  --sarif FILE       also a SARIF 2.1.0 log: every counterexample (with its path as a\n"
+    "                     code flow) and every unknown task's condition (a note)\n"
     "  --out FILE         results file (default results.json), rewritten after each\n"
     "                     task with \"in_progress\": true until the run ends\n"
     "  --filter TEXT      only tasks whose id contains TEXT (repeatable: any matches)\n"
@@ -56,6 +59,7 @@ struct Options {
   long memoryMb = 4096;
   int jobs = 1;
   std::string out = "results.json";
+  std::optional<std::string> sarif;  // also write a SARIF 2.1.0 log of every task
   std::vector<std::string> filters;
   std::optional<long> limit;
   double grace = 10;
@@ -107,7 +111,7 @@ std::string parseOptions(const std::vector<std::string>& args, Options& o) {
       a = a.substr(0, eq);
     }
     static const char* known[] = {"--algorithm", "--refiner", "--solver", "--timeout", "--memory-mb", "--jobs",
-                                  "-j",          "--out",     "--filter", "--limit",   "--grace",     "--chain",
+                                  "-j",          "--out",     "--filter", "--limit",   "--grace",     "--chain", "--sarif",
                                   "--abstraction", "--abstraction-formulas"};
     if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return a == k; }) ==
         std::end(known))
@@ -152,6 +156,9 @@ std::string parseOptions(const std::vector<std::string>& args, Options& o) {
     } else if (a == "--out") {
       if (v.empty()) return "empty --out";
       o.out = v;
+    } else if (a == "--sarif") {
+      if (v.empty()) return "empty --sarif";
+      o.sarif = v;
     } else if (a == "--filter") {
       o.filters.push_back(v);
     } else if (a == "--limit") {
@@ -248,6 +255,8 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
   }
 
   std::vector<TaskResult> results(selected.size());
+  std::vector<nlohmann::json> verifierJson(selected.size());  // each task's verify output (SARIF)
+  const std::string started = result::utcNow();
   for (std::size_t i = 0; i < selected.size(); ++i) results[i].task = selected[i];
   std::size_t idWidth = 0;
   for (const ManifestTask* t : selected) idWidth = std::max(idWidth, t->id.size());
@@ -301,6 +310,19 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
     r.done = true;
     r.outcome = evaluateChild(child, limits);
     r.cls = classify(r.outcome.verdict, r.task->expectedSafe);
+    if (opt.sarif) {
+      nlohmann::json j = nlohmann::json::parse(child.out, nullptr, false);
+      // what the bench decided counts (a timeout kill leaves no JSON, a bad exit code voids it)
+      if (!j.is_object() || r.outcome.verdict == Verdict::Unknown) {
+        nlohmann::json u = {{"verdict", "unknown"}, {"reason", r.outcome.reason}};
+        if (j.is_object() && j.contains("condition")) u["condition"] = j["condition"];
+        if (j.is_object() && j.contains("function")) u["function"] = j["function"];
+        if (j.is_object() && j.contains("closure_hash")) u["closure_hash"] = j["closure_hash"];
+        if (j.is_object() && j.contains("algorithm")) u["algorithm"] = j["algorithm"];
+        j = u;
+      }
+      verifierJson[i] = std::move(j);
+    }
     r.cpuSec = child.cpuSec;
     r.wallSec = child.wallSec;
     r.memoryMb = child.maxRssMb;
@@ -329,6 +351,19 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
     return 1;
   }
   std::cerr << "argus bench: results written to " << opt.out << "\n";
+  if (opt.sarif) {
+    std::vector<result::SarifTask> tasks;
+    for (std::size_t i = 0; i < results.size(); ++i)
+      if (results[i].done) tasks.push_back({results[i].task->file, verifierJson[i]});
+    std::vector<std::string> argv{"argus", "bench"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    result::SarifInvocation inv{argv, started, result::utcNow(), !info.interrupted};
+    if (!writeResults(*opt.sarif, result::toSarif(tasks, inv))) {
+      std::cerr << "argus bench: cannot write " << *opt.sarif << "\n";
+      return 1;
+    }
+    std::cerr << "argus bench: SARIF written to " << *opt.sarif << "\n";
+  }
   return rc;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <limits.h>
 #include <mutex>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "core/engine/verify.h"
+#include "core/result/sarif.h"
 #include "core/support/deadline.h"
 #include "server/argus/bench.h"
 #include "server/argus/project.h"
@@ -26,7 +28,7 @@ const char* kUsage =
     "usage:\n"
     "  argus verify FILE.c [--algorithm bmc|ibmc|bmc-cpa|kind|kind-noinv|ai|kiki|kiki-ibmc|kiki-kind|kiki-ai|\n"
     "                                   pred|impact|explicit|cmc|auto (default)] [--kiki-mode full|ibmc|kind|ai]\n"
-    "                      [--solver z3|cvc5] [--timeout SEC] [--data-model ILP32|LP64] [--format text|json]\n"
+    "                      [--solver z3|cvc5] [--timeout SEC] [--data-model ILP32|LP64] [--format text|json|sarif]\n"
     "                      [--function NAME] [--refiner R] [--stats] [--progress] [--no-invariants]\n"
     "                      [--abstraction boolean|cartesian] [--abstraction-formulas smt|bdd]\n"
     "                      [--chain SPEC] [--condition-in F.json] [--condition-out F]\n"
@@ -113,8 +115,9 @@ int usageError(const std::string& msg) {
 // so exactly one answer is printed.
 class Watchdog {
 public:
-  Watchdog(double timeoutS, std::string format, std::string algorithm)
-      : format_(std::move(format)), algorithm_(std::move(algorithm)) {
+  using Render = std::function<std::string(const argus::result::VerificationResult&)>;
+  Watchdog(double timeoutS, Render render, std::string algorithm)
+      : render_(std::move(render)), algorithm_(std::move(algorithm)) {
     fallback_.reason = "timeout: the run overran its time limit (a solver query ignored its limit)";
     fallback_.condition.kind = "timeout";
     fallback_.condition.summary = "nothing verified";
@@ -128,8 +131,7 @@ public:
       // the whole run's times, not the last stage's
       fallback_.stats.cpuTimeS = argus::support::processTreeCpuSeconds();
       fallback_.stats.wallTimeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::string text =
-          format_ == "json" ? argus::result::toJson(fallback_).dump(2) + "\n" : argus::result::toText(fallback_);
+      std::string text = render_(fallback_);
       std::cout.flush();
       const char* p = text.data();
       size_t left = text.size();
@@ -165,7 +167,8 @@ public:
 
 private:
   static constexpr double kGraceS = 3;
-  std::string format_, algorithm_;
+  Render render_;
+  std::string algorithm_;
   std::mutex mu_;
   argus::result::VerificationResult fallback_;
   bool done_ = false;
@@ -217,7 +220,8 @@ int runVerify(const std::vector<std::string>& args) {
       } else if (a == "--data-model") req.dataModel = argus::frontend::parseDataModel(value());
       else if (a == "--format") {
         format = value();
-        if (format != "text" && format != "json") throw std::invalid_argument("bad --format '" + format + "'");
+        if (format != "text" && format != "json" && format != "sarif")
+          throw std::invalid_argument("bad --format '" + format + "' (text, json or sarif)");
       } else if (a == "--function") req.function = value();
       else if (a == "--progress") progress = true;
       else if (a == "--no-invariants") noInvariants = true;
@@ -295,9 +299,20 @@ int runVerify(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  // each chain stage's result as soon as it finishes (stdout for text, stderr for JSON)
-  std::ostream& stageOut = format == "json" ? std::cerr : std::cout;
-  static Watchdog* watchdog = new Watchdog(req.timeoutS, format, argus::engine::algorithmName(req.algorithm));  // outlives the detached thread
+  // each chain stage's result as soon as it finishes (stdout for text, stderr for JSON/SARIF)
+  std::ostream& stageOut = format == "text" ? std::cout : std::cerr;
+  const std::string started = argus::result::utcNow();
+  std::vector<std::string> argv{"argus", "verify"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Watchdog::Render render = [format, started, argv, file = req.file](const argus::result::VerificationResult& r) {
+    if (format == "json") return argus::result::toJson(r).dump(2) + "\n";
+    if (format == "sarif") {
+      argus::result::SarifInvocation inv{argv, started, argus::result::utcNow(), true};
+      return argus::result::toSarif({{file, argus::result::toJson(r)}}, inv).dump(2) + "\n";
+    }
+    return argus::result::toText(r);
+  };
+  static Watchdog* watchdog = new Watchdog(req.timeoutS, render, argus::engine::algorithmName(req.algorithm));  // outlives the detached thread
   req.stageFinished = [&stageOut](size_t i, const std::string& spec, const argus::result::VerificationResult& r) {
     stageOut << "stage " << i + 1 << " " << spec << ": " << argus::result::verdictName(r.verdict) << " ("
              << r.stats.cpuTimeS << " s cpu)";
@@ -312,8 +327,7 @@ int runVerify(const std::vector<std::string>& args) {
   }
   if (stallS && !stallAt) stall();
   watchdog->finish([&] {
-    if (format == "json") std::cout << argus::result::toJson(out.result).dump(2) << std::endl;
-    else std::cout << argus::result::toText(out.result) << std::flush;
+    std::cout << render(out.result) << std::flush;
     if (stats && format == "text") {
       const auto& st = out.result.stats;
       std::cout << "statistics:\n"

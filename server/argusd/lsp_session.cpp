@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/frontend/compile_flags.h"
+#include "core/result/sarif.h"
 #include "protocol/content_changes.h"
 
 namespace argus::server {
@@ -615,15 +616,24 @@ void LspSession::registerHandlers() {
     }
     json reqId = r.id().toJSON();
     auto outbox = outbox_;
+    // "format": "sarif" answers with a SARIF 2.1.0 log (core/result/sarif.h) instead of
+    // the result's JSON; the partial results stay JSON
+    std::string format = params.value("format", std::string("json"));
+    if (format != "json" && format != "sarif")
+      return r.error(ErrorCode::InvalidParams, "invalid params for argus/verify: format must be json or sarif");
+    std::string fileName = req.file, started = result::utcNow();
     // The callbacks never touch the session (they may outlive it): answered entries
     // are dropped from verifies_ by the watcher thread.
     uint64_t handle = service_.verifyOnce(
         std::move(req),
-        [pv, outbox, reqId](unsigned stage, const result::VerificationResult& res, bool final, bool cached) {
+        [pv, outbox, reqId, format, fileName, started](unsigned stage, const result::VerificationResult& res, bool final,
+                                                        bool cached) {
           if (pv->answered) return;
           json j = result::toJson(res);
           outbox->notify("argus/partialResult", {{"id", reqId}, {"stage", stage}, {"final", final}, {"cached", cached}, {"result", j}});
           if (final && pv->claim()) {
+            if (format == "sarif")
+              j = result::toSarif({{fileName, j}}, {{"argusd", "argus/verify"}, started, result::utcNow(), true});
             outbox->post([pv, j = std::move(j)](protocol::Dispatcher&) mutable { pv->reply.result(std::move(j)); });
           }
         },
