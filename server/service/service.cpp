@@ -134,6 +134,20 @@ std::string stageKey(const std::string& engineId, const std::string& base, const
 
 bool isFinal(const result::VerificationResult& r) { return r.verdict != result::Verdict::Unknown; }
 
+bool isTimeKill(const JobOutcome& o) {
+  return o.kind == JobOutcome::Kind::Failed && o.error.rfind("time limit exceeded", 0) == 0;
+}
+
+// The result of a stage whose worker was killed at the hard time limit.
+result::VerificationResult timedOut(const JobOutcome& o, const std::string& spec) {
+  result::VerificationResult r;
+  r.algorithm = spec;
+  r.reason = "timeout: " + o.error;
+  r.condition.kind = "timeout";
+  r.condition.summary = "nothing verified";
+  return r;
+}
+
 // The output condition of a stage, for the next one (empty: none).
 std::string conditionOf(const result::VerificationResult& r) {
   if (!r.condition.automaton) return {};
@@ -537,6 +551,13 @@ void Service::advance(Doc& d, FnEntry& f) {
           remember(key, stored);
           applyResult(dd, ff, stored, stage);
           advance(dd, ff);
+        } else if (isTimeKill(out) && stage + 1 < dd.planCfg.chain.size()) {
+          // a stage killed at its hard time limit verified nothing, but the plan goes
+          // on: the next (stronger) stage may still decide (not cached: a later run may
+          // finish in time)
+          applyResult(dd, ff, relativize(timedOut(out, dd.planCfg.chain[stage].stage.spec), dd.tu->startLine, dd.file),
+                      stage);
+          advance(dd, ff);
         } else {
           ff.st.state = FunctionState::Error;
           ff.st.final = true;
@@ -714,12 +735,14 @@ void Service::advanceOnce(Once& o, Deferred& out) {
         Once& oo = *it->second;
         oo.waiter = 0;
         if (res.kind == JobOutcome::Kind::Cancelled) return;
-        if (res.kind == JobOutcome::Kind::Done) {
-          remember(key, result::encodeResult(res.result).dump(-1, ' ', false, json::error_handler_t::replace));
-          bool fin = isFinal(res.result) || stage + 1 >= oo.req.cfg.chain.size();
-          oo.last = res.result;
+        const bool goOn = isTimeKill(res) && stage + 1 < oo.req.cfg.chain.size();  // as in advance()
+        if (res.kind == JobOutcome::Kind::Done || goOn) {
+          result::VerificationResult r =
+              goOn ? timedOut(res, oo.req.cfg.chain[stage].stage.spec) : res.result;
+          if (!goOn) remember(key, result::encodeResult(r).dump(-1, ' ', false, json::error_handler_t::replace));
+          bool fin = isFinal(r) || stage + 1 >= oo.req.cfg.chain.size();
+          oo.last = r;
           auto cb = oo.onStage;
-          auto r = res.result;
           later.push_back([cb, stage, r, fin] { cb(stage, r, fin, false); });
           oo.next = stage + 1;
           if (fin) onces_.erase(it);
