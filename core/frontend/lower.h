@@ -142,6 +142,9 @@ public:
   // exact N-bit wraparound.
   uint32_t bitIntBits(clang::QualType t) const;
   cfa::ExprPtr normalizeBitInt(cfa::ExprPtr v, clang::QualType t) const;
+  // Signed _ExtInt(N) arithmetic whose result does not fit N bits is undefined (C23
+  // 6.5p5; Clang wraps, other tools promote): that path is unsupported.
+  void checkBitIntOverflow(cfa::ExprPtr v, clang::QualType t, const clang::Stmt* at);
   LValue lvalue(const clang::Expr* e);
   cfa::ExprPtr load(const LValue& lv);
   void store(const LValue& lv, cfa::ExprPtr v);

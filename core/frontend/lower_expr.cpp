@@ -281,6 +281,13 @@ ExprPtr Lowerer::normalizeBitInt(ExprPtr v, QualType t) const {
   return Expr::convert(Expr::convert(v, n, sg), v->width, sg);
 }
 
+void Lowerer::checkBitIntOverflow(ExprPtr v, QualType t, const Stmt* at) {
+  uint32_t n = bitIntBits(t);
+  if (!n || !isSignedT(t) || v->width != widthOf(t) || v->kind == cfa::ExprKind::Const) return;
+  unsupportedIf(Expr::mkBinary(BinOp::Ne, normalizeBitInt(v, t), v, 1),
+                "overflow of signed '" + t.getUnqualifiedType().getAsString() + "' arithmetic (undefined)", at);
+}
+
 ExprPtr Lowerer::rvalue(const clang::Expr* e) {
   ExprPtr v = rvalueRaw(e);
   if (v && bitIntBits(e->getType())) v = normalizeBitInt(v, e->getType());
@@ -390,6 +397,7 @@ ExprPtr Lowerer::rvalueRaw(const clang::Expr* e) {
             break;
           }
           result = Expr::mkUnary(cfa::UnOp::Neg, rvalue(uo->getSubExpr()));
+          checkBitIntOverflow(result, t, uo);
           break;
         case UO_Not:
           result = Expr::mkUnary(cfa::UnOp::BitNot, rvalue(uo->getSubExpr()));
@@ -708,6 +716,7 @@ ExprPtr Lowerer::incDec(const UnaryOperator* uo) {
   } else {
     nv = step(inc, old);
   }
+  checkBitIntOverflow(nv, t, uo);
   nv = normalizeBitInt(nv, t);
   if (uo->isPrefix()) {
     store(lv, nv);
@@ -729,6 +738,7 @@ ExprPtr Lowerer::incDec(const UnaryOperator* uo) {
   } else {
     nv = step(inc, oldv);
   }
+  checkBitIntOverflow(nv, t, uo);
   store(lv, normalizeBitInt(nv, t));
   return oldv;
 }
@@ -842,13 +852,16 @@ ExprPtr Lowerer::binaryExpr(const BinaryOperator* bo) {
     BinaryOperatorKind base = BinaryOperator::getOpForCompoundAssignment(op);
     ExprPtr v = arith(base, a, lt->isPointerType() ? lt : compLhsT, r, rhs->getType(),
                       lt->isPointerType() ? lt : compResT, bo);
+    if (!lt->isPointerType()) checkBitIntOverflow(v, compResT, bo);
     if (!lt->isPointerType()) v = convertScalar(v, compResT, lt);
     store(lv, v);
     return load(lv);
   }
   ExprPtr a = rvalue(lhs);
   ExprPtr b = rvalue(rhs);
-  return arith(op, a, lhs->getType(), b, rhs->getType(), bo->getType(), bo);
+  ExprPtr v = arith(op, a, lhs->getType(), b, rhs->getType(), bo->getType(), bo);
+  if (op == BO_Add || op == BO_Sub || op == BO_Mul || op == BO_Div || op == BO_Shl) checkBitIntOverflow(v, bo->getType(), bo);
+  return v;
 }
 
 ExprPtr Lowerer::logical(const BinaryOperator* bo) {
