@@ -1144,8 +1144,8 @@ VerificationResult runPredicateAnalysis(const cfa::Program& prog, cfa::FuncId en
   if (const cfa::Edge* fe = cfa::findFloatEdge(prog)) {
     VerificationResult r;
     r.verdict = Verdict::Unknown;
-    r.reason = "unsupported: floating-point operation '" + fe->text + "' at " + fe->range.file + ":" +
-               std::to_string(fe->range.line) + " (predicate abstraction does not handle floating point)";
+    r.reason = "unsupported: floating-point operation '" + fe->text + "' at " + edgeWhere(fe) +
+               " (predicate abstraction does not handle floating point)";
     return r;
   }
   PredicateRun run(prog, entry, opts);
