@@ -22,11 +22,17 @@ void checkOperand(const ExprPtr& e, const char* what) {
 bool isPredicate(BinOp op) {
   switch (op) {
     case BinOp::Eq: case BinOp::Ne: case BinOp::SLt: case BinOp::SLe: case BinOp::ULt:
-    case BinOp::ULe: case BinOp::LAnd: case BinOp::LOr:
+    case BinOp::ULe: case BinOp::LAnd: case BinOp::LOr: case BinOp::FEq: case BinOp::FLt: case BinOp::FLe:
       return true;
     default:
       return false;
   }
+}
+
+void checkFloatWidth(uint32_t width, const char* what) {
+  if (width != 32 && width != 64)
+    throw std::invalid_argument(std::string(what) + ": floating-point operand width " + std::to_string(width) +
+                                " is not 32 or 64");
 }
 
 std::shared_ptr<Expr> make(ExprKind k, uint32_t width) {
@@ -63,6 +69,7 @@ ExprPtr Expr::mkLoad(ExprPtr addr, uint32_t bytes) {
 
 ExprPtr Expr::mkUnary(UnOp op, ExprPtr a) {
   checkOperand(a, "mkUnary");
+  if (isFloatOp(op)) checkFloatWidth(a->width, "mkUnary");
   auto e = make(ExprKind::Unary, a->width);
   e->unop = op;
   e->ops = {std::move(a)};
@@ -84,6 +91,7 @@ ExprPtr Expr::mkBinary(BinOp op, ExprPtr a, ExprPtr b, uint32_t width) {
                                 std::to_string(a->width));
   }
   checkWidth(width, "mkBinary");
+  if (isFloatOp(op)) checkFloatWidth(a->width, "mkBinary");
   auto e = make(ExprKind::Binary, width);
   e->binop = op;
   e->ops = {std::move(a), std::move(b)};
@@ -99,6 +107,8 @@ ExprPtr Expr::mkCast(CastKind k, ExprPtr a, uint32_t width) {
   if (k == CastKind::Trunc && width > a->width)
     throw std::invalid_argument("mkCast: truncation from " + std::to_string(a->width) + " to " +
                                 std::to_string(width) + " bits");
+  if (k == CastKind::FToF || k == CastKind::FToS || k == CastKind::FToU) checkFloatWidth(a->width, "mkCast");
+  if (k == CastKind::FToF || k == CastKind::SToF || k == CastKind::UToF) checkFloatWidth(width, "mkCast");
   auto e = make(ExprKind::Cast, width);
   e->cast = k;
   e->ops = {std::move(a)};
@@ -125,6 +135,34 @@ ExprPtr Expr::mkIte(ExprPtr c, ExprPtr t, ExprPtr e) {
   return r;
 }
 
+bool isFloatOp(UnOp op) { return op >= UnOp::FSqrt; }
+bool isFloatOp(BinOp op) { return op >= BinOp::FAdd; }
+bool isFloatOp(CastKind k) { return k >= CastKind::FToF; }
+
+bool hasFloatOp(const Expr& e) {
+  if (e.kind == ExprKind::Unary && isFloatOp(e.unop)) return true;
+  if (e.kind == ExprKind::Binary && isFloatOp(e.binop)) return true;
+  if (e.kind == ExprKind::Cast && isFloatOp(e.cast)) return true;
+  for (const ExprPtr& o : e.ops)
+    if (o && hasFloatOp(*o)) return true;
+  return false;
+}
+
+const char* unOpName(UnOp op) {
+  switch (op) {
+    case UnOp::Neg: return "-";
+    case UnOp::BitNot: return "~";
+    case UnOp::LogNot: return "!";
+    case UnOp::FSqrt: return "fsqrt ";
+    case UnOp::FRint: return "frint ";
+    case UnOp::FFloor: return "ffloor ";
+    case UnOp::FCeil: return "fceil ";
+    case UnOp::FTrunc: return "ftrunc ";
+    case UnOp::FRound: return "fround ";
+  }
+  return "?";
+}
+
 const char* binOpName(BinOp op) {
   switch (op) {
     case BinOp::Add: return "+";
@@ -148,6 +186,13 @@ const char* binOpName(BinOp op) {
     case BinOp::ULe: return "<=u";
     case BinOp::LAnd: return "&&";
     case BinOp::LOr: return "||";
+    case BinOp::FAdd: return "+f";
+    case BinOp::FSub: return "-f";
+    case BinOp::FMul: return "*f";
+    case BinOp::FDiv: return "/f";
+    case BinOp::FEq: return "==f";
+    case BinOp::FLt: return "<f";
+    case BinOp::FLe: return "<=f";
   }
   return "?";
 }
@@ -184,7 +229,7 @@ void toStringRec(std::string& out, const Expr& e, const std::vector<std::string>
       out += "]";
       return;
     case ExprKind::Unary:
-      out += e.unop == UnOp::Neg ? "-" : e.unop == UnOp::BitNot ? "~" : "!";
+      out += unOpName(e.unop);
       if (!e.ops.empty() && e.ops[0]) toStringRec(out, *e.ops[0], names);
       return;
     case ExprKind::Binary:
@@ -202,6 +247,11 @@ void toStringRec(std::string& out, const Expr& e, const std::vector<std::string>
         case CastKind::SExt: out += "sext"; break;
         case CastKind::Trunc: out += "trunc"; break;
         case CastKind::ToBool: out += "bool"; break;
+        case CastKind::FToF: out += "fcvt"; break;
+        case CastKind::SToF: out += "sitof"; break;
+        case CastKind::UToF: out += "uitof"; break;
+        case CastKind::FToS: out += "ftosi"; break;
+        case CastKind::FToU: out += "ftoui"; break;
       }
       out += std::to_string(e.width) + "(";
       if (!e.ops.empty() && e.ops[0]) toStringRec(out, *e.ops[0], names);

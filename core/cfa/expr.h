@@ -15,6 +15,23 @@
 //
 // Memory is one flat, byte-addressed, little-endian array. `Load` reads `bytes`
 // consecutive bytes starting at an address expression.
+//
+// Floating point: a `float` / `double` value is carried as its IEEE 754 bit image
+// (binary32 in 32 bits, binary64 in 64 bits), so memory, unions, copies and
+// assignments need nothing new. The F* operators interpret their operands' bits as
+// IEEE values of the operand width (32: binary32, 64: binary64; other widths are
+// rejected) and give the result's bits: FAdd..FDiv and FSqrt round to nearest even;
+// FRint/FFloor/FCeil/FTrunc/FRound round to an integral value (to nearest even,
+// toward -inf, toward +inf, toward zero, to nearest with ties away from zero).
+// FEq/FLt/FLe are IEEE comparisons (false on NaN, -0 == +0), 0/1 in the result width.
+// A NaN result's bits are unspecified: the SMT encoding leaves them free (any NaN
+// pattern), the interpreter gives the host's; a program that looks at them is
+// decided only if the verdict does not depend on them (a counterexample is replayed).
+// Casts: FToF converts between binary32 and binary64 (rounding to nearest even);
+// SToF/UToF convert a signed/unsigned integer to the float of the result width
+// (rounding to nearest even); FToS/FToU truncate toward zero to a signed/unsigned
+// integer of the result width; the frontend guards them so they are never evaluated
+// on NaN or out-of-range values (undefined in C; those paths are Unsupported).
 #pragma once
 
 #include <cstdint>
@@ -28,16 +45,30 @@ using VarId = uint32_t;
 
 enum class ExprKind : uint8_t { Const, Var, Load, Unary, Binary, Cast, Ite };
 
-enum class UnOp : uint8_t { Neg, BitNot, LogNot /* x == 0 ? 1 : 0 */ };
+enum class UnOp : uint8_t {
+  Neg, BitNot, LogNot /* x == 0 ? 1 : 0 */,
+  FSqrt, FRint, FFloor, FCeil, FTrunc, FRound,  // floating point (see above)
+};
 
 enum class BinOp : uint8_t {
   Add, Sub, Mul, SDiv, UDiv, SRem, URem,
   Shl, LShr, AShr, And, Or, Xor,
   Eq, Ne, SLt, SLe, ULt, ULe,   // result: 0/1 in the expression's width
   LAnd, LOr,                    // non-short-circuit logical and/or on pure operands: 0/1
+  FAdd, FSub, FMul, FDiv,       // floating point (see above)
+  FEq, FLt, FLe,                // floating-point comparisons: 0/1 in the expression's width
 };
 
-enum class CastKind : uint8_t { ZExt, SExt, Trunc, ToBool /* x != 0 ? 1 : 0 */ };
+enum class CastKind : uint8_t {
+  ZExt, SExt, Trunc, ToBool /* x != 0 ? 1 : 0 */,
+  FToF, SToF, UToF, FToS, FToU,  // floating point (see above)
+};
+
+// Operators and casts on floating-point bit images.
+bool isFloatOp(UnOp op);
+bool isFloatOp(BinOp op);
+bool isFloatOp(CastKind k);
+
 
 struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
@@ -66,7 +97,10 @@ struct Expr {
   static ExprPtr mkIte(ExprPtr c, ExprPtr t, ExprPtr e);
 };
 
+// True when the expression contains a floating-point operator or cast.
+bool hasFloatOp(const Expr& e);
 const char* binOpName(BinOp op);
+const char* unOpName(UnOp op);
 std::string toString(const ExprPtr& e, const std::vector<std::string>* varNames = nullptr);
 
 }  // namespace argus::cfa

@@ -309,9 +309,9 @@ class Deserializer {
     e->width = u32();
     e->value = u();
     e->var = u32();
-    e->unop = static_cast<UnOp>(small(static_cast<uint64_t>(UnOp::LogNot)));
-    e->binop = static_cast<BinOp>(small(static_cast<uint64_t>(BinOp::LOr)));
-    e->cast = static_cast<CastKind>(small(static_cast<uint64_t>(CastKind::ToBool)));
+    e->unop = static_cast<UnOp>(small(static_cast<uint64_t>(UnOp::FRound)));
+    e->binop = static_cast<BinOp>(small(static_cast<uint64_t>(BinOp::FLe)));
+    e->cast = static_cast<CastKind>(small(static_cast<uint64_t>(CastKind::FToU)));
     uint64_t n = count();
     for (uint64_t k = 0; k < n; ++k) {
       uint64_t o = u();

@@ -66,6 +66,13 @@ const char* opSymbol(cfa::BinOp op) {
     case cfa::BinOp::ULe: return "<=";
     case cfa::BinOp::LAnd: return "&&";
     case cfa::BinOp::LOr: return "||";
+    case cfa::BinOp::FAdd: return "+";
+    case cfa::BinOp::FSub: return "-";
+    case cfa::BinOp::FMul: return "*";
+    case cfa::BinOp::FDiv: return "/";
+    case cfa::BinOp::FEq: return "==";
+    case cfa::BinOp::FLt: return "<";
+    case cfa::BinOp::FLe: return "<=";
   }
   return "?";
 }

@@ -62,6 +62,10 @@ Term ExprEncoder::zeroFill(Term mem, Term base, Term size) {
   return mem;
 }
 
+// Floating point: CFA values are IEEE bit images (core/cfa/expr.h); an operation reads
+// its operands as FP terms and gives back the bits of its result.
+Term ExprEncoder::fp(Term bits) { return tm_.fpFromBits(bits, tm_.fpSortOfWidth(bits->width())); }
+
 Term ExprEncoder::encode(const cfa::ExprPtr& e, const Env& env) {
   switch (e->kind) {
     case ExprKind::Const:
@@ -76,6 +80,12 @@ Term ExprEncoder::encode(const cfa::ExprPtr& e, const Env& env) {
         case cfa::UnOp::Neg: return tm_.bvNeg(a);
         case cfa::UnOp::BitNot: return tm_.bvNot(a);
         case cfa::UnOp::LogNot: return boolToBV(tm_, tm_.mkEq(a, tm_.bvVal(0, a->width())), e->width);
+        case cfa::UnOp::FSqrt: return tm_.fpToBits(tm_.fpSqrt(fp(a)));
+        case cfa::UnOp::FRint: return tm_.fpToBits(tm_.fpRoundToIntegral(fp(a), smt::RoundingMode::RNE));
+        case cfa::UnOp::FFloor: return tm_.fpToBits(tm_.fpRoundToIntegral(fp(a), smt::RoundingMode::RTN));
+        case cfa::UnOp::FCeil: return tm_.fpToBits(tm_.fpRoundToIntegral(fp(a), smt::RoundingMode::RTP));
+        case cfa::UnOp::FTrunc: return tm_.fpToBits(tm_.fpRoundToIntegral(fp(a), smt::RoundingMode::RTZ));
+        case cfa::UnOp::FRound: return tm_.fpToBits(tm_.fpRoundToIntegral(fp(a), smt::RoundingMode::RNA));
       }
       break;
     }
@@ -87,6 +97,11 @@ Term ExprEncoder::encode(const cfa::ExprPtr& e, const Env& env) {
         case cfa::CastKind::SExt: return e->width > from ? tm_.signExt(a, e->width - from) : a;
         case cfa::CastKind::Trunc: return e->width < from ? tm_.extract(a, e->width - 1, 0) : a;
         case cfa::CastKind::ToBool: return boolToBV(tm_, nonZero(a), e->width);
+        case cfa::CastKind::FToF: return tm_.fpToBits(tm_.fpToFP(fp(a), tm_.fpSortOfWidth(e->width)));
+        case cfa::CastKind::SToF: return tm_.fpToBits(tm_.sbvToFP(a, tm_.fpSortOfWidth(e->width)));
+        case cfa::CastKind::UToF: return tm_.fpToBits(tm_.ubvToFP(a, tm_.fpSortOfWidth(e->width)));
+        case cfa::CastKind::FToS: return tm_.fpToSBV(fp(a), e->width);
+        case cfa::CastKind::FToU: return tm_.fpToUBV(fp(a), e->width);
       }
       break;
     }
@@ -120,6 +135,13 @@ Term ExprEncoder::encode(const cfa::ExprPtr& e, const Env& env) {
         case BinOp::ULe: return boolToBV(tm_, tm_.bvUle(a, b), w);
         case BinOp::LAnd: return boolToBV(tm_, tm_.mkAnd(nonZero(a), nonZero(b)), w);
         case BinOp::LOr: return boolToBV(tm_, tm_.mkOr(nonZero(a), nonZero(b)), w);
+        case BinOp::FAdd: return tm_.fpToBits(tm_.fpAdd(fp(a), fp(b)));
+        case BinOp::FSub: return tm_.fpToBits(tm_.fpSub(fp(a), fp(b)));
+        case BinOp::FMul: return tm_.fpToBits(tm_.fpMul(fp(a), fp(b)));
+        case BinOp::FDiv: return tm_.fpToBits(tm_.fpDiv(fp(a), fp(b)));
+        case BinOp::FEq: return boolToBV(tm_, tm_.fpEq(fp(a), fp(b)), w);
+        case BinOp::FLt: return boolToBV(tm_, tm_.fpLt(fp(a), fp(b)), w);
+        case BinOp::FLe: return boolToBV(tm_, tm_.fpLe(fp(a), fp(b)), w);
       }
       break;
     }

@@ -46,6 +46,7 @@ public:
   smt::TermManager& tm() { return tm_; }
 
 private:
+  smt::Term fp(smt::Term bits);
   smt::TermManager& tm_;
   uint32_t ptrWidth_;
   smt::Sort memSort_;

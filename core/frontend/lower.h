@@ -94,7 +94,13 @@ public:
 
   // types
   bool isScalar(clang::QualType t) const;
+  // A floating type this lowering does not model: long double, complex, half,
+  // __float128 (float and double are scalars, see isFloatT).
   bool isFloating(clang::QualType t) const;
+  // float or double: a scalar carried as its IEEE 754 bit image (core/cfa/expr.h).
+  bool isFloatT(clang::QualType t) const;
+  // The name of an unmodelled floating type, for the unsupported message.
+  std::string floatTypeName(clang::QualType t) const;
   uint32_t widthOf(clang::QualType t) const;     // bits
   uint64_t sizeOf(clang::QualType t) const;      // bytes (0 for incomplete/VLA)
   bool isSignedT(clang::QualType t) const;
@@ -130,11 +136,32 @@ public:
 
   // expressions (lower_expr.cpp)
   cfa::ExprPtr rvalue(const clang::Expr* e);     // scalar value, or address of an aggregate
+  cfa::ExprPtr rvalueRaw(const clang::Expr* e);  // rvalue before _ExtInt(N) normalisation
+  // _ExtInt(N) / _BitInt(N) narrower than its container: N (else 0). Its values are kept
+  // normalised in the container (sign- or zero-extended from N bits), which gives the
+  // exact N-bit wraparound.
+  uint32_t bitIntBits(clang::QualType t) const;
+  cfa::ExprPtr normalizeBitInt(cfa::ExprPtr v, clang::QualType t) const;
+  // Signed _ExtInt(N) arithmetic whose result does not fit N bits is undefined (C23
+  // 6.5p5; Clang wraps, other tools promote): that path is unsupported.
+  void checkBitIntOverflow(cfa::ExprPtr v, clang::QualType t, const clang::Stmt* at);
   LValue lvalue(const clang::Expr* e);
   cfa::ExprPtr load(const LValue& lv);
   void store(const LValue& lv, cfa::ExprPtr v);
   void assignTo(const LValue& lv, const clang::Expr* rhs);
   cfa::ExprPtr convertScalar(cfa::ExprPtr v, clang::QualType from, clang::QualType to);
+
+  // floating point (lower_float.cpp)
+  cfa::ExprPtr convertFloat(cfa::ExprPtr v, clang::QualType from, clang::QualType to);
+  // v != 0.0 (NaN is true, -0.0 false) as 0/1 in `width` bits
+  cfa::ExprPtr floatTruth(cfa::ExprPtr v, uint32_t width);
+  // The IEEE bit image of x in `width` (32/64) bits.
+  static cfa::ExprPtr floatConst(double x, uint32_t width);
+  cfa::ExprPtr floatArith(clang::BinaryOperatorKind op, cfa::ExprPtr a, cfa::ExprPtr b, uint32_t resultWidth,
+                          const clang::Expr* at);
+  // math.h functions and the floating-point builtins (handled = false when `name` is
+  // not one of them).
+  cfa::ExprPtr mathBuiltin(const clang::CallExpr* ce, const std::string& name, bool& handled);
   cfa::ExprPtr castExpr(const clang::CastExpr* ce);
   cfa::ExprPtr binaryExpr(const clang::BinaryOperator* bo);
   cfa::ExprPtr arith(clang::BinaryOperatorKind op, cfa::ExprPtr a, clang::QualType ta, cfa::ExprPtr b,

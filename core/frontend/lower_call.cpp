@@ -190,7 +190,7 @@ ExprPtr Lowerer::nondetResult(const CallExpr* ce, const std::string& what) {
     return Expr::mkVar(obj, ptrWidth);
   }
   if (isFloating(rt) || !isScalar(rt) || widthOf(rt) > 64) {
-    unsupported(std::string(isFloating(rt) ? "floating-point " : "aggregate or wide ") + what, ce);
+    unsupported(isFloating(rt) ? what + " of type '" + floatTypeName(rt) + "'" : "aggregate or wide " + what, ce);
     return isScalar(rt) || isFloating(rt) ? Expr::mkConst(0, 32) : constPtr(0);
   }
   uint32_t rw = widthOf(rt);
@@ -248,7 +248,7 @@ std::vector<ExprPtr> Lowerer::lowerArgs(const CallExpr* ce, const FunctionDecl* 
   for (unsigned i = 0; i < ce->getNumArgs(); ++i) {
     const clang::Expr* a = ce->getArg(i);
     if (isFloating(a->getType())) {
-      unsupported("floating-point argument", a);
+      unsupported("argument of type '" + floatTypeName(a->getType()) + "'", a);
       args.push_back(Expr::mkConst(0, 32));
       continue;
     }
@@ -323,6 +323,8 @@ ExprPtr Lowerer::directCall(const CallExpr* ce, const FunctionDecl* callee) {
     uint32_t pw = prog.vars[target.params[i]].width;
     if (i < args.size()) {
       ExprPtr a = args[i];
+      if (a->width != pw && i < ce->getNumArgs() && isFloatT(ce->getArg(i)->getType()))
+        unsupported("floating-point argument of another size than the parameter (unprototyped call)", ce->getArg(i));
       passed.push_back(a->width == pw ? a : Expr::convert(a, pw, prog.vars[target.params[i]].isSigned));
     } else {
       // a missing argument (unprototyped call): its value is indeterminate
@@ -359,6 +361,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     bool mine = false;
     if (ExprPtr r = bitBuiltin(ce, name, mine); mine) return r;
     if (ExprPtr r = overflowBuiltin(ce, name, mine); mine) return r;
+    if (ExprPtr r = mathBuiltin(ce, name, mine); mine) return r;
   }
 
   if (name == "reach_error" || name == "__VERIFIER_error" || name == "__assert_fail" ||

@@ -93,7 +93,7 @@ Lowerer::LValue Lowerer::bitFieldLValue(ExprPtr base, const FieldDecl* fd, const
 void Lowerer::assignTo(const LValue& lv, const clang::Expr* rhs) {
   if (!isScalar(lv.type)) {
     if (isFloating(lv.type)) {
-      unsupported("floating-point assignment", rhs);
+      unsupported("assignment of type '" + floatTypeName(lv.type) + "'", rhs);
       return;
     }
     // aggregate copy (struct assignment / initialisation from a struct value)
@@ -102,7 +102,7 @@ void Lowerer::assignTo(const LValue& lv, const clang::Expr* rhs) {
     return;
   }
   if (widthOf(lv.type) > 64) {
-    unsupported("integer type wider than 64 bits", rhs);
+    unsupported("integer type '" + lv.type.getUnqualifiedType().getAsString() + "' wider than 64 bits", rhs);
     return;
   }
   ExprPtr v = rvalue(rhs);
@@ -114,11 +114,12 @@ ExprPtr Lowerer::convertScalar(ExprPtr v, QualType from, QualType to) {
   to = to.getCanonicalType();
   from = from.getCanonicalType();
   if (to->isVoidType()) return v;
+  if (isFloatT(from) || isFloatT(to)) return normalizeBitInt(convertFloat(v, from, to), to);
   if (to->isBooleanType()) return Expr::mkCast(CastKind::ToBool, v, widthOf(to));
   uint32_t w = widthOf(to);
-  if (v->width == w) return v;
+  if (v->width == w) return normalizeBitInt(v, to);
   bool srcSigned = from->isSignedIntegerOrEnumerationType();
-  return Expr::convert(v, w, srcSigned);
+  return normalizeBitInt(Expr::convert(v, w, srcSigned), to);
 }
 
 void Lowerer::copyBytes(ExprPtr dst, ExprPtr src, uint64_t bytes, const Stmt* at) {
@@ -257,7 +258,7 @@ void Lowerer::initObject(ExprPtr addr, QualType t, const clang::Expr* init, bool
     return;
   }
   if (isFloating(t)) {
-    unsupported("floating-point initialiser", init);
+    unsupported("initialiser of type '" + floatTypeName(t) + "'", init);
     return;
   }
   LValue lv;
@@ -267,14 +268,40 @@ void Lowerer::initObject(ExprPtr addr, QualType t, const clang::Expr* init, bool
   assignTo(lv, init);
 }
 
+uint32_t Lowerer::bitIntBits(QualType t) const {
+  const auto* xt = t.getCanonicalType()->getAs<BitIntType>();
+  if (!xt || xt->getNumBits() >= widthOf(t) || widthOf(t) > 64) return 0;
+  return xt->getNumBits();
+}
+
+ExprPtr Lowerer::normalizeBitInt(ExprPtr v, QualType t) const {
+  uint32_t n = bitIntBits(t);
+  if (!n || v->width != widthOf(t)) return v;
+  bool sg = isSignedT(t);
+  return Expr::convert(Expr::convert(v, n, sg), v->width, sg);
+}
+
+void Lowerer::checkBitIntOverflow(ExprPtr v, QualType t, const Stmt* at) {
+  uint32_t n = bitIntBits(t);
+  if (!n || !isSignedT(t) || v->width != widthOf(t) || v->kind == cfa::ExprKind::Const) return;
+  unsupportedIf(Expr::mkBinary(BinOp::Ne, normalizeBitInt(v, t), v, 1),
+                "overflow of signed '" + t.getUnqualifiedType().getAsString() + "' arithmetic (undefined)", at);
+}
+
 ExprPtr Lowerer::rvalue(const clang::Expr* e) {
+  ExprPtr v = rvalueRaw(e);
+  if (v && bitIntBits(e->getType())) v = normalizeBitInt(v, e->getType());
+  return v;
+}
+
+ExprPtr Lowerer::rvalueRaw(const clang::Expr* e) {
   const Stmt* saved = curStmt;
   ExprPtr result;
   e = e->IgnoreParens();
   QualType t = e->getType();
 
   if (isScalar(t) && widthOf(t) > 64) {
-    unsupported("integer type wider than 64 bits", e);
+    unsupported("integer type '" + t.getUnqualifiedType().getAsString() + "' wider than 64 bits", e);
     return Expr::mkConst(0, 64);
   }
   // Integer constant expressions (sizeof, enum constants, literals, ...) fold here.
@@ -286,15 +313,17 @@ ExprPtr Lowerer::rvalue(const clang::Expr* e) {
     }
   }
   if (isFloating(t)) {
-    unsupported("floating-point expression", e);
+    unsupported("expression of type '" + floatTypeName(t) + "'", e);
     return Expr::mkConst(0, 32);
   }
-  if (const auto* xt = t.getCanonicalType()->getAs<BitIntType>()) {
-    if (xt->getNumBits() != widthOf(t)) {
-      // values live in whole bytes here; N-bit wraparound is not modelled
-      unsupported("_ExtInt(" + std::to_string(xt->getNumBits()) + ") arithmetic", e);
-      return Expr::mkConst(0, widthOf(t));
-    }
+  if (isFloatT(t) && !t->isDependentType()) {
+    // literals, INFINITY, NAN, HUGE_VAL and other constant expressions: Clang's IEEE
+    // evaluation (round to nearest even), kept as the bit image. A NaN computed by an
+    // operation (0.0 / 0.0) is not folded: its bits are the hardware's, left free by
+    // the encoding; __builtin_nan("") (the NAN macro) is a defined quiet NaN.
+    llvm::APFloat f(0.0);
+    if (isPure(e) && e->EvaluateAsFloat(f, ctx) && (!f.isNaN() || isa<CallExpr>(e->IgnoreParenImpCasts())))
+      return Expr::mkConst(f.bitcastToAPInt().getZExtValue(), widthOf(t));
   }
 
   switch (e->getStmtClass()) {
@@ -362,13 +391,23 @@ ExprPtr Lowerer::rvalue(const clang::Expr* e) {
           result = rvalue(uo->getSubExpr());
           break;
         case UO_Minus:
+          if (isFloatT(t)) {  // IEEE negation flips the sign bit (also of NaN and 0)
+            ExprPtr a = rvalue(uo->getSubExpr());
+            result = Expr::mkBinary(BinOp::Xor, a, Expr::mkConst(uint64_t{1} << (a->width - 1), a->width));
+            break;
+          }
           result = Expr::mkUnary(cfa::UnOp::Neg, rvalue(uo->getSubExpr()));
+          checkBitIntOverflow(result, t, uo);
           break;
         case UO_Not:
           result = Expr::mkUnary(cfa::UnOp::BitNot, rvalue(uo->getSubExpr()));
           break;
         case UO_LNot: {
           ExprPtr a = rvalue(uo->getSubExpr());
+          if (isFloatT(uo->getSubExpr()->getType())) {
+            result = Expr::mkBinary(BinOp::FEq, a, floatConst(0.0, a->width), widthOf(t));
+            break;
+          }
           result = Expr::convert(Expr::mkUnary(cfa::UnOp::LogNot, a), widthOf(t), false);
           break;
         }
@@ -597,7 +636,7 @@ ExprPtr Lowerer::castExpr(const CastExpr* ce) {
   switch (ce->getCastKind()) {
     case CK_LValueToRValue:
       if (isFloating(to)) {
-        unsupported("floating-point value", ce);
+        unsupported("value of type '" + floatTypeName(to) + "'", ce);
         return Expr::mkConst(0, 32);
       }
       return load(lvalue(sub));
@@ -621,7 +660,11 @@ ExprPtr Lowerer::castExpr(const CastExpr* ce) {
     case CK_PointerToIntegral:
     case CK_IntegralToBoolean:
     case CK_PointerToBoolean:
-    case CK_BooleanToSignedIntegral: {
+    case CK_BooleanToSignedIntegral:
+    case CK_FloatingCast:
+    case CK_IntegralToFloating:
+    case CK_FloatingToIntegral:
+    case CK_FloatingToBoolean: {
       ExprPtr v = rvalue(sub);
       if (ce->getCastKind() == CK_BooleanToSignedIntegral)
         return Expr::mkUnary(cfa::UnOp::Neg, Expr::convert(v, widthOf(to), false));
@@ -629,7 +672,7 @@ ExprPtr Lowerer::castExpr(const CastExpr* ce) {
     }
     case CK_ToVoid:
       if (!isScalar(sub->getType()) && !sub->getType()->isVoidType() && isFloating(sub->getType())) {
-        if (!isPure(sub)) unsupported("floating-point expression", sub);
+        if (!isPure(sub)) unsupported("expression of type '" + floatTypeName(sub->getType()) + "'", sub);
         return Expr::mkConst(0, 32);
       }
       if (isPure(sub)) return Expr::mkConst(0, 32);
@@ -649,9 +692,14 @@ ExprPtr Lowerer::incDec(const UnaryOperator* uo) {
   const clang::Expr* sub = uo->getSubExpr();
   QualType t = sub->getType();
   if (isFloating(t)) {
-    unsupported("floating-point increment", uo);
+    unsupported("increment of type '" + floatTypeName(t) + "'", uo);
     return Expr::mkConst(0, 32);
   }
+  bool fl = isFloatT(t);
+  auto step = [&](bool inc, ExprPtr x) {  // x + 1 or x - 1 (x of an integer or float type)
+    if (fl) return Expr::mkBinary(inc ? BinOp::FAdd : BinOp::FSub, x, floatConst(1.0, x->width));
+    return Expr::mkBinary(inc ? BinOp::Add : BinOp::Sub, x, Expr::mkConst(1, x->width));
+  };
   LValue lv = lvalue(sub);
   ExprPtr old = load(lv);
   if (!lv.isReg || !old) {
@@ -666,8 +714,10 @@ ExprPtr Lowerer::incDec(const UnaryOperator* uo) {
   } else if (t->isBooleanType()) {
     nv = inc ? Expr::mkConst(1, old->width) : Expr::mkCast(CastKind::ToBool, Expr::mkBinary(BinOp::Sub, old, Expr::mkConst(1, old->width)), old->width);
   } else {
-    nv = Expr::mkBinary(inc ? BinOp::Add : BinOp::Sub, old, Expr::mkConst(1, old->width));
+    nv = step(inc, old);
   }
+  checkBitIntOverflow(nv, t, uo);
+  nv = normalizeBitInt(nv, t);
   if (uo->isPrefix()) {
     store(lv, nv);
     return load(lv);
@@ -686,9 +736,10 @@ ExprPtr Lowerer::incDec(const UnaryOperator* uo) {
   } else if (t->isBooleanType()) {
     nv = inc ? Expr::mkConst(1, old->width) : Expr::mkCast(CastKind::ToBool, Expr::mkBinary(BinOp::Sub, oldv, Expr::mkConst(1, old->width)), old->width);
   } else {
-    nv = Expr::mkBinary(inc ? BinOp::Add : BinOp::Sub, oldv, Expr::mkConst(1, old->width));
+    nv = step(inc, oldv);
   }
-  store(lv, nv);
+  checkBitIntOverflow(nv, t, uo);
+  store(lv, normalizeBitInt(nv, t));
   return oldv;
 }
 
@@ -700,6 +751,7 @@ ExprPtr Lowerer::arith(BinaryOperatorKind op, ExprPtr a, QualType ta, ExprPtr b,
   tb = tb.getCanonicalType();
   bool aPtr = ta->isPointerType(), bPtr = tb->isPointerType();
   uint32_t rw = widthOf(resultType);
+  if (isFloatT(ta) || isFloatT(tb)) return floatArith(op, a, b, rw, at);
   switch (op) {
     case BO_Add:
     case BO_Sub:
@@ -770,7 +822,7 @@ ExprPtr Lowerer::binaryExpr(const BinaryOperator* bo) {
   const clang::Expr* lhs = bo->getLHS();
   const clang::Expr* rhs = bo->getRHS();
   if (isFloating(lhs->getType()) || isFloating(rhs->getType())) {
-    unsupported("floating-point arithmetic", bo);
+    unsupported("arithmetic on type '" + floatTypeName(isFloating(lhs->getType()) ? lhs->getType() : rhs->getType()) + "'", bo);
     return Expr::mkConst(0, 32);
   }
   switch (op) {
@@ -800,13 +852,16 @@ ExprPtr Lowerer::binaryExpr(const BinaryOperator* bo) {
     BinaryOperatorKind base = BinaryOperator::getOpForCompoundAssignment(op);
     ExprPtr v = arith(base, a, lt->isPointerType() ? lt : compLhsT, r, rhs->getType(),
                       lt->isPointerType() ? lt : compResT, bo);
+    if (!lt->isPointerType()) checkBitIntOverflow(v, compResT, bo);
     if (!lt->isPointerType()) v = convertScalar(v, compResT, lt);
     store(lv, v);
     return load(lv);
   }
   ExprPtr a = rvalue(lhs);
   ExprPtr b = rvalue(rhs);
-  return arith(op, a, lhs->getType(), b, rhs->getType(), bo->getType(), bo);
+  ExprPtr v = arith(op, a, lhs->getType(), b, rhs->getType(), bo->getType(), bo);
+  if (op == BO_Add || op == BO_Sub || op == BO_Mul || op == BO_Div || op == BO_Shl) checkBitIntOverflow(v, bo->getType(), bo);
+  return v;
 }
 
 ExprPtr Lowerer::logical(const BinaryOperator* bo) {
@@ -815,6 +870,8 @@ ExprPtr Lowerer::logical(const BinaryOperator* bo) {
   if (isPure(bo->getRHS())) {
     ExprPtr a = rvalue(bo->getLHS());
     ExprPtr b = rvalue(bo->getRHS());
+    if (isFloatT(bo->getLHS()->getType())) a = floatTruth(a, w);
+    if (isFloatT(bo->getRHS()->getType())) b = floatTruth(b, w);
     if (a->width != b->width) {
       // scalars of different types (int && pointer, long || char): each compared with 0
       a = Expr::mkCast(cfa::CastKind::ToBool, a, w);
@@ -851,6 +908,7 @@ ExprPtr Lowerer::conditional(const AbstractConditionalOperator* co) {
   if (!isVoid && isPure(co->getCond()) && isPure(te) && isPure(fe) && scalar &&
       !isa<BinaryConditionalOperator>(co)) {
     ExprPtr c = rvalue(co->getCond());
+    if (isFloatT(co->getCond()->getType())) c = floatTruth(c, 32);
     ExprPtr a = convertScalar(rvalue(te), te->getType(), t);
     ExprPtr b = convertScalar(rvalue(fe), fe->getType(), t);
     return Expr::mkIte(c, a, b);
@@ -866,7 +924,7 @@ ExprPtr Lowerer::conditional(const AbstractConditionalOperator* co) {
     keep.rhs = scalar ? convertScalar(c, bc->getCommon()->getType(), t) : c;
     emit(keep);
     Edge yes = edge(EdgeKind::Assume);
-    yes.cond = c;
+    yes.cond = isFloatT(bc->getCommon()->getType()) ? floatTruth(c, 32) : c;
     yes.positive = true;
     Edge no = yes;
     no.positive = false;

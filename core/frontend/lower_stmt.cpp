@@ -129,12 +129,28 @@ static QualType stripAtomic(QualType t) {
 bool Lowerer::isScalar(QualType t) const {
   t = stripAtomic(t);
   return t->isIntegerType() || t->isPointerType() || t->isNullPtrType() ||
-         (t->isEnumeralType());
+         (t->isEnumeralType()) || isFloatT(t);
+}
+
+bool Lowerer::isFloatT(QualType t) const {
+  t = stripAtomic(t);
+  const auto* bt = t->getAs<BuiltinType>();
+  if (!bt || (bt->getKind() != BuiltinType::Float && bt->getKind() != BuiltinType::Double)) return false;
+  const llvm::fltSemantics& sem = ctx.getFloatTypeSemantics(t);
+  return &sem == &llvm::APFloat::IEEEsingle() || &sem == &llvm::APFloat::IEEEdouble();
 }
 
 bool Lowerer::isFloating(QualType t) const {
   t = stripAtomic(t);
-  return t->isRealFloatingType() || t->isAnyComplexType();
+  return (t->isRealFloatingType() || t->isAnyComplexType()) && !isFloatT(t);
+}
+
+std::string Lowerer::floatTypeName(QualType t) const {
+  t = stripAtomic(t);
+  std::string n = t.getUnqualifiedType().getAsString();
+  if (const auto* bt = t->getAs<BuiltinType>(); bt && bt->getKind() == BuiltinType::LongDouble)
+    n += " (" + std::to_string(ctx.getTypeSize(t)) + "-bit x87 extended precision, not modelled)";
+  return n;
 }
 
 uint32_t Lowerer::widthOf(QualType t) const {
@@ -513,7 +529,7 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
     QualType t = pd->getType();
     cfa::VarId inId = fn->params[i];
     bool aggregate = !isScalar(t) || widthOf(t) > 64;
-    if (isFloating(t)) unsupported("floating-point parameter", fd->getBody());
+    if (isFloating(t)) unsupported("parameter of type '" + floatTypeName(t) + "'", fd->getBody());
     else if (isScalar(t) && widthOf(t) > 64) unsupported("parameter wider than 64 bits", fd->getBody());
     if (pd->getName().empty()) continue;
     VarRef& ref = varFor(pd);
@@ -939,11 +955,12 @@ void Lowerer::branch(const clang::Expr* c, cfa::LocId onTrue, cfa::LocId onFalse
   const Stmt* saved = curStmt;
   curStmt = c;
   if (isFloating(c->getType())) {
-    unsupported("floating-point condition", c);
+    unsupported("condition of type '" + floatTypeName(c->getType()) + "'", c);
     curStmt = saved;
     return;
   }
   ExprPtr v = rvalue(c);
+  if (isFloatT(c->getType())) v = floatTruth(v, 32);
   if (v->kind == cfa::ExprKind::Const) {
     emitTo(edge(EdgeKind::Blank), v->value != 0 ? onTrue : onFalse);
   } else {

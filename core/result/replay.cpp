@@ -1,6 +1,8 @@
 #include "core/result/replay.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <iterator>
 #include <map>
 #include <stdexcept>
@@ -39,6 +41,52 @@ inline uint64_t negW(uint64_t v, uint32_t w) { return (~v + 1) & maskOf(w); }
 inline uint64_t udivW(uint64_t a, uint64_t b, uint32_t w) { return b == 0 ? maskOf(w) : a / b; }
 inline uint64_t uremW(uint64_t a, uint64_t b) { return b == 0 ? a : a % b; }
 
+// Floating point: the host's IEEE binary32/binary64 arithmetic in the default rounding
+// mode (to nearest even), independent of the SMT encoding; a NaN keeps the host's bits.
+inline float asF(uint64_t v) {
+  uint32_t b = static_cast<uint32_t>(v);
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+inline double asD(uint64_t v) {
+  double d;
+  std::memcpy(&d, &v, 8);
+  return d;
+}
+inline uint64_t bitsF(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+inline uint64_t bitsD(double d) {
+  uint64_t b;
+  std::memcpy(&b, &d, 8);
+  return b;
+}
+// The value of a float image of width w as a double (exact for binary32).
+inline double toD(uint64_t v, uint32_t w) { return w == 32 ? static_cast<double>(asF(v)) : asD(v); }
+
+template <class F>
+uint64_t fpUnary(uint64_t a, uint32_t w, F f) {
+  if (w == 32) return bitsF(f(asF(a)));
+  return bitsD(f(asD(a)));
+}
+
+// C's conversion to an integer type of `to` bits (truncation); 0 when undefined (NaN or
+// out of range: the frontend cuts such paths off before the conversion).
+uint64_t fpToInt(uint64_t a, uint32_t from, uint32_t to, bool isSigned) {
+  double x = std::trunc(toD(a, from));  // binary32 values are exact in a double
+  if (std::isnan(x)) return 0;
+  if (isSigned) {
+    double lo = -std::ldexp(1.0, static_cast<int>(to) - 1), hi = std::ldexp(1.0, static_cast<int>(to) - 1);
+    if (x < lo || x >= hi) return 0;
+    return static_cast<uint64_t>(static_cast<int64_t>(x)) & maskOf(to);
+  }
+  if (x <= -1.0 || x >= std::ldexp(1.0, static_cast<int>(to))) return 0;
+  return static_cast<uint64_t>(x) & maskOf(to);
+}
+
 }  // namespace
 
 const char* outcomeName(ReplayOutcome o) {
@@ -62,6 +110,12 @@ uint64_t evalUnary(UnOp op, uint64_t a, uint32_t w) {
     case UnOp::Neg: return negW(a, w);
     case UnOp::BitNot: return ~a & m;
     case UnOp::LogNot: return a == 0 ? 1 : 0;
+    case UnOp::FSqrt: return fpUnary(a, w, [](auto x) { return std::sqrt(x); });
+    case UnOp::FRint: return fpUnary(a, w, [](auto x) { return std::nearbyint(x); });
+    case UnOp::FFloor: return fpUnary(a, w, [](auto x) { return std::floor(x); });
+    case UnOp::FCeil: return fpUnary(a, w, [](auto x) { return std::ceil(x); });
+    case UnOp::FTrunc: return fpUnary(a, w, [](auto x) { return std::trunc(x); });
+    case UnOp::FRound: return fpUnary(a, w, [](auto x) { return std::round(x); });
   }
   return 0;
 }
@@ -110,6 +164,13 @@ uint64_t evalBinary(BinOp op, uint64_t a, uint64_t b, uint32_t w, uint32_t rw) {
     case BinOp::ULe: r = a <= b; break;
     case BinOp::LAnd: r = (a != 0) && (b != 0); break;
     case BinOp::LOr: r = (a != 0) || (b != 0); break;
+    case BinOp::FAdd: r = w == 32 ? bitsF(asF(a) + asF(b)) : bitsD(asD(a) + asD(b)); break;
+    case BinOp::FSub: r = w == 32 ? bitsF(asF(a) - asF(b)) : bitsD(asD(a) - asD(b)); break;
+    case BinOp::FMul: r = w == 32 ? bitsF(asF(a) * asF(b)) : bitsD(asD(a) * asD(b)); break;
+    case BinOp::FDiv: r = w == 32 ? bitsF(asF(a) / asF(b)) : bitsD(asD(a) / asD(b)); break;
+    case BinOp::FEq: r = w == 32 ? asF(a) == asF(b) : asD(a) == asD(b); break;
+    case BinOp::FLt: r = w == 32 ? asF(a) < asF(b) : asD(a) < asD(b); break;
+    case BinOp::FLe: r = w == 32 ? asF(a) <= asF(b) : asD(a) <= asD(b); break;
   }
   return r & maskOf(rw);
 }
@@ -121,6 +182,17 @@ uint64_t evalCast(CastKind k, uint64_t a, uint32_t from, uint32_t to) {
     case CastKind::SExt: return static_cast<uint64_t>(sext64(a, from)) & maskOf(to);
     case CastKind::Trunc: return a & maskOf(to);
     case CastKind::ToBool: return a != 0 ? 1 : 0;
+    case CastKind::FToF:
+      if (from == to) return a;
+      return to == 32 ? bitsF(static_cast<float>(asD(a))) : bitsD(static_cast<double>(asF(a)));
+    case CastKind::SToF: {
+      int64_t x = sext64(a, from);
+      return to == 32 ? bitsF(static_cast<float>(x)) : bitsD(static_cast<double>(x));
+    }
+    case CastKind::UToF:
+      return to == 32 ? bitsF(static_cast<float>(a)) : bitsD(static_cast<double>(a));
+    case CastKind::FToS: return fpToInt(a, from, to, true);
+    case CastKind::FToU: return fpToInt(a, from, to, false);
   }
   return 0;
 }

@@ -24,7 +24,7 @@
 
 namespace argus::smt {
 
-enum class SortKind : uint8_t { Bool, BV, Int, Array };
+enum class SortKind : uint8_t { Bool, BV, Int, Array, FP };
 
 class SortNode;
 using Sort = const SortNode*;
@@ -32,13 +32,15 @@ using Sort = const SortNode*;
 class SortNode {
 public:
   SortKind kind;
-  uint32_t width = 0;        // BV only
+  uint32_t width = 0;        // BV; FP: eb + sb (the width of its IEEE bit image)
   Sort index = nullptr;      // Array only
   Sort elem = nullptr;       // Array only
+  uint32_t eb = 0, sb = 0;   // FP only: exponent and significand bits (sb counts the hidden bit)
   bool isBool() const { return kind == SortKind::Bool; }
   bool isBV() const { return kind == SortKind::BV; }
   bool isInt() const { return kind == SortKind::Int; }
   bool isArray() const { return kind == SortKind::Array; }
+  bool isFP() const { return kind == SortKind::FP; }
   std::string str() const;
 };
 
@@ -58,7 +60,17 @@ enum class Kind : uint8_t {
   Select, Store,
   // uninterpreted function application: name is the function's name
   Apply,
+  // floating point (SMT-LIB FloatingPoint theory); p0 of the rounding operations is the
+  // RoundingMode. FPFromBits: IEEE bit image -> FP (exact, total). FPToBits: FP -> its
+  // bit image; a NaN gives *some* NaN pattern (each FPToBits term its own, chosen by
+  // the solver), every other value its unique image. FPToSBV/FPToUBV: p1 = result
+  // width; unspecified out of range (callers guard them).
+  FPFromBits, FPToBits, FPAdd, FPSub, FPMul, FPDiv, FPSqrt, FPRti, FPEq, FPLt, FPLe, FPIsNaN,
+  FPToFP, SBVToFP, UBVToFP, FPToSBV, FPToUBV,
 };
+
+// Rounding modes of the floating-point operations.
+enum class RoundingMode : uint8_t { RNE, RNA, RTP, RTN, RTZ };
 
 const char* kindName(Kind k);
 
@@ -95,6 +107,9 @@ public:
   Sort bvSort(uint32_t width);
   Sort intSort();
   Sort arraySort(Sort index, Sort elem);
+  Sort fpSort(uint32_t eb, uint32_t sb);   // e.g. (8, 24) binary32, (11, 53) binary64
+  // The IEEE format whose bit image has `width` bits (32 or 64; throws otherwise).
+  Sort fpSortOfWidth(uint32_t width);
 
   // leaves
   Term boolVal(bool b);
@@ -161,6 +176,25 @@ public:
   // arrays
   Term select(Term array, Term index);
   Term store(Term array, Term index, Term value);
+
+  // floating point (operands of FP sort unless stated)
+  Term fpFromBits(Term bv, Sort fp);       // bv has fp's width
+  Term fpToBits(Term a);
+  Term fpAdd(Term a, Term b, RoundingMode rm = RoundingMode::RNE);
+  Term fpSub(Term a, Term b, RoundingMode rm = RoundingMode::RNE);
+  Term fpMul(Term a, Term b, RoundingMode rm = RoundingMode::RNE);
+  Term fpDiv(Term a, Term b, RoundingMode rm = RoundingMode::RNE);
+  Term fpSqrt(Term a, RoundingMode rm = RoundingMode::RNE);
+  Term fpRoundToIntegral(Term a, RoundingMode rm);
+  Term fpEq(Term a, Term b);  // IEEE equality: false on NaN, -0 = +0
+  Term fpLt(Term a, Term b);
+  Term fpLe(Term a, Term b);
+  Term fpIsNaN(Term a);
+  Term fpToFP(Term a, Sort to, RoundingMode rm = RoundingMode::RNE);
+  Term sbvToFP(Term bv, Sort to, RoundingMode rm = RoundingMode::RNE);
+  Term ubvToFP(Term bv, Sort to, RoundingMode rm = RoundingMode::RNE);
+  Term fpToSBV(Term a, uint32_t width, RoundingMode rm = RoundingMode::RTZ);
+  Term fpToUBV(Term a, uint32_t width, RoundingMode rm = RoundingMode::RTZ);
 
   // uninterpreted functions
   Term apply(const std::string& fn, Sort result, std::span<const Term> args);

@@ -22,6 +22,7 @@ std::string SortNode::str() const {
     case SortKind::Int: return "Int";
     case SortKind::BV: return "(_ BitVec " + std::to_string(width) + ")";
     case SortKind::Array: return "(Array " + index->str() + " " + elem->str() + ")";
+    case SortKind::FP: return "(_ FloatingPoint " + std::to_string(eb) + " " + std::to_string(sb) + ")";
   }
   return "?";
 }
@@ -32,7 +33,9 @@ const char* kindName(Kind k) {
       "bvneg", "bvnot", "bvadd", "bvsub", "bvmul", "bvudiv", "bvsdiv", "bvurem", "bvsrem",
       "bvand", "bvor", "bvxor", "bvshl", "bvlshr", "bvashr", "bvult", "bvule", "bvslt", "bvsle",
       "concat", "extract", "zero_extend", "sign_extend", "+", "-", "*", "neg", "<=", "<",
-      "select", "store", "apply"};
+      "select", "store", "apply",
+      "fp.from_bits", "fp.to_bits", "fp.add", "fp.sub", "fp.mul", "fp.div", "fp.sqrt", "fp.roundToIntegral",
+      "fp.eq", "fp.lt", "fp.leq", "fp.isNaN", "to_fp", "to_fp_sbv", "to_fp_ubv", "fp.to_sbv", "fp.to_ubv"};
   return names[static_cast<int>(k)];
 }
 
@@ -60,6 +63,7 @@ std::string TermNode::str() const {
       o << "(" << (t->kind == Kind::Apply ? t->name.c_str() : kindName(t->kind));
       if (t->kind == Kind::Extract) o << " " << t->p0 << " " << t->p1;
       if (t->kind == Kind::ZeroExt || t->kind == Kind::SignExt) o << " " << t->p0;
+      if (t->kind == Kind::FPToSBV || t->kind == Kind::FPToUBV) o << " " << t->p1;
     }
     if (i < t->children.size()) {
       const TermNode* c = t->children[i++];
@@ -107,6 +111,7 @@ struct TermManager::Impl {
   Sort boolS = nullptr, intS = nullptr;
   std::unordered_map<uint32_t, Sort> bvSorts;
   std::map<std::pair<Sort, Sort>, Sort> arraySorts;
+  std::map<std::pair<uint32_t, uint32_t>, Sort> fpSorts;
   std::unordered_map<std::string, Term> vars;
   uint64_t fresh = 0;
 };
@@ -136,6 +141,24 @@ Sort TermManager::arraySort(Sort index, Sort elem) {
   if (it != impl_->arraySorts.end()) return it->second;
   impl_->sorts.push_back(SortNode{SortKind::Array, 0, index, elem});
   return impl_->arraySorts[key] = &impl_->sorts.back();
+}
+
+Sort TermManager::fpSort(uint32_t eb, uint32_t sb) {
+  if (eb < 2 || sb < 2) throw std::invalid_argument("floating-point sort with fewer than 2 exponent or significand bits");
+  auto key = std::make_pair(eb, sb);
+  auto it = impl_->fpSorts.find(key);
+  if (it != impl_->fpSorts.end()) return it->second;
+  SortNode n{SortKind::FP, eb + sb};
+  n.eb = eb;
+  n.sb = sb;
+  impl_->sorts.push_back(n);
+  return impl_->fpSorts[key] = &impl_->sorts.back();
+}
+
+Sort TermManager::fpSortOfWidth(uint32_t width) {
+  if (width == 32) return fpSort(8, 24);
+  if (width == 64) return fpSort(11, 53);
+  throw std::invalid_argument("no IEEE floating-point format of width " + std::to_string(width) + " here");
 }
 
 Term TermManager::make(Kind k, Sort s, std::vector<Term> children, uint32_t p0, uint32_t p1, uint64_t value,
@@ -537,6 +560,98 @@ Term TermManager::store(Term array, Term index, Term value) {
   return make(Kind::Store, array->sort, {array, index, value});
 }
 
+// ---------------------------------------------------------------- floating point
+
+static void needFP(Term a, const char* op) {
+  if (!a->sort->isFP()) throw std::invalid_argument(std::string(op) + ": floating-point operand expected, got " + a->sort->str());
+}
+static void needFP2(Term a, Term b, const char* op) {
+  needFP(a, op);
+  if (a->sort != b->sort) throw std::invalid_argument(std::string(op) + ": operand sorts differ");
+}
+static uint32_t rmCode(RoundingMode rm) { return static_cast<uint32_t>(rm); }
+
+Term TermManager::fpFromBits(Term bv, Sort fp) {
+  if (!fp->isFP() || !bv->sort->isBV() || bv->width() != fp->width)
+    throw std::invalid_argument("fpFromBits: bit-vector width does not match the format");
+  // the bits of a value read back give the value (a NaN pattern gives NaN)
+  if (bv->kind == Kind::FPToBits && bv->children[0]->sort == fp) return bv->children[0];
+  return make(Kind::FPFromBits, fp, {bv});
+}
+Term TermManager::fpToBits(Term a) {
+  needFP(a, "fpToBits");
+  if (a->kind == Kind::FPFromBits && a->children[0]->isConst()) {
+    // a constant's bits, unless it is a NaN (whose bits stay unspecified)
+    uint64_t v = a->children[0]->value;
+    uint32_t eb = a->sort->eb, sb = a->sort->sb;
+    uint64_t expMask = maskOf(eb) << (sb - 1), fracMask = maskOf(sb - 1);
+    if ((v & expMask) != expMask || (v & fracMask) == 0) return a->children[0];
+  }
+  return make(Kind::FPToBits, bvSort(a->sort->width), {a});
+}
+Term TermManager::fpAdd(Term a, Term b, RoundingMode rm) {
+  needFP2(a, b, "fpAdd");
+  return make(Kind::FPAdd, a->sort, {a, b}, rmCode(rm));
+}
+Term TermManager::fpSub(Term a, Term b, RoundingMode rm) {
+  needFP2(a, b, "fpSub");
+  return make(Kind::FPSub, a->sort, {a, b}, rmCode(rm));
+}
+Term TermManager::fpMul(Term a, Term b, RoundingMode rm) {
+  needFP2(a, b, "fpMul");
+  return make(Kind::FPMul, a->sort, {a, b}, rmCode(rm));
+}
+Term TermManager::fpDiv(Term a, Term b, RoundingMode rm) {
+  needFP2(a, b, "fpDiv");
+  return make(Kind::FPDiv, a->sort, {a, b}, rmCode(rm));
+}
+Term TermManager::fpSqrt(Term a, RoundingMode rm) {
+  needFP(a, "fpSqrt");
+  return make(Kind::FPSqrt, a->sort, {a}, rmCode(rm));
+}
+Term TermManager::fpRoundToIntegral(Term a, RoundingMode rm) {
+  needFP(a, "fpRoundToIntegral");
+  return make(Kind::FPRti, a->sort, {a}, rmCode(rm));
+}
+Term TermManager::fpEq(Term a, Term b) {
+  needFP2(a, b, "fpEq");
+  return make(Kind::FPEq, boolSort(), {a, b});
+}
+Term TermManager::fpLt(Term a, Term b) {
+  needFP2(a, b, "fpLt");
+  return make(Kind::FPLt, boolSort(), {a, b});
+}
+Term TermManager::fpLe(Term a, Term b) {
+  needFP2(a, b, "fpLe");
+  return make(Kind::FPLe, boolSort(), {a, b});
+}
+Term TermManager::fpIsNaN(Term a) {
+  needFP(a, "fpIsNaN");
+  return make(Kind::FPIsNaN, boolSort(), {a});
+}
+Term TermManager::fpToFP(Term a, Sort to, RoundingMode rm) {
+  needFP(a, "fpToFP");
+  if (!to->isFP()) throw std::invalid_argument("fpToFP: floating-point target sort expected");
+  if (a->sort == to) return a;
+  return make(Kind::FPToFP, to, {a}, rmCode(rm));
+}
+Term TermManager::sbvToFP(Term bv, Sort to, RoundingMode rm) {
+  if (!bv->sort->isBV() || !to->isFP()) throw std::invalid_argument("sbvToFP: sort mismatch");
+  return make(Kind::SBVToFP, to, {bv}, rmCode(rm));
+}
+Term TermManager::ubvToFP(Term bv, Sort to, RoundingMode rm) {
+  if (!bv->sort->isBV() || !to->isFP()) throw std::invalid_argument("ubvToFP: sort mismatch");
+  return make(Kind::UBVToFP, to, {bv}, rmCode(rm));
+}
+Term TermManager::fpToSBV(Term a, uint32_t width, RoundingMode rm) {
+  needFP(a, "fpToSBV");
+  return make(Kind::FPToSBV, bvSort(width), {a}, rmCode(rm), width);
+}
+Term TermManager::fpToUBV(Term a, uint32_t width, RoundingMode rm) {
+  needFP(a, "fpToUBV");
+  return make(Kind::FPToUBV, bvSort(width), {a}, rmCode(rm), width);
+}
+
 Term TermManager::apply(const std::string& fn, Sort result, std::span<const Term> args) {
   return make(Kind::Apply, result, std::vector<Term>(args.begin(), args.end()), 0, 0, 0, 0, fn);
 }
@@ -614,6 +729,13 @@ Term TermManager::substitute(Term t, const std::unordered_map<Term, Term>& map) 
         case Kind::Store: r = store(cs[0], cs[1], cs[2]); break;
         case Kind::ConstArray: r = constArray(n->sort, cs[0]); break;
         case Kind::Apply: r = apply(n->name, n->sort, cs); break;
+        case Kind::FPFromBits: r = fpFromBits(cs[0], n->sort); break;
+        case Kind::FPToBits: r = fpToBits(cs[0]); break;
+        case Kind::FPAdd: case Kind::FPSub: case Kind::FPMul: case Kind::FPDiv: case Kind::FPSqrt:
+        case Kind::FPRti: case Kind::FPEq: case Kind::FPLt: case Kind::FPLe: case Kind::FPIsNaN:
+        case Kind::FPToFP: case Kind::SBVToFP: case Kind::UBVToFP: case Kind::FPToSBV: case Kind::FPToUBV:
+          r = make(n->kind, n->sort, cs, n->p0, n->p1);
+          break;
         default: r = n;
       }
     }

@@ -285,6 +285,10 @@ private:
           case UnOp::Neg: return fromExact(-static_cast<i128>(a.hi), -static_cast<i128>(a.lo), w);
           case UnOp::BitNot: return fromExact(-static_cast<i128>(a.hi) - 1, -static_cast<i128>(a.lo) - 1, w);
           case UnOp::LogNot: return bool01(contains(a, 0), !(a.lo == 0 && a.hi == 0));
+          // floating point on bit images: any value
+          case UnOp::FSqrt: case UnOp::FRint: case UnOp::FFloor: case UnOp::FCeil: case UnOp::FTrunc:
+          case UnOp::FRound:
+            return top(w);
         }
         return top(w);
       }
@@ -301,6 +305,8 @@ private:
           }
           case CastKind::Trunc: return fromExact(a.lo, a.hi, w);
           case CastKind::ToBool: return bool01(!(a.lo == 0 && a.hi == 0), contains(a, 0));
+          case CastKind::FToF: case CastKind::SToF: case CastKind::UToF: case CastKind::FToS: case CastKind::FToU:
+            return top(w);  // floating point: any value
         }
         return top(w);
       }
@@ -413,6 +419,10 @@ private:
         bool bT = !(b.lo == 0 && b.hi == 0), bF = contains(b, 0);
         return bool01(aT || bT, aF && bF);
       }
+      case BinOp::FEq: case BinOp::FLt: case BinOp::FLe:
+        return bool01(true, true);  // floating-point comparison: 0 or 1
+      case BinOp::FAdd: case BinOp::FSub: case BinOp::FMul: case BinOp::FDiv:
+        return top(w);  // floating point on bit images: any value
     }
     return top(w);
   }

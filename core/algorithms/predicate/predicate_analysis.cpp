@@ -1139,6 +1139,15 @@ private:
 }  // namespace
 
 VerificationResult runPredicateAnalysis(const cfa::Program& prog, cfa::FuncId entry, const PredicateAnalysisOptions& opts) {
+  // Predicates, abstraction and refinement (interpolation, Newton) over IEEE floating
+  // point are not supported: unknown, naming the first floating-point operation.
+  if (const cfa::Edge* fe = cfa::findFloatEdge(prog)) {
+    VerificationResult r;
+    r.verdict = Verdict::Unknown;
+    r.reason = "unsupported: floating-point operation '" + fe->text + "' at " + edgeWhere(fe) +
+               " (predicate abstraction does not handle floating point)";
+    return r;
+  }
   PredicateRun run(prog, entry, opts);
   return run.run();
 }

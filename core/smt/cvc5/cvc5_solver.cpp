@@ -6,6 +6,7 @@
 #include <csignal>
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -131,7 +132,9 @@ public:
       owned_->push();
       try {
         owned_->assertFormula(toCvc5(a));
-        cvc5::Term itp = owned_->getInterpolant(owned_->mkTerm(cvc5::Kind::NOT, {toCvc5(b)}));
+        cvc5::Term nb = owned_->mkTerm(cvc5::Kind::NOT, {toCvc5(b)});
+        if (!defs_.empty()) throw SolverError("cvc5 interpolation over floating-point bit images is not supported");
+        cvc5::Term itp = owned_->getInterpolant(nb);
         if (itp.isNull()) reason_ = "cvc5 found no interpolant (SyGuS search gave up or hit the time limit)";
         else out = fromCvc5(itp);
       } catch (const cvc5::CVC5ApiException& e) {
@@ -140,6 +143,7 @@ public:
         reason_ = e.what();
       }
       owned_->pop();
+      retractDefs();
     });
     return out;
   }
@@ -152,9 +156,14 @@ protected:
   void popImpl(unsigned n) override {
     owned_->pop(n);
     frames_.resize(frames_.size() - n);
+    retractDefs();
   }
   void addImpl(Term f) override {
-    runOnLargeStack([&] { owned_->assertFormula(toCvc5(f)); });
+    runOnLargeStack([&] {
+      cvc5::Term c = toCvc5(f);
+      assertDefs();
+      owned_->assertFormula(c);
+    });
     frames_.back().push_back(f);
   }
   CheckResult checkImpl(std::span<const Term> assumptions) override {
@@ -170,6 +179,7 @@ protected:
     try {
       std::vector<cvc5::Term> as;
       for (Term a : assumptions) as.push_back(toCvc5(a));
+      assertDefs();
       cvc5::Result r;
       if (!guardedCheck(as, r)) {
         replaceAbortedInstance();
@@ -214,6 +224,26 @@ private:
   bool internalBitblast_ = false;   // bv-solver=bitblast-internal (see the defect above)
   std::unordered_map<Term, cvc5::Term> cache_;
   std::map<std::string, cvc5::Term> functions_;
+  // cvc5 1.0 has no fp.to_ieee_bv: FPToBits(x) is a fresh constant b with the
+  // definition (= ((_ to_fp eb sb) b) x) (exact for every value but NaN, any NaN
+  // pattern for NaN). A definition is asserted (at the level where it is first needed)
+  // before the assertion or check that uses it, and again after a pop removed it.
+  struct Def {
+    cvc5::Term formula;
+    size_t level = SIZE_MAX;  // frame it is asserted in; SIZE_MAX: not asserted
+  };
+  std::vector<Def> defs_;
+  void assertDefs() {
+    for (Def& d : defs_)
+      if (d.level == SIZE_MAX) {
+        owned_->assertFormula(d.formula);
+        d.level = frames_.size() - 1;
+      }
+  }
+  void retractDefs() {
+    for (Def& d : defs_)
+      if (d.level != SIZE_MAX && d.level >= frames_.size()) d.level = SIZE_MAX;
+  }
   std::string reason_;
   std::atomic<bool> interrupted_{false};  // set from any thread
   bool interpolants_ = false;
@@ -245,13 +275,23 @@ private:
     (void)owned_.release();
     (void)new std::unordered_map<Term, cvc5::Term>(std::move(cache_));
     (void)new std::map<std::string, cvc5::Term>(std::move(functions_));
+    (void)new std::vector<Def>(std::move(defs_));
     cache_.clear();
     functions_.clear();
+    defs_.clear();
     internalBitblast_ = true;
     owned_ = makeInstance();
     for (std::size_t level = 0; level < frames_.size(); ++level) {
       if (level > 0) owned_->push();
-      for (Term f : frames_[level]) owned_->assertFormula(toCvc5(f));
+      for (Term f : frames_[level]) {
+        cvc5::Term c = toCvc5(f);
+        for (Def& d : defs_)
+          if (d.level == SIZE_MAX) {
+            owned_->assertFormula(d.formula);
+            d.level = level;
+          }
+        owned_->assertFormula(c);
+      }
     }
   }
 
@@ -356,8 +396,28 @@ private:
       case SortKind::Int: return owned_->getIntegerSort();
       case SortKind::BV: return owned_->mkBitVectorSort(s->width);
       case SortKind::Array: return owned_->mkArraySort(sortOf(s->index), sortOf(s->elem));
+      case SortKind::FP: return owned_->mkFloatingPointSort(s->eb, s->sb);
     }
     throw SolverError("cvc5: unknown sort");
+  }
+
+  cvc5::Term rm(uint32_t code) {
+    using R = cvc5::RoundingMode;
+    switch (static_cast<RoundingMode>(code)) {
+      case RoundingMode::RNE: return owned_->mkRoundingMode(R::ROUND_NEAREST_TIES_TO_EVEN);
+      case RoundingMode::RNA: return owned_->mkRoundingMode(R::ROUND_NEAREST_TIES_TO_AWAY);
+      case RoundingMode::RTP: return owned_->mkRoundingMode(R::ROUND_TOWARD_POSITIVE);
+      case RoundingMode::RTN: return owned_->mkRoundingMode(R::ROUND_TOWARD_NEGATIVE);
+      case RoundingMode::RTZ: return owned_->mkRoundingMode(R::ROUND_TOWARD_ZERO);
+    }
+    throw SolverError("cvc5: unknown rounding mode");
+  }
+  cvc5::Term toBits(Term t, const cvc5::Term& x) {
+    Sort s = t->children[0]->sort;
+    cvc5::Term b = owned_->mkConst(owned_->mkBitVectorSort(s->width), "fpbits!" + std::to_string(t->id));
+    cvc5::Term back = owned_->mkTerm(owned_->mkOp(cvc5::Kind::FLOATINGPOINT_TO_FP_FROM_IEEE_BV, {s->eb, s->sb}), {b});
+    defs_.push_back({owned_->mkTerm(cvc5::Kind::EQUAL, {back, x})});
+    return b;
   }
 
   cvc5::Term toCvc5(Term root) {
@@ -421,6 +481,27 @@ private:
           args.insert(args.end(), a.begin(), a.end());
           return owned_->mkTerm(K::APPLY_UF, args);
         }
+        case Kind::FPFromBits:
+          return owned_->mkTerm(owned_->mkOp(K::FLOATINGPOINT_TO_FP_FROM_IEEE_BV, {t->sort->eb, t->sort->sb}), a);
+        case Kind::FPToBits: return toBits(t, a[0]);
+        case Kind::FPAdd: return owned_->mkTerm(K::FLOATINGPOINT_ADD, {rm(t->p0), a[0], a[1]});
+        case Kind::FPSub: return owned_->mkTerm(K::FLOATINGPOINT_SUB, {rm(t->p0), a[0], a[1]});
+        case Kind::FPMul: return owned_->mkTerm(K::FLOATINGPOINT_MULT, {rm(t->p0), a[0], a[1]});
+        case Kind::FPDiv: return owned_->mkTerm(K::FLOATINGPOINT_DIV, {rm(t->p0), a[0], a[1]});
+        case Kind::FPSqrt: return owned_->mkTerm(K::FLOATINGPOINT_SQRT, {rm(t->p0), a[0]});
+        case Kind::FPRti: return owned_->mkTerm(K::FLOATINGPOINT_RTI, {rm(t->p0), a[0]});
+        case Kind::FPEq: return op(K::FLOATINGPOINT_EQ);
+        case Kind::FPLt: return op(K::FLOATINGPOINT_LT);
+        case Kind::FPLe: return op(K::FLOATINGPOINT_LEQ);
+        case Kind::FPIsNaN: return op(K::FLOATINGPOINT_IS_NAN);
+        case Kind::FPToFP:
+          return owned_->mkTerm(owned_->mkOp(K::FLOATINGPOINT_TO_FP_FROM_FP, {t->sort->eb, t->sort->sb}), {rm(t->p0), a[0]});
+        case Kind::SBVToFP:
+          return owned_->mkTerm(owned_->mkOp(K::FLOATINGPOINT_TO_FP_FROM_SBV, {t->sort->eb, t->sort->sb}), {rm(t->p0), a[0]});
+        case Kind::UBVToFP:
+          return owned_->mkTerm(owned_->mkOp(K::FLOATINGPOINT_TO_FP_FROM_UBV, {t->sort->eb, t->sort->sb}), {rm(t->p0), a[0]});
+        case Kind::FPToSBV: return owned_->mkTerm(owned_->mkOp(K::FLOATINGPOINT_TO_SBV, {t->p1}), {rm(t->p0), a[0]});
+        case Kind::FPToUBV: return owned_->mkTerm(owned_->mkOp(K::FLOATINGPOINT_TO_UBV, {t->p1}), {rm(t->p0), a[0]});
       }
       throw SolverError("cvc5: unknown term kind");
     });

@@ -125,8 +125,37 @@ private:
       case SortKind::Int: return ctx_.int_sort();
       case SortKind::BV: return ctx_.bv_sort(s->width);
       case SortKind::Array: return ctx_.array_sort(sortOf(s->index), sortOf(s->elem));
+      case SortKind::FP: return ctx_.fpa_sort(s->eb, s->sb);
     }
     throw SolverError("z3: unknown sort");
+  }
+
+  z3::expr rm(uint32_t code) {
+    switch (static_cast<RoundingMode>(code)) {
+      case RoundingMode::RNE: return z3::expr(ctx_, Z3_mk_fpa_rne(ctx_));
+      case RoundingMode::RNA: return z3::expr(ctx_, Z3_mk_fpa_rna(ctx_));
+      case RoundingMode::RTP: return z3::expr(ctx_, Z3_mk_fpa_rtp(ctx_));
+      case RoundingMode::RTN: return z3::expr(ctx_, Z3_mk_fpa_rtn(ctx_));
+      case RoundingMode::RTZ: return z3::expr(ctx_, Z3_mk_fpa_rtz(ctx_));
+    }
+    throw SolverError("z3: unknown rounding mode");
+  }
+  z3::expr wrap(Z3_ast a) {
+    ctx_.check_error();
+    return z3::expr(ctx_, a);
+  }
+  // The bit image of an FP value: fp.to_ieee_bv for every value but NaN; a NaN gives
+  // sign ++ 1...1 ++ (fraction != 0) from a fresh constant of this term, so that every
+  // NaN pattern is possible (the host's NaN bits are not modelled).
+  z3::expr toBits(Term t, const z3::expr& a) {
+    Sort s = t->children[0]->sort;
+    uint32_t eb = s->eb, sb = s->sb;
+    z3::expr n = ctx_.constant(("fpnan!" + std::to_string(t->id)).c_str(), ctx_.bv_sort(sb - 1 + 1));
+    z3::expr frac = n.extract(sb - 2, 0);
+    z3::expr nanFrac = z3::ite(frac == ctx_.bv_val(0, sb - 1), ctx_.bv_val(1, sb - 1), frac);
+    z3::expr nan = z3::concat(z3::concat(n.extract(sb - 1, sb - 1), ctx_.bv_val(-1, eb)), nanFrac);
+    z3::expr ieee = wrap(Z3_mk_fpa_to_ieee_bv(ctx_, a));
+    return z3::ite(wrap(Z3_mk_fpa_is_nan(ctx_, a)), nan, ieee);
   }
 
   z3::expr toZ3(Term root) {
@@ -193,6 +222,23 @@ private:
           z3::func_decl f = ctx_.function(t->name.c_str(), dom, sortOf(t->sort));
           return f(args);
         }
+        case Kind::FPFromBits: return wrap(Z3_mk_fpa_to_fp_bv(ctx_, a[0], sortOf(t->sort)));
+        case Kind::FPToBits: return toBits(t, a[0]);
+        case Kind::FPAdd: return wrap(Z3_mk_fpa_add(ctx_, rm(t->p0), a[0], a[1]));
+        case Kind::FPSub: return wrap(Z3_mk_fpa_sub(ctx_, rm(t->p0), a[0], a[1]));
+        case Kind::FPMul: return wrap(Z3_mk_fpa_mul(ctx_, rm(t->p0), a[0], a[1]));
+        case Kind::FPDiv: return wrap(Z3_mk_fpa_div(ctx_, rm(t->p0), a[0], a[1]));
+        case Kind::FPSqrt: return wrap(Z3_mk_fpa_sqrt(ctx_, rm(t->p0), a[0]));
+        case Kind::FPRti: return wrap(Z3_mk_fpa_round_to_integral(ctx_, rm(t->p0), a[0]));
+        case Kind::FPEq: return wrap(Z3_mk_fpa_eq(ctx_, a[0], a[1]));
+        case Kind::FPLt: return wrap(Z3_mk_fpa_lt(ctx_, a[0], a[1]));
+        case Kind::FPLe: return wrap(Z3_mk_fpa_leq(ctx_, a[0], a[1]));
+        case Kind::FPIsNaN: return wrap(Z3_mk_fpa_is_nan(ctx_, a[0]));
+        case Kind::FPToFP: return wrap(Z3_mk_fpa_to_fp_float(ctx_, rm(t->p0), a[0], sortOf(t->sort)));
+        case Kind::SBVToFP: return wrap(Z3_mk_fpa_to_fp_signed(ctx_, rm(t->p0), a[0], sortOf(t->sort)));
+        case Kind::UBVToFP: return wrap(Z3_mk_fpa_to_fp_unsigned(ctx_, rm(t->p0), a[0], sortOf(t->sort)));
+        case Kind::FPToSBV: return wrap(Z3_mk_fpa_to_sbv(ctx_, rm(t->p0), a[0], t->p1));
+        case Kind::FPToUBV: return wrap(Z3_mk_fpa_to_ubv(ctx_, rm(t->p0), a[0], t->p1));
       }
       throw SolverError("z3: unknown term kind");
     });

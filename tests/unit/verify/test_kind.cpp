@@ -338,7 +338,7 @@ TEST(AbstractInterpretation, ProvesWhatIntervalsProveAndNothingElse) {
                           Algorithm::Ai, SolverKind::Z3);
   EXPECT_EQ(rel.result.verdict, Verdict::Unknown);
   // an unsupported construct that the intervals cannot exclude
-  auto uns = verifySource(std::string(kPrelude) + "int main(){ float f = 1.5f; f = f * 2; return 0; }", Algorithm::Ai,
+  auto uns = verifySource(std::string(kPrelude) + "int main(){ long double f = 1.5L; f = f * 2; return 0; }", Algorithm::Ai,
                           SolverKind::Z3);
   EXPECT_EQ(uns.result.verdict, Verdict::Unknown);
 }

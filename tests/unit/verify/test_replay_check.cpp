@@ -37,3 +37,45 @@ TEST(ReplayCheck, UncorruptedRunReportsReplayedFalse) {
 }
 
 }  // namespace
+
+namespace {
+
+// Floating point: the encoding leaves a NaN's bits free (any NaN pattern), the
+// interpreter computes the host's (x86: 0/0 gives 0xfff8000000000000). A path that
+// needs another NaN pattern is satisfiable in the encoding but does not replay, so
+// it ends as unknown, never as false.
+const char* kNanBits =
+    "extern void reach_error(void);\n"
+    "double zero = 0.0; union U { double d; unsigned long long u; };\n"
+    "int main(){ union U x; x.d = zero / zero; if (x.u == 0x7ff8000000000001ull) reach_error(); return 0; }\n";
+
+TEST(ReplayCheck, FloatNanBitsTheHostDoesNotProduceGiveUnknown) {
+  for (SolverKind s : {SolverKind::Z3, SolverKind::CVC5}) {
+    auto out = argus::testing::verifySource(kNanBits, Algorithm::Bmc, s);
+    ASSERT_FALSE(out.inputError) << out.error;
+    EXPECT_EQ(out.result.verdict, Verdict::Unknown) << argus::result::verdictName(out.result.verdict);
+    EXPECT_NE(out.result.reason.find("did not replay"), std::string::npos) << out.result.reason;
+  }
+}
+
+const char* kFloatBuggy =
+    "extern float __VERIFIER_nondet_float(void); extern void reach_error(void);\n"
+    "int main(){ float x = __VERIFIER_nondet_float(); if (x * 2.0f == 5.0f) reach_error(); return 0; }\n";
+
+TEST(ReplayCheck, FloatCorruptedModelValuesGiveUnknownAndTheTrueRunReplays) {
+  argus::engine::VerifyRequest req;
+  req.file = "replay.c";
+  req.source = kFloatBuggy;
+  req.algorithm = Algorithm::Bmc;
+  req.timeoutS = 30;
+  req.corruptReplayForTest = true;
+  auto bad = argus::engine::verify(req);
+  ASSERT_FALSE(bad.inputError) << bad.error;
+  EXPECT_EQ(bad.result.verdict, Verdict::Unknown);
+  EXPECT_NE(bad.result.reason.find("did not replay"), std::string::npos) << bad.result.reason;
+  auto good = argus::testing::verifySource(kFloatBuggy, Algorithm::Bmc, SolverKind::Z3);
+  ASSERT_EQ(good.result.verdict, Verdict::False) << good.result.reason;
+  EXPECT_TRUE(good.result.counterexample->replayed);
+}
+
+}  // namespace
