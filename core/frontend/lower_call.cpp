@@ -439,7 +439,44 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     handled = false;  // the program defines it: call the body
     return nullptr;
   }
-  // the C models (lower_libc.cpp): strlen, strcmp, ..., <ctype.h>, strtol, ...
+  if ((name == "strlen" || name == "__builtin_strlen") && ce->getNumArgs() == 1 && isScalar(rt)) {
+    // n = 0; while (s[n] != 0) n++;   — an ordinary loop, unwound like any other. Inline
+    // rather than a call of a C model: predicate abstraction handles it faster.
+    cfa::VarId p = newTemp(ptrWidth, false);
+    Edge keep = edge(EdgeKind::Assign);
+    keep.lhs = p;
+    keep.rhs = argv(0);
+    emit(keep);
+    cfa::VarId n = newTemp(rw, false);
+    Edge zero = edge(EdgeKind::Assign);
+    zero.lhs = n;
+    zero.rhs = Expr::mkConst(0, rw);
+    emit(zero);
+    cfa::LocId head = newLoc(), body = newLoc(), after = newLoc();
+    emitTo(edge(EdgeKind::Blank), head);
+    cur = head;
+    ExprPtr addr = Expr::mkBinary(BinOp::Add, Expr::mkVar(p, ptrWidth), Expr::convert(Expr::mkVar(n, rw), ptrWidth, false));
+    ExprPtr c = Expr::mkLoad(addr, 1);
+    Edge more = edge(EdgeKind::Assume);
+    more.cond = c;
+    more.positive = true;
+    more.text = "strlen: s[n] != 0";
+    Edge end = more;
+    end.positive = false;
+    end.text = "strlen: s[n] == 0";
+    emitTo(more, body);
+    emitTo(end, after);
+    cur = body;
+    Edge inc = edge(EdgeKind::Assign);
+    inc.lhs = n;
+    inc.rhs = Expr::mkBinary(BinOp::Add, Expr::mkVar(n, rw), Expr::mkConst(1, rw));
+    inc.text = "strlen: n++";
+    emit(inc);
+    emitTo(edge(EdgeKind::Blank), head);
+    cur = after;
+    return Expr::mkVar(n, rw);
+  }
+  // the C models (lower_libc.cpp): strcmp, ..., <ctype.h>, strtol, ...
   if (ExprPtr r = libcCall(ce, name, handled); handled) return r;
   handled = true;
   if ((name == "rand" || name == "random") && ce->getNumArgs() == 0 && isScalar(rt)) {

@@ -52,11 +52,7 @@ static int *__argus___errno_location(void) { return &__argus_errno_value; }
 
 /* ---------------------------------------------------------------- <string.h> */
 
-static __argus_size_t __argus_strlen(const char *s) {
-  __argus_size_t n = 0;
-  while (s[n] != 0) n++;
-  return n;
-}
+/* strlen is lowered inline (core/frontend/lower_call.cpp): the same loop, no call. */
 
 static int __argus_strcmp(const char *a, const char *b) {
   const unsigned char *p = (const unsigned char *)a, *q = (const unsigned char *)b;

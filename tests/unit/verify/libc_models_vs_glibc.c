@@ -59,7 +59,6 @@ int main(void) {
   const char *ss[] = {"", "a", "ab", "abc", "abd", "b", "hello", "hellO", "hello, world", "\xff", "a\xff"};
   unsigned n = sizeof ss / sizeof *ss;
   for (unsigned i = 0; i < n; i++) {
-    if (__argus_strlen(ss[i]) != strlen(ss[i])) { printf("strlen\n"); bad++; }
     for (int c = 0; c < 256; c += 1) {
       if (__argus_strchr(ss[i], c) != strchr(ss[i], c) || __argus_strrchr(ss[i], c) != strrchr(ss[i], c)) { printf("strchr %u %d\n", i, c); bad++; }
       if (__argus_memchr(ss[i], c, strlen(ss[i])) != memchr(ss[i], c, strlen(ss[i]))) { printf("memchr\n"); bad++; }
