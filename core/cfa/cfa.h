@@ -93,6 +93,10 @@ struct Edge {
   FuncId callee = kNoFunc;          // Call
   std::vector<ExprPtr> args;        // Call (already converted to the parameter widths)
   bool isNondetCall = false;        // Havoc from __VERIFIER_nondet_* or a body-less call
+  // Havoc: the function the program declares without a body (and that is not a library
+  // function nor a __VERIFIER_nondet_*/nondet_* input) whose result or object this value
+  // is; a counterexample through it assumes "NAME() may return any value". Empty otherwise.
+  std::string externalCallee;
 };
 
 struct Location {

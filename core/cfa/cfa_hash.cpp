@@ -105,6 +105,7 @@ struct FnHasher {
     h.add(uint64_t(e.from - base) | uint64_t(e.to - base) << 32);
     range(e.range);
     h.add(e.text);
+    h.add(e.externalCallee);
     expr(e.cond);
     h.add(static_cast<uint64_t>(e.lhs.has_value()));
     if (e.lhs) var(*e.lhs);

@@ -2,7 +2,7 @@
 // Clang once per version and its CFAs are shared with every worker process (argusd's
 // analysis worker writes it, verification workers load it instead of parsing again).
 //
-// Format (version 1): the magic "ARGUSCFA" and a format number, then varints and
+// Format (version 2): the magic "ARGUSCFA" and a format number, then varints and
 // length-prefixed strings. Strings (file names repeat in every source range) and
 // expressions (a DAG: shared subexpressions stay shared) are written once into tables
 // and referred to by index. deserialize(serialize(p)) is a program whose dump() equals

@@ -53,8 +53,12 @@ ExprEncoder::Allocation ExprEncoder::allocate(Term brk, Term size) {
   return a;
 }
 
+// A block beyond 1 MiB (calloc(n, size) with a huge constant n, often on a path that is
+// infeasible) is not filled store by store.
+bool ExprEncoder::canZeroFill(const Term& size) { return size->isConst() && size->value <= (uint64_t(1) << 20); }
+
 Term ExprEncoder::zeroFill(Term mem, Term base, Term size) {
-  if (!size->isConst()) return nullptr;
+  if (!canZeroFill(size)) return nullptr;
   cfa::forEachChunk(size->value, [&](uint64_t off, uint32_t chunk) {
     Term a = off ? tm_.bvAdd(base, tm_.bvVal(off, ptrWidth_)) : base;
     mem = store(mem, a, tm_.bvVal(0, chunk * 8), chunk);

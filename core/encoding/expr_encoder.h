@@ -40,8 +40,9 @@ public:
   };
   Allocation allocate(smt::Term brk, smt::Term size);
   // `mem` with the `size` bytes from `base` set to zero; nullptr when `size` is not a
-  // constant (the caller decides what the contents are then).
+  // constant or exceeds 1 MiB (the caller decides what the contents are then).
   smt::Term zeroFill(smt::Term mem, smt::Term base, smt::Term size);
+  static bool canZeroFill(const smt::Term& size);  // zeroFill gives a term
   uint32_t ptrWidth() const { return ptrWidth_; }
   smt::TermManager& tm() { return tm_; }
 

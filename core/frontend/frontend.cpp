@@ -43,6 +43,8 @@ std::vector<std::string> clangArgs(const FrontendOptions& opts) {
       // glibc headers in preprocessed SV-COMP files use GCC's __malloc__(dealloc, n),
       // which Clang 14 rejects; the attribute is irrelevant to verification.
       "-D__malloc__(...)=__malloc__",
+      // the C models of library functions (lower_libc.cpp), from memory
+      "-include", kLibcModelsPath,
   };
   args.insert(args.end(), opts.extraArgs.begin(), opts.extraArgs.end());
   return args;
@@ -129,6 +131,9 @@ ParseResult parseSource(const std::string& code, const std::string& fileName,
                                             std::make_shared<clang::PCHContainerOperations>());
   invocation.setDiagnosticConsumer(&printer);
   memory->addFile(fileName, 0, llvm::MemoryBuffer::getMemBufferCopy(code, fileName));
+  std::string_view models = libcModelsSource();
+  memory->addFile(kLibcModelsPath, 0,
+                  llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(models.data(), models.size()), kLibcModelsPath));
   bool ran = invocation.run();
   std::unique_ptr<clang::ASTUnit> ast = ran ? std::move(action.ast) : nullptr;
   diagStream.flush();

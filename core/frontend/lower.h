@@ -36,6 +36,11 @@ std::unique_ptr<cfa::Program> lowerTranslationUnit(clang::ASTUnit& ast, const st
 // A function of the C library (libc_names.cpp), by name.
 bool isCLibraryName(std::string_view name);
 
+// The C models of library functions (lower_libc.cpp, core/frontend/models/libc_models.c):
+// their source and the in-memory path frontend.cpp includes it from.
+extern const char* const kLibcModelsPath;
+std::string_view libcModelsSource();
+
 class Lowerer {
 public:
   Lowerer(clang::ASTContext& ctx, cfa::Program& prog);
@@ -201,10 +206,25 @@ public:
                              const std::string& textPrefix);
   void byteLoop(cfa::ExprPtr dst, cfa::ExprPtr n, const std::function<cfa::ExprPtr(cfa::ExprPtr)>& byteAt,
                 const std::string& what);
-  void havocBytes(cfa::ExprPtr addr, uint64_t bytes, const std::string& text);
-  cfa::ExprPtr nondetResult(const clang::CallExpr* ce, const std::string& what);
+  // external: the user-declared body-less function the values come from (Edge::externalCallee)
+  void havocBytes(cfa::ExprPtr addr, uint64_t bytes, const std::string& text, const std::string& external = "");
+  cfa::ExprPtr nondetResult(const clang::CallExpr* ce, const std::string& what, const std::string& external = "");
   cfa::ExprPtr scanfCall(const clang::CallExpr* ce, unsigned fmtIndex, bool& handled);
   std::vector<cfa::ExprPtr> lowerArgs(const clang::CallExpr* ce, const clang::FunctionDecl* callee);
+
+  // C models of library functions (lower_libc.cpp). models: name -> definition of every
+  // __argus_* function of the models file; neededModels: canonical decls of those the
+  // program calls, directly or through other models (only these are lowered).
+  std::map<std::string, const clang::FunctionDecl*> models;
+  std::set<const clang::FunctionDecl*> neededModels;
+  bool isModelDecl(const clang::Decl* d) const;
+  bool skipModelDecl(const clang::Decl* d) const;  // a model part the program does not need
+  const clang::FunctionDecl* modelFor(const std::string& name) const;
+  const char* ctypeTableCall(const clang::ArraySubscriptExpr* as) const;  // model name or null
+  void findModels(clang::TranslationUnitDecl* tu);
+  cfa::ExprPtr callModel(const clang::FunctionDecl* model, std::vector<cfa::ExprPtr> args, clang::QualType resultType);
+  cfa::ExprPtr ctypeTableRead(const clang::ArraySubscriptExpr* as);  // null: not the pattern
+  cfa::ExprPtr libcCall(const clang::CallExpr* ce, const std::string& name, bool& handled);
 
   // atexit (lower_call.cpp): handlers live in a table of kAtexitSlots function pointers
   // allocated by the initialisation; exit() and main's return call the runner, which calls

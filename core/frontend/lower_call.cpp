@@ -159,13 +159,14 @@ ExprPtr Lowerer::scanfCall(const CallExpr* ce, unsigned fmtIndex, bool& handled)
 }
 
 // Fills `bytes` bytes at `addr` with nondeterministic values (8/4/2/1-byte chunks).
-void Lowerer::havocBytes(ExprPtr addr, uint64_t bytes, const std::string& text) {
+void Lowerer::havocBytes(ExprPtr addr, uint64_t bytes, const std::string& text, const std::string& external) {
   cfa::forEachChunk(bytes, [&](uint64_t off, uint32_t chunk) {
     cfa::VarId v = newTemp(chunk * 8, false);
     Edge h = edge(EdgeKind::Havoc);
     h.lhs = v;
     h.isNondetCall = true;
     h.text = text;
+    h.externalCallee = external;
     emit(h);
     Edge st = edge(EdgeKind::Store);
     st.addr = addOffset(addr, off);
@@ -176,7 +177,7 @@ void Lowerer::havocBytes(ExprPtr addr, uint64_t bytes, const std::string& text) 
 }
 
 // A nondeterministic value of the call's result type (a _Bool result is 0 or 1).
-ExprPtr Lowerer::nondetResult(const CallExpr* ce, const std::string& what) {
+ExprPtr Lowerer::nondetResult(const CallExpr* ce, const std::string& what, const std::string& external) {
   QualType rt = ce->getType();
   if (rt->isVoidType()) return Expr::mkConst(0, 32);
   if (!isScalar(rt) && !isFloating(rt) && sizeOf(rt) > 0 && sizeOf(rt) <= 4096) {
@@ -186,7 +187,7 @@ ExprPtr Lowerer::nondetResult(const CallExpr* ce, const std::string& what) {
     a.lhs = obj;
     a.size = constPtr(sizeOf(rt));
     emit(a);
-    havocBytes(Expr::mkVar(obj, ptrWidth), sizeOf(rt), "nondeterministic value");
+    havocBytes(Expr::mkVar(obj, ptrWidth), sizeOf(rt), "nondeterministic value", external);
     return Expr::mkVar(obj, ptrWidth);
   }
   if (isFloating(rt) || !isScalar(rt) || widthOf(rt) > 64) {
@@ -198,6 +199,7 @@ ExprPtr Lowerer::nondetResult(const CallExpr* ce, const std::string& what) {
   Edge h = edge(EdgeKind::Havoc);
   h.lhs = t;
   h.isNondetCall = true;
+  h.externalCallee = external;
   emit(h);
   ExprPtr v = Expr::mkVar(t, rw);
   if (rt->isBooleanType()) {
@@ -308,7 +310,10 @@ ExprPtr Lowerer::directCall(const CallExpr* ce, const FunctionDecl* callee) {
     } else if (writes && !isOpaqueReadOnly(name) && !startsWith(name, "__VERIFIER_") && !startsWith(name, "nondet")) {
       unsupported("call to external function '" + name + "' that may write through a pointer argument", ce);
     }
-    return nondetResult(ce, "result of external function '" + name + "'");
+    // Its result is an assumption a counterexample names ("NAME() may return any value"),
+    // unless the function is an input by convention (__VERIFIER_*, nondet*).
+    bool input = startsWith(name, "__VERIFIER_") || startsWith(name, "nondet") || startsWith(name, "__nondet");
+    return nondetResult(ce, "result of external function '" + name + "'", input ? "" : name);
   }
   const cfa::Function& target = prog.functions[it->second];
   if (def->isVariadic()) {
@@ -437,16 +442,9 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     handled = false;  // the program defines it: call the body
     return nullptr;
   }
-  if ((name == "rand" || name == "random") && ce->getNumArgs() == 0 && isScalar(rt)) {
-    // glibc: a value in [0, RAND_MAX] with RAND_MAX = 2^31 - 1
-    ExprPtr v = nondetResult(ce, "result of '" + name + "'");
-    Edge inRange = edge(EdgeKind::Assume);
-    inRange.cond = Expr::mkBinary(BinOp::ULe, v, Expr::mkConst(0x7fffffff, rw), 32);
-    emit(inRange);
-    return v;
-  }
-  if (name == "strlen" && ce->getNumArgs() == 1 && isScalar(rt)) {
-    // n = 0; while (s[n] != 0) n++;   — an ordinary loop, unwound like any other
+  if ((name == "strlen" || name == "__builtin_strlen") && ce->getNumArgs() == 1 && isScalar(rt)) {
+    // n = 0; while (s[n] != 0) n++;   — an ordinary loop, unwound like any other. Inline
+    // rather than a call of a C model: predicate abstraction handles it faster.
     cfa::VarId p = newTemp(ptrWidth, false);
     Edge keep = edge(EdgeKind::Assign);
     keep.lhs = p;
@@ -481,6 +479,17 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     cur = after;
     return Expr::mkVar(n, rw);
   }
+  // the C models (lower_libc.cpp): strcmp, ..., <ctype.h>, strtol, ...
+  if (ExprPtr r = libcCall(ce, name, handled); handled) return r;
+  handled = true;
+  if ((name == "rand" || name == "random") && ce->getNumArgs() == 0 && isScalar(rt)) {
+    // glibc: a value in [0, RAND_MAX] with RAND_MAX = 2^31 - 1
+    ExprPtr v = nondetResult(ce, "result of '" + name + "'");
+    Edge inRange = edge(EdgeKind::Assume);
+    inRange.cond = Expr::mkBinary(BinOp::ULe, v, Expr::mkConst(0x7fffffff, rw), 32);
+    emit(inRange);
+    return v;
+  }
   if ((name == "scanf" || name == "fscanf" || name == "sscanf" || name == "__isoc99_scanf" ||
        name == "__isoc99_fscanf" || name == "__isoc99_sscanf") && isScalar(rt)) {
     bool handledScanf = false;
@@ -492,9 +501,45 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
   if (name == "malloc" || name == "alloca" || name == "__builtin_alloca" || name == "calloc") {
     ExprPtr size;
     if (name == "calloc" && ce->getNumArgs() == 2) {
+      // n * size beyond SIZE_MAX: no object can have that size, calloc returns null
+      // (C11 7.22.3.2; glibc: ENOMEM). Otherwise a zeroed object (allocation never fails).
       ExprPtr n = convertScalar(argv(0), ce->getArg(0)->getType(), ctx.getSizeType());
       ExprPtr m = convertScalar(argv(1), ce->getArg(1)->getType(), ctx.getSizeType());
-      size = Expr::mkBinary(BinOp::Mul, n, m);
+      if (n->kind != cfa::ExprKind::Const) n = materialize(n, false);
+      if (m->kind != cfa::ExprKind::Const) m = materialize(m, false);
+      uint64_t max = ptrWidth == 64 ? ~uint64_t(0) : (uint64_t(1) << ptrWidth) - 1;
+      ExprPtr overflow;
+      if (m->kind == cfa::ExprKind::Const || n->kind == cfa::ExprKind::Const) {
+        const ExprPtr& c = m->kind == cfa::ExprKind::Const ? m : n;
+        const ExprPtr& x = m->kind == cfa::ExprKind::Const ? n : m;
+        overflow = c->value == 0 ? Expr::mkConst(0, 32) : Expr::mkBinary(BinOp::ULt, constPtr(max / c->value), x, 32);
+      } else {
+        ExprPtr prod = Expr::mkBinary(BinOp::Mul, n, m);
+        overflow = Expr::mkBinary(BinOp::LAnd, Expr::mkBinary(BinOp::Ne, m, constPtr(0), 32),
+                                  Expr::mkBinary(BinOp::Ne, Expr::mkBinary(BinOp::UDiv, prod, m), n, 32), 32);
+      }
+      cfa::VarId t = newTemp(ptrWidth, false);
+      cfa::LocId fits = newLoc(), after = newLoc();
+      Edge ok = edge(EdgeKind::Assume);
+      ok.cond = overflow;
+      ok.positive = false;
+      emitTo(ok, fits);
+      Edge tooBig = edge(EdgeKind::Assume);
+      tooBig.cond = overflow;
+      tooBig.text = "calloc: n * size exceeds SIZE_MAX";
+      emit(tooBig);
+      Edge null = edge(EdgeKind::Assign);
+      null.lhs = t;
+      null.rhs = constPtr(0);
+      emitTo(null, after);
+      cur = fits;
+      Edge a = edge(EdgeKind::Alloc);
+      a.lhs = t;
+      a.size = Expr::mkBinary(BinOp::Mul, n, m);
+      a.zeroInit = true;
+      emitTo(a, after);
+      cur = after;
+      return Expr::mkVar(t, ptrWidth);
     } else if (ce->getNumArgs() == 1) {
       size = convertScalar(argv(0), ce->getArg(0)->getType(), ctx.getSizeType());
     } else {
@@ -549,11 +594,32 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     ks.lhs = sz;
     ks.rhs = convertScalar(argv(1), ce->getArg(1)->getType(), ctx.getSizeType());
     emit(ks);
+    // realloc(p, 0) with p not null frees p and returns null (glibc; C17 leaves it to
+    // the implementation); realloc(NULL, n) is malloc(n).
+    cfa::LocId grow = newLoc(), after = newLoc();
+    ExprPtr freeing = Expr::mkBinary(BinOp::LAnd, Expr::mkBinary(BinOp::Eq, Expr::mkVar(sz, ptrWidth), constPtr(0), 32),
+                                     Expr::mkBinary(BinOp::Ne, Expr::mkVar(old, ptrWidth), constPtr(0), 32), 32);
+    Edge notFreeing = edge(EdgeKind::Assume);
+    notFreeing.cond = freeing;
+    notFreeing.positive = false;
+    emitTo(notFreeing, grow);
+    Edge isFreeing = edge(EdgeKind::Assume);
+    isFreeing.cond = freeing;
+    isFreeing.text = "realloc(p, 0): frees p, returns null";
+    emit(isFreeing);
+    Edge fr = edge(EdgeKind::Free);
+    fr.addr = Expr::mkVar(old, ptrWidth);
+    emit(fr);
+    Edge nul = edge(EdgeKind::Assign);
+    nul.lhs = fresh;
+    nul.rhs = constPtr(0);
+    emitTo(nul, after);
+    cur = grow;
     Edge a = edge(EdgeKind::Alloc);
     a.lhs = fresh;
     a.size = Expr::mkVar(sz, ptrWidth);
     emit(a);
-    cfa::LocId copy = newLoc(), after = newLoc();
+    cfa::LocId copy = newLoc();
     Edge nonNull = edge(EdgeKind::Assume);
     nonNull.cond = Expr::mkVar(old, ptrWidth);
     Edge isNull = nonNull;
@@ -574,15 +640,57 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     emit(f);
     return Expr::mkConst(0, 32);
   }
-  if (name == "__builtin_expect" && ce->getNumArgs() >= 1) {
+  if ((name == "__builtin_expect" || name == "__builtin_expect_with_probability") && ce->getNumArgs() >= 2) {
+    // the value of the first argument; the expected value is evaluated, the probability
+    // (a floating constant) is not
     ExprPtr v = argv(0);
-    for (unsigned i = 1; i < ce->getNumArgs(); ++i) argv(i);
+    argv(1);
     return convertScalar(v, ce->getArg(0)->getType(), rt);
   }
-  if ((name == "abs" || name == "labs" || name == "llabs") && ce->getNumArgs() == 1) {
-    ExprPtr v = convertScalar(argv(0), ce->getArg(0)->getType(), rt);
-    ExprPtr neg = Expr::mkBinary(BinOp::SLt, v, Expr::mkConst(0, v->width), 1);
-    return Expr::mkIte(neg, Expr::mkUnary(cfa::UnOp::Neg, v), v);
+  if ((name == "__builtin_constant_p" || name == "__builtin_object_size" || name == "__builtin_dynamic_object_size") &&
+      isScalar(rt)) {
+    // What Clang's evaluator answers (these builtins are not `const`, so rvalue's folding
+    // of pure expressions does not reach them)
+    clang::Expr::EvalResult folded;
+    if (ce->EvaluateAsInt(folded, ctx)) {
+      llvm::APSInt v = folded.Val.getInt();
+      return Expr::mkConst(v.isSigned() ? static_cast<uint64_t>(v.getExtValue()) : v.getZExtValue(), rw);
+    }
+  }
+  if (name == "__builtin_constant_p" && ce->getNumArgs() == 1 && isScalar(rt)) {
+    // Clang's evaluator has already answered 1 for every argument it can fold (above)
+    // and 0 for one with side effects. Otherwise whether the compiler
+    // proves the value constant depends on its optimisation (GCC's manual: "a return of
+    // 0 does not indicate that the value is not a constant"): either answer. The
+    // argument is not evaluated.
+    cfa::VarId t = newTemp(rw, true);
+    Edge h = edge(EdgeKind::Havoc);
+    h.lhs = t;
+    h.text = "__builtin_constant_p: 0 or 1, as the compiler's optimisation decides";
+    emit(h);
+    Edge b = edge(EdgeKind::Assign);
+    b.lhs = t;
+    b.rhs = Expr::mkCast(cfa::CastKind::ToBool, Expr::mkVar(t, rw), rw);
+    emit(b);
+    return Expr::mkVar(t, rw);
+  }
+  if ((name == "__builtin_object_size" || name == "__builtin_dynamic_object_size") && ce->getNumArgs() == 2) {
+    // Clang's evaluator has already folded the sizes known statically (above; GCC's answer for
+    // &a[i] with constant i: the bytes from the address to the end of the object, e.g.
+    // 32 for &a[2] of int a[10]). Otherwise GCC's answer depends on its optimisation
+    // level ((size_t)-1 or 0 at -O0, the real size where -O2 tracks the pointer).
+    unsupported("'" + name + "' of an object whose size is not known statically (the answer depends on the compiler's optimisation)", ce);
+    return Expr::mkConst(0, rw);
+  }
+  if (name == "__builtin_assume" && ce->getNumArgs() == 1) {
+    // Clang: the program promises the condition holds (undefined otherwise): paths where
+    // it does not are cut, as at __builtin_unreachable
+    cfa::LocId ok = newLoc(), stop = newLoc();
+    branch(ce->getArg(0), ok, stop);
+    cur = stop;
+    emitTo(edge(EdgeKind::Abort), fn->sink);
+    cur = ok;
+    return Expr::mkConst(0, rw);
   }
   if ((name == "memset" || name == "memcpy" || name == "memmove" || name == "__builtin_memset" ||
        name == "__builtin_memcpy") && ce->getNumArgs() == 3) {

@@ -639,6 +639,8 @@ ExprPtr Lowerer::castExpr(const CastExpr* ce) {
         unsupported("value of type '" + floatTypeName(to) + "'", ce);
         return Expr::mkConst(0, 32);
       }
+      if (const auto* as = dyn_cast<ArraySubscriptExpr>(sub->IgnoreParens()))
+        if (ExprPtr r = ctypeTableRead(as)) return r;  // glibc's <ctype.h> macros (lower_libc.cpp)
       return load(lvalue(sub));
     case CK_NoOp:
     case CK_BitCast:

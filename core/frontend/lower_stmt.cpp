@@ -85,7 +85,7 @@ void Lowerer::run() {
   std::vector<const FunctionDecl*> defs;
   for (Decl* d : tu->decls()) {
     auto* fd = dyn_cast<FunctionDecl>(d);
-    if (!fd || !fd->doesThisDeclarationHaveABody()) continue;
+    if (!fd || !fd->doesThisDeclarationHaveABody() || skipModelDecl(fd)) continue;
     const FunctionDecl* canon = fd->getCanonicalDecl();
     if (funcIds.count(canon)) continue;
     cfa::Function f;
@@ -112,8 +112,10 @@ void Lowerer::run() {
 }
 
 void Lowerer::prepass(TranslationUnitDecl* tu) {
+  findModels(tu);
   PrePass pp(*this);
-  pp.TraverseDecl(tu);
+  for (Decl* d : tu->decls())
+    if (!skipModelDecl(d)) pp.TraverseDecl(d);
   directCallees.clear();
 }
 

@@ -45,6 +45,7 @@ VerificationResult decodeResult(const json& j) {
     Counterexample cex;
     cex.entry = c.value("entry", "");
     cex.replayed = c.value("replayed", false);
+    if (c.contains("assumptions")) cex.assumptions = c["assumptions"].get<std::vector<std::string>>();
     const json* ordered = j.contains("ordered_values") ? &j["ordered_values"] : nullptr;
     size_t i = 0;
     for (const json& s : c.at("steps")) {

@@ -43,6 +43,7 @@ nlohmann::json toJson(const VerificationResult& r) {
     }
     j["counterexample"] = {{"entry", r.counterexample->entry},
                            {"replayed", r.counterexample->replayed},
+                           {"assumptions", r.counterexample->assumptions},
                            {"steps", steps}};
   } else {
     j["counterexample"] = nullptr;
@@ -115,6 +116,7 @@ std::string toText(const VerificationResult& r) {
       if (s.nondet) o << "  (nondet)";
       o << "\n";
     }
+    for (const std::string& a : cex.assumptions) o << "assuming " << a << "\n";
   }
   if (!r.condition.summary.empty()) o << "condition: " << r.condition.summary << "\n";
   if (!r.reason.empty()) o << "reason: " << r.reason << "\n";

@@ -36,6 +36,10 @@ struct Counterexample {
   std::vector<TraceStep> steps;
   std::string entry;       // function the path starts from
   bool replayed = false;   // confirmed by the concrete interpreter
+  // What the path takes for granted, in the order met: one "NAME() may return any value"
+  // per function the program declares without a body (not a library function, not a
+  // __VERIFIER_nondet_*/nondet_* input) whose result the path uses.
+  std::vector<std::string> assumptions;
 };
 
 // What a run that did not reach a full proof still verified.

@@ -606,7 +606,7 @@ bool Unwinding::encodeNode(uint32_t n, const std::function<void(Term)>& sink) {
       else if (e.kind == EdgeKind::Unsupported) unsupported_.push_back({node.act, n, &e, inst.func});
       else if (e.kind == EdgeKind::Alloc && e.zeroInit) {
         encoding::Env env{[&](cfa::VarId v) { return lookup(node.state, v); }, node.state.mem};
-        if (!enc_.encode(e.size, env)->isConst())
+        if (!encoding::ExprEncoder::canZeroFill(enc_.encode(e.size, env)))
           unsupported_.push_back({node.act, n, &e, inst.func});
       }
     }

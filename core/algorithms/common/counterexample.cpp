@@ -1,5 +1,6 @@
 #include "core/algorithms/common/counterexample.h"
 
+#include <algorithm>
 #include <string>
 
 namespace argus::algorithms {
@@ -32,6 +33,11 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
       if (st.assigned.empty() || f.edges[st.edge].kind != cfa::EdgeKind::Havoc) continue;
     }
     const cfa::Edge& e = f.edges[st.edge];
+    if (e.kind == cfa::EdgeKind::Havoc && !e.externalCallee.empty()) {
+      std::string a = e.externalCallee + "() may return any value";
+      if (std::find(cex.assumptions.begin(), cex.assumptions.end(), a) == cex.assumptions.end())
+        cex.assumptions.push_back(std::move(a));
+    }
     if (e.kind == cfa::EdgeKind::Blank || e.kind == cfa::EdgeKind::Free) continue;
     if (e.kind == cfa::EdgeKind::Return && st.assigned.empty()) continue;
     result::TraceStep ts;

@@ -197,7 +197,7 @@ void SegmentEncoding::encodeNext(const std::function<void(Term)>& add) {
       }
       if (fe.kind == FlatEdge::Kind::Cfa && fe.edge->kind == EdgeKind::Alloc && fe.edge->zeroInit) {
         encoding::Env env{[&](cfa::VarId v) { return value(st, fe.inst, v); }, st.mem};
-        if (!enc_.encode(fe.edge->size, env)->isConst()) {
+        if (!encoding::ExprEncoder::canZeroFill(enc_.encode(fe.edge->size, env))) {
           errTaken.push_back(act);  // not encodable (unsupported in the unwinding as well)
           continue;
         }

@@ -168,7 +168,37 @@ const Case kCases[] = {
     {"mul_overflow_64bit_safe", "int main(){ long r; long a = __VERIFIER_nondet_long(); unsigned long ur; unsigned long ua = __VERIFIER_nondet_ulong(); if (__builtin_mul_overflow(a, -1L, &r) != (a == -9223372036854775807L - 1)) reach_error(); if (!__builtin_umull_overflow(ua, 2ul, &ur) && ur / 2 != ua) reach_error(); if (__builtin_umull_overflow(ua, 2ul, &ur) && ua < 9223372036854775808ul) reach_error(); return 0; }", Verdict::True, DataModel::LP64},
     {"mul_overflow_ilp32_safe", "int main(){ long r; long a = __VERIFIER_nondet_long(); if (!__builtin_smull_overflow(a, 65536L, &r) && a > 40000) reach_error(); return 0; }", Verdict::True, DataModel::ILP32},
     {"aligned_alloc_aligned", "void *aligned_alloc(unsigned long, unsigned long); void *valloc(unsigned long); int main(){ char *c = malloc(3); char *p = aligned_alloc(64, 32); char *v = valloc(10); if ((p && (unsigned long)p % 64 != 0) || (v && (unsigned long)v % 4096 != 0) || p == c) reach_error(); p[31] = 1; return 0; }", Verdict::True},
-    {"unmodelled_library_function_unknown", "int isxdigit(int); int main(){ if (isxdigit(__VERIFIER_nondet_int())) reach_error(); return 0; }", Verdict::Unknown},
+    {"unmodelled_library_function_unknown", "unsigned long strcspn(const char *, const char *); char s[] = \"ab\"; int main(){ if (strcspn(s, \"b\") == 1) reach_error(); return 0; }", Verdict::Unknown},
+    // --- C models of library functions (core/frontend/models/libc_models.c), on
+    // nondeterministic characters; the program declares the functions or includes the header
+    {"isxdigit_declared_safe", "int isxdigit(int); int main(){ int c = __VERIFIER_nondet_uchar(); if (isxdigit(c) && !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) reach_error(); return 0; }", Verdict::True},
+    {"isxdigit_declared_bug", "int isxdigit(int); int main(){ int c = __VERIFIER_nondet_uchar(); if (isxdigit(c) && c > 'F') reach_error(); return 0; }", Verdict::False},
+    {"ctype_header_safe", "#include <ctype.h>\nint main(){ int c = __VERIFIER_nondet_uchar(); if ((isalpha(c) != 0) != (isupper(c) || islower(c)) || (isdigit(c) && !isalnum(c)) || (ispunct(c) && (isalnum(c) || isspace(c))) || toupper(tolower(c)) != toupper(c)) reach_error(); return 0; }", Verdict::True},
+    {"ctype_header_bug", "#include <ctype.h>\nint main(){ char c = __VERIFIER_nondet_char(); if (isspace(c) && c != ' ' && c != '\\n') reach_error(); return 0; }", Verdict::False},
+    {"ctype_out_of_range_unknown", "int isdigit(int); int main(){ int c = __VERIFIER_nondet_int(); if (isdigit(c) && c == 1000) reach_error(); return 0; }", Verdict::Unknown},
+    {"strlen_nondet_safe", "int main(){ char s[4]; s[0] = __VERIFIER_nondet_char(); s[1] = __VERIFIER_nondet_char(); s[2] = __VERIFIER_nondet_char(); s[3] = 0; unsigned long n = strlen(s); if (n > 3 || (n == 3 && s[2] == 0)) reach_error(); return 0; }", Verdict::True},
+    {"strlen_nondet_bug", "int main(){ char s[4]; s[0] = __VERIFIER_nondet_char(); s[1] = __VERIFIER_nondet_char(); s[2] = 0; if (strlen(s) == 1) reach_error(); return 0; }", Verdict::False},
+    {"strcmp_nondet_safe", "int strcmp(const char *, const char *); char b[] = \"ab\"; int main(){ char a[3]; a[0] = __VERIFIER_nondet_char(); a[1] = __VERIFIER_nondet_char(); a[2] = 0; int r = strcmp(a, b); if ((r == 0) != (a[0] == 'a' && a[1] == 'b') || (a[0] == 'a' && a[1] == 'c' && r <= 0)) reach_error(); return 0; }", Verdict::True},
+    // C specifies the sign only: glibc's 25 is one of the values
+    {"strcmp_magnitude_unspecified", "int strcmp(const char *, const char *); char a[] = \"z\", b[] = \"a\"; int main(){ if (strcmp(a, b) == 25) reach_error(); return 0; }", Verdict::False},
+    {"strcpy_strcat_safe", "#include <string.h>\nint main(){ char d[8]; char s[3]; s[0] = __VERIFIER_nondet_char(); __VERIFIER_assume(s[0] != 0 && s[0] != 'z'); s[1] = 'z'; s[2] = 0; strcpy(d, s); strcat(d, s); if (strlen(d) != 4 || d[2] != s[0] || strchr(d, 'z') != d + 1 || strrchr(d, 'z') != d + 3) reach_error(); return 0; }", Verdict::True},
+    {"memchr_memcmp_bug", "#include <string.h>\nint main(){ unsigned char a[3], b[3] = {1, 2, 3}; a[0] = __VERIFIER_nondet_uchar(); a[1] = __VERIFIER_nondet_uchar(); a[2] = 3; if (memcmp(a, b, 3) < 0 && memchr(a, 2, 3) == a + 1) reach_error(); return 0; }", Verdict::False},
+    {"strtol_nondet_safe", "long strtol(const char *, char **, int); int main(){ char s[2]; char *end; s[0] = __VERIFIER_nondet_char(); s[1] = 0; __VERIFIER_assume(s[0] >= '0' && s[0] <= '9'); long v = strtol(s, &end, 10); if (v != s[0] - '0' || end != s + 1) reach_error(); return 0; }", Verdict::True},
+    {"strtol_nondet_bug", "long strtol(const char *, char **, int); int main(){ char s[3]; s[0] = __VERIFIER_nondet_char(); s[1] = '1'; s[2] = 0; if (strtol(s, 0, 0) == -1) reach_error(); return 0; }", Verdict::False},
+    {"atoi_overflow_unknown", "int atoi(const char *); char s[] = \"4294967296\"; int main(){ if (atoi(s) == 0) reach_error(); return 0; }", Verdict::Unknown},
+    {"strtoul_ilp32_range", "unsigned long strtoul(const char *, char **, int); char s[] = \"4294967296\"; int main(){ if (strtoul(s, 0, 10) != 4294967295ul) reach_error(); return 0; }", Verdict::True, DataModel::ILP32},
+    {"strtoul_lp64_range", "unsigned long strtoul(const char *, char **, int); char s[] = \"4294967296\"; int main(){ if (strtoul(s, 0, 10) != 4294967296ul) reach_error(); return 0; }", Verdict::True, DataModel::LP64},
+    {"abs_safe", "int abs(int); int main(){ int x = __VERIFIER_nondet_int(); __VERIFIER_assume(x > -1000); if (abs(x) < 0 || (x < 0 && abs(x) != -x)) reach_error(); return 0; }", Verdict::True},
+    {"abs_int_min_unknown", "int abs(int); int main(){ int x = __VERIFIER_nondet_int(); if (abs(x) < 0) reach_error(); return 0; }", Verdict::Unknown},
+    {"labs_ilp32_safe", "long labs(long); int main(){ long x = __VERIFIER_nondet_long(); __VERIFIER_assume(x < 0 && x > -2147483647L); if (labs(x) != -x) reach_error(); return 0; }", Verdict::True, DataModel::ILP32},
+    {"calloc_overflow_null", "void *calloc(unsigned long, unsigned long); unsigned long big = ~0ul / 2, three = 3; int main(){ int *p = calloc(big, 4); int *q = calloc(three, 4); if (p != 0 || q == 0 || q[2] != 0) reach_error(); return 0; }", Verdict::True},
+    {"calloc_overflow_ilp32_bug", "void *calloc(unsigned long, unsigned long); unsigned long n = 0x20000000ul; int main(){ int *p = calloc(n, 8); if (p == 0) reach_error(); return 0; }", Verdict::False, DataModel::ILP32},
+    {"realloc_zero_frees", "void *realloc(void *, unsigned long); int main(){ int *p = malloc(4); unsigned long n = __VERIFIER_nondet_ulong(); __VERIFIER_assume(n < 8); int *q = realloc(p, n); if ((q == 0) != (n == 0)) reach_error(); return 0; }", Verdict::True},
+    {"builtin_constant_p_zero_or_one", "int main(){ int x = __VERIFIER_nondet_int(); int c = __builtin_constant_p(x); if (c != 0 && c != 1) reach_error(); return 0; }", Verdict::True},
+    {"builtin_constant_p_zero", "int main(){ int x = __VERIFIER_nondet_int(); if (!__builtin_constant_p(x)) reach_error(); return 0; }", Verdict::False},
+    {"builtin_constant_p_literal_safe", "int main(){ if (!__builtin_constant_p(7) || __builtin_expect(__VERIFIER_nondet_int() & 0, 1) != 0) reach_error(); return 0; }", Verdict::True},
+    {"builtin_unreachable_cuts", "int main(){ int x = __VERIFIER_nondet_int(); if (x == 3) __builtin_unreachable(); if (x == 3) reach_error(); return 0; }", Verdict::True},
+    {"builtin_object_size_unknown", "int main(){ char *p = malloc(__VERIFIER_nondet_int() & 15); if (__builtin_object_size(p, 0) == 0) reach_error(); return 0; }", Verdict::Unknown},
     {"unmodelled_builtin_unknown", "int main(){ if (__builtin_bitreverse32(__VERIFIER_nondet_uint()) == 1u) reach_error(); return 0; }", Verdict::Unknown},
 };
 
@@ -187,7 +217,13 @@ const char* allowedUnknown(const std::string& name, Algorithm alg, const std::st
   if (alg != Algorithm::Pred) return nullptr;
   if (name == "recursion_safe") return "recursive call of fact";
   if (name.rfind("float_", 0) == 0 || name.rfind("math_", 0) == 0) return "predicate abstraction does not handle floating point";
-  if (name == "vla" || name.rfind("vla_", 0) == 0 || name == "realloc_keeps_contents" || name == "argv_contents_bug")
+  // ctype_header_safe, strcmp_nondet_safe, strcpy_strcat_safe, strtol_nondet_safe,
+  // memchr_memcmp_bug: calls of the C models (the
+  // <ctype.h> table, the string loops) on nondeterministic characters; pred exceeds the
+  // test's 60 s on a loaded machine (strlen_safe under cvc5 does too there, before them).
+  if (name == "vla" || name.rfind("vla_", 0) == 0 || name == "realloc_keeps_contents" || name == "argv_contents_bug" ||
+      name == "ctype_header_safe" || name == "strcmp_nondet_safe" || name == "strcpy_strcat_safe" ||
+      name == "strtol_nondet_safe" || name == "memchr_memcmp_bug")
     return reason.find("timeout") != std::string::npos ? "timeout" : "refinement failed";
   return nullptr;
 }
