@@ -93,6 +93,9 @@ struct Edge {
   FuncId callee = kNoFunc;          // Call
   std::vector<ExprPtr> args;        // Call (already converted to the parameter widths)
   bool isNondetCall = false;        // Havoc from __VERIFIER_nondet_* or a body-less call
+  // Havoc standing for the result of a call: the called function's name (what a native
+  // harness must define to replay the path, core/result/harness.h); "" otherwise.
+  std::string nondetFunction;
 };
 
 struct Location {

@@ -9,7 +9,7 @@ namespace argus::cfa {
 namespace {
 
 constexpr std::string_view kMagic = "ARGUSCFA";
-constexpr uint64_t kFormat = 1;
+constexpr uint64_t kFormat = 2;  // 2: Edge::nondetFunction
 
 struct Out {
   std::string bytes;
@@ -157,6 +157,7 @@ class Serializer {
       body_.u(e.args.size());
       for (const ExprPtr& a : e.args) expr(a);
       body_.u(e.isNondetCall);
+      str(e.nondetFunction);
     }
     body_.u(f.entry);
     body_.u(f.exit);
@@ -360,6 +361,7 @@ class Deserializer {
       e.callee = u32();
       for (uint64_t k = 0, n = count(); k < n; ++k) e.args.push_back(expr());
       e.isNondetCall = u() != 0;
+      e.nondetFunction = str();
       if (e.from >= nLocs || e.to >= nLocs) fail("edge between missing locations");
       f.edges.push_back(std::move(e));
     }

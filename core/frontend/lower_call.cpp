@@ -198,6 +198,7 @@ ExprPtr Lowerer::nondetResult(const CallExpr* ce, const std::string& what) {
   Edge h = edge(EdgeKind::Havoc);
   h.lhs = t;
   h.isNondetCall = true;
+  if (const clang::FunctionDecl* fd = ce->getDirectCallee()) h.nondetFunction = fd->getNameAsString();
   emit(h);
   ExprPtr v = Expr::mkVar(t, rw);
   if (rt->isBooleanType()) {
