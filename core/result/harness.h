@@ -9,13 +9,15 @@
 //    C's unspecified evaluation order between different functions does not matter);
 //    a call beyond the recorded values ends the run with kHarnessExhaustedExit;
 //  * further functions the program references without a body (HarnessOptions::
-//    unexpected): calling one ends the run with kHarnessExhaustedExit;
+//    unexpected): void functions, or functions the path does not call; they return 0
+//    (any value is a choice the program's semantics allows);
 //  * __argus_error_reached(), which prints "argus-harness: error reached TOKEN" to
 //    stderr and ends the run with kHarnessErrorExit; and, as weak definitions (the
-//    program's own definition wins), reach_error, __VERIFIER_error, __VERIFIER_assert
-//    and the glibc assertion hooks __assert_fail / __assert_perror_fail / __assert,
-//    all calling it;
-//  * __VERIFIER_assume (weak): a failed assumption ends the run quietly with
+//    program's own definition wins), reach_error, __VERIFIER_error, __VERIFIER_assert,
+//    assert (called without <assert.h>) and the glibc assertion hooks __assert_fail /
+//    __assert_perror_fail / __assert, all calling it;
+//  * __VERIFIER_assume, __ESBMC_assume, __CPROVER_assume, assume_abort_if_not (weak):
+//    a failed assumption ends the run quietly with
 //    kHarnessAssumeExit; abort (weak): kHarnessAbortExit, which is *not* an error
 //    (Argus treats abort() like exit(): the path ends without error).
 // A program that defines reach_error / __VERIFIER_error itself (often with an empty

@@ -248,6 +248,9 @@ void nativeCheck(const std::string& file, const std::string* source, result::Ver
     cex.nativeNote.clear();
     return;
   }
+  // the token is the harness's secret: not part of the description
+  for (size_t p = run.errTail.find(ho.token); p != std::string::npos; p = run.errTail.find(ho.token))
+    run.errTail.erase(p > 0 && run.errTail[p - 1] == ' ' ? p - 1 : p, ho.token.size() + (p > 0 && run.errTail[p - 1] == ' '));
   std::string what = describe(run);
   if (!cex.uncontrolled.empty()) {
     std::string u;
