@@ -143,6 +143,11 @@ fi
 v=$(verdict_of "$dir/off.json")
 case "$v" in "false interpreter not run: --no-native-check |"*) echo "ok: --no-native-check";; *) fail "--no-native-check: got $v";; esac
 
+# No compiler: says why, the interpreter's check stands.
+ARGUS_CC=/nonexistent/cc "$ARGUS" verify "$dir/assert_fail.c" --algorithm bmc --timeout 60 --format json > "$dir/nocc.json" 2>/dev/null
+v=$(verdict_of "$dir/nocc.json")
+case "$v" in "false interpreter not run: no C compiler '/nonexistent/cc' on PATH |"*) echo "ok: no compiler";; *) fail "no compiler: got $v";; esac
+
 # argus bench counts natively confirmed counterexamples.
 printf 'task\tfile\tcategory\tsource\tproperty\texpected\tdata_model\tnotes\n' > "$dir/m.tsv"
 for p in assert_fail empty_body; do printf "t/$p\t$p.c\tc\ts\tunreach-call\tfalse\tLP64\t\n" >> "$dir/m.tsv"; done
