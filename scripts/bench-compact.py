@@ -20,7 +20,14 @@ def main(argv):
     with open(argv[1]) as f:
         d = json.load(f)
     keep = ("task", "expected", "verdict", "result", "cpu_time_s", "wall_time_s", "memory_mb")
+    run_tasks = d["tasks"]
     d["tasks"] = [dict({k: t.get(k) for k in keep}, reason=(t.get("reason") or "")[:100]) for t in d["tasks"]]
+    # concrete playback (issue 20): whether a `false` was confirmed natively, and why not
+    for full, small in zip(run_tasks, d["tasks"]):
+        if "confirmed_native" in full:
+            small["confirmed_native"] = full["confirmed_native"]
+        if full.get("native_check"):
+            small["native_check"] = full["native_check"][:100]
     d["verifier"] = os.path.basename(d.get("verifier") or "")
     with open(argv[2], "w") as f:
         json.dump(d, f, indent=0, separators=(",", ":"))

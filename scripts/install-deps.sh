@@ -11,6 +11,8 @@ PKGS=(
   nlohmann-json3-dev libboost-dev libgtest-dev libgmock-dev
   libsqlite3-dev                                           # embedded result store (server)
   libbdd-dev                                               # BuDDy: abstraction formulas as BDDs (pred)
+  gcc-multilib                                             # native confirmation of ILP32 counterexamples (cc -m32; server/argus/native_check.cpp)
+  csmith libcsmith-dev                                     # differential soundness suite (scripts/differential.sh); -dev has csmith.h/safe_math.h
   chromium ripgrep libkrb5-dev                             # VS Code extension e2e test: headless browser, code-server's install (scripts/install-code-server.sh)
 )
 # Node.js + npm for the argusd end-to-end tests (node --test); only if node is absent

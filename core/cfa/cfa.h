@@ -97,6 +97,9 @@ struct Edge {
   // function nor a __VERIFIER_nondet_*/nondet_* input) whose result or object this value
   // is; a counterexample through it assumes "NAME() may return any value". Empty otherwise.
   std::string externalCallee;
+  // Havoc standing for the result of a call: the called function's name (what a native
+  // harness must define to replay the path, core/result/harness.h); "" otherwise.
+  std::string nondetFunction;
 };
 
 struct Location {

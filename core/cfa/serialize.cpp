@@ -9,7 +9,7 @@ namespace argus::cfa {
 namespace {
 
 constexpr std::string_view kMagic = "ARGUSCFA";
-constexpr uint64_t kFormat = 2;  // 2: Edge::externalCallee
+constexpr uint64_t kFormat = 3;  // 2: Edge::externalCallee, 3: Edge::nondetFunction
 
 struct Out {
   std::string bytes;
@@ -158,6 +158,7 @@ class Serializer {
       for (const ExprPtr& a : e.args) expr(a);
       body_.u(e.isNondetCall);
       str(e.externalCallee);
+      str(e.nondetFunction);
     }
     body_.u(f.entry);
     body_.u(f.exit);
@@ -362,6 +363,7 @@ class Deserializer {
       for (uint64_t k = 0, n = count(); k < n; ++k) e.args.push_back(expr());
       e.isNondetCall = u() != 0;
       e.externalCallee = str();
+      e.nondetFunction = str();
       if (e.from >= nLocs || e.to >= nLocs) fail("edge between missing locations");
       f.edges.push_back(std::move(e));
     }

@@ -200,6 +200,7 @@ ExprPtr Lowerer::nondetResult(const CallExpr* ce, const std::string& what, const
   h.lhs = t;
   h.isNondetCall = true;
   h.externalCallee = external;
+  if (const clang::FunctionDecl* fd = ce->getDirectCallee()) h.nondetFunction = fd->getNameAsString();
   emit(h);
   ExprPtr v = Expr::mkVar(t, rw);
   if (rt->isBooleanType()) {

@@ -46,6 +46,23 @@ VerificationResult decodeResult(const json& j) {
     cex.entry = c.value("entry", "");
     cex.replayed = c.value("replayed", false);
     if (c.contains("assumptions")) cex.assumptions = c["assumptions"].get<std::vector<std::string>>();
+    // what a native run needs (concrete playback): a counterexample found in another
+    // process (a parallel stage's member, a daemon worker) is confirmed by this one
+    if (c.contains("inputs"))
+      for (const json& in : c["inputs"]) {
+        PathInput p;
+        p.function = in.value("function", "");
+        p.value = in.value("value", uint64_t(0));
+        p.width = in.value("width", 0u);
+        p.isSigned = in.value("signed", false);
+        p.file = in.value("file", "");
+        p.line = in.value("line", 0u);
+        cex.inputs.push_back(std::move(p));
+      }
+    if (c.contains("uncontrolled")) cex.uncontrolled = c["uncontrolled"].get<std::vector<std::string>>();
+    if (j.contains("confirmed_by") && j["confirmed_by"].is_array())
+      cex.confirmedBy = j["confirmed_by"].get<std::vector<std::string>>();
+    cex.nativeNote = j.value("native_check", "");
     const json* ordered = j.contains("ordered_values") ? &j["ordered_values"] : nullptr;
     size_t i = 0;
     for (const json& s : c.at("steps")) {

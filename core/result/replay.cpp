@@ -246,12 +246,14 @@ class Memory {
     addr &= amask_;
     if (auto it = bytes_.find(addr); it != bytes_.end()) return it->second;
     if (inZero(addr)) return 0;
+    ++uninitialisedReads_;
     if (in_.initialMemory)
       if (auto v = in_.initialMemory(addr)) return *v;
     return 0;
   }
 
   void write(uint64_t addr, uint8_t v) { bytes_[addr & amask_] = v; }
+  size_t uninitialisedReads() const { return uninitialisedReads_; }
 
   // Sets [start, start+len) (wrapping modulo 2^ptrWidth) to zero.
   void zero(uint64_t start, uint64_t len) {
@@ -298,6 +300,7 @@ class Memory {
   }
 
   uint64_t amask_;
+  mutable size_t uninitialisedReads_ = 0;
   const ReplayInput& in_;
   std::unordered_map<uint64_t, uint8_t> bytes_;
   std::map<uint64_t, uint64_t> zero_;  // start -> last (inclusive)
@@ -367,6 +370,7 @@ class Interpreter {
 
   ReplayResult finish(ReplayOutcome o, std::string msg) {
     res_.outcome = o;
+    res_.uninitialisedReads = mem_.uninitialisedReads();
     res_.message = std::move(msg);
     if (!stack_.empty()) {
       res_.endFunc = stack_.back().func;

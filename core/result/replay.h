@@ -84,6 +84,9 @@ struct ReplayResult {
   size_t stepCount = 0;           // edges taken (also when steps are not recorded)
   size_t nondetsUsed = 0;         // values consumed from ReplayInput::nondets
   size_t ambiguousChoices = 0;    // locations where more than one out-edge was enabled
+  // Memory bytes read that were never written nor zeroed (their value came from
+  // ReplayInput::initialMemory, else 0): a native run cannot choose them.
+  size_t uninitialisedReads = 0;
   cfa::FuncId endFunc = cfa::kNoFunc;  // where execution stopped
   cfa::LocId endLoc = 0;
 };

@@ -41,10 +41,17 @@ nlohmann::json toJson(const VerificationResult& r) {
       if (s.nondet) js["nondet"] = true;
       steps.push_back(js);
     }
-    j["counterexample"] = {{"entry", r.counterexample->entry},
-                           {"replayed", r.counterexample->replayed},
-                           {"assumptions", r.counterexample->assumptions},
-                           {"steps", steps}};
+    const Counterexample& cex = *r.counterexample;
+    j["counterexample"] = {{"entry", cex.entry}, {"replayed", cex.replayed},
+                           {"assumptions", cex.assumptions}, {"steps", steps}};
+    nlohmann::json inputs = nlohmann::json::array();
+    for (const PathInput& in : cex.inputs)
+      inputs.push_back({{"function", in.function}, {"value", in.value}, {"width", in.width},
+                        {"signed", in.isSigned}, {"file", in.file}, {"line", in.line}});
+    j["counterexample"]["inputs"] = inputs;
+    if (!cex.uncontrolled.empty()) j["counterexample"]["uncontrolled"] = cex.uncontrolled;
+    j["confirmed_by"] = cex.confirmedBy;
+    if (!cex.nativeNote.empty()) j["native_check"] = cex.nativeNote;
   } else {
     j["counterexample"] = nullptr;
   }
@@ -117,6 +124,11 @@ std::string toText(const VerificationResult& r) {
       o << "\n";
     }
     for (const std::string& a : cex.assumptions) o << "assuming " << a << "\n";
+    o << "confirmed by: ";
+    for (size_t k = 0; k < cex.confirmedBy.size(); ++k) o << (k ? ", " : "") << cex.confirmedBy[k];
+    if (cex.confirmedBy.empty()) o << "nothing";
+    if (!cex.nativeNote.empty()) o << " (native run: " << cex.nativeNote << ")";
+    o << "\n";
   }
   if (!r.condition.summary.empty()) o << "condition: " << r.condition.summary << "\n";
   if (!r.reason.empty()) o << "reason: " << r.reason << "\n";

@@ -32,6 +32,18 @@ struct TraceStep {
   bool nondet = false;     // this step chose a nondeterministic value
 };
 
+// A value the environment supplied on a counterexample's path: the result of a call to
+// a function without a body (__VERIFIER_nondet_int, nondet_x, a user-declared external
+// function), in path order. A native harness (core/result/harness.h) returns them.
+struct PathInput {
+  std::string function;    // the called function
+  uint64_t value = 0;      // masked to `width` bits
+  uint32_t width = 0;      // bits of the result type
+  bool isSigned = false;
+  std::string file;        // the call's position
+  uint32_t line = 0;
+};
+
 struct Counterexample {
   std::vector<TraceStep> steps;
   std::string entry;       // function the path starts from
@@ -40,6 +52,19 @@ struct Counterexample {
   // per function the program declares without a body (not a library function, not a
   // __VERIFIER_nondet_*/nondet_* input) whose result the path uses.
   std::vector<std::string> assumptions;
+  // What a native run of the program needs to follow the path (concrete playback):
+  // the results of the nondeterministic calls, and the choices it cannot control
+  // (an uninitialised variable, scanf input, entry parameters, uninitialised memory),
+  // each "what at file:line".
+  std::vector<PathInput> inputs;
+  std::vector<std::string> uncontrolled;
+  // The checks that confirmed the path: "interpreter" (always, see replayed), "native"
+  // (the program compiled with the system compiler and the counterexample's harness
+  // reached the error). nativeNote: why the native run could not confirm it (not run,
+  // or run without reaching the error when the path has uncontrolled choices); empty
+  // when native confirmed it.
+  std::vector<std::string> confirmedBy;
+  std::string nativeNote;
 };
 
 // What a run that did not reach a full proof still verified.

@@ -131,6 +131,10 @@ Outcome evaluateChild(const ChildResult& r, const ChildLimits& lim) {
     o.verdict = Verdict::True;
   } else if (s == "false") {
     o.verdict = Verdict::False;
+    if (auto cb = j.find("confirmed_by"); cb != j.end() && cb->is_array())
+      for (const auto& x : *cb)
+        if (x.is_string() && x.get<std::string>() == "native") o.confirmedNative = true;
+    if (auto nc = j.find("native_check"); nc != j.end() && nc->is_string()) o.nativeNote = nc->get<std::string>();
   } else if (s == "unknown") {
     auto reason = j.find("reason");
     o.reason = reason != j.end() && reason->is_string() && !reason->get<std::string>().empty()

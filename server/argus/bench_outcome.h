@@ -20,6 +20,10 @@ struct Outcome {
   // automaton_initial, the first excluded parts), null when it printed none: lets a
   // bench run check that every run that hit a limit said what it verified.
   nlohmann::json condition;
+  // For `false`: the checks that confirmed the counterexample ("confirmed_by":
+  // interpreter, native) and why the native run did not ("native_check", "" if it did).
+  bool confirmedNative = false;
+  std::string nativeNote;
 };
 
 // A verdict counts only when the child exited with status 0 and printed a JSON

@@ -9,10 +9,11 @@ namespace {
 
 struct Counts {
   std::size_t total = 0, correctTrue = 0, correctFalse = 0, wrongTrue = 0, wrongFalse = 0,
-              unknown = 0;
+              unknown = 0, falseConfirmedNative = 0;
   double cpuSec = 0;
   void add(const TaskResult& r) {
     ++total;
+    if (r.outcome.verdict == Verdict::False && r.outcome.confirmedNative) ++falseConfirmedNative;
     cpuSec += r.cpuSec;
     switch (r.cls) {
       case Classification::CorrectTrue: ++correctTrue; break;
@@ -105,6 +106,10 @@ nlohmann::json resultsJson(const RunInfo& info, const std::vector<TaskResult>& r
                      {"memory_mb", round3(r.memoryMb)},
                      {"reason", r.outcome.reason},
                      {"condition", r.outcome.condition}});
+    if (r.outcome.verdict == Verdict::False) {
+      tasks.back()["confirmed_native"] = r.outcome.confirmedNative;
+      if (!r.outcome.nativeNote.empty()) tasks.back()["native_check"] = r.outcome.nativeNote;
+    }
   }
   auto opt = [](const std::optional<std::string>& s) -> nlohmann::json {
     return s ? nlohmann::json(*s) : nlohmann::json(nullptr);
@@ -129,6 +134,7 @@ nlohmann::json resultsJson(const RunInfo& info, const std::vector<TaskResult>& r
             {"wrong_true", all.wrongTrue},
             {"wrong_false", all.wrongFalse},
             {"unknown", all.unknown},
+            {"false_confirmed_native", all.falseConfirmedNative},
             {"not_run", notRun},
             {"score", all.score()},
             {"cpu_time_s", round3(all.cpuSec)},
@@ -184,7 +190,23 @@ void printSummary(std::ostream& os, const RunInfo& info, const std::vector<TaskR
   printTable(os, "", {{"all", all}});
   os << "score (SV-COMP points): " << all.score();
   if (notRun) os << "   not run: " << notRun;
-  os << "\n\n";
+  os << "\n";
+  // concrete playback (native_check.h): how many `false` a native run confirmed, and why not the others
+  std::size_t falses = all.correctFalse + all.wrongFalse;
+  os << "false confirmed natively: " << all.falseConfirmedNative << " of " << falses << "\n";
+  std::map<std::string, std::vector<std::string>> notNative;
+  for (const TaskResult& r : results)
+    if (r.done && r.outcome.verdict == Verdict::False && !r.outcome.confirmedNative) {
+      std::string why = r.outcome.nativeNote.empty() ? "(no native check reported)" : r.outcome.nativeNote;
+      if (why.size() > 90) why = why.substr(0, 87) + "...";
+      notNative[why].push_back(r.task->id);
+    }
+  for (const auto& [why, ids] : notNative) {
+    os << "  " << ids.size() << " not confirmed natively: " << why << "\n";
+    for (std::size_t i = 0; i < ids.size() && i < 5; ++i) os << "      " << ids[i] << "\n";
+    if (ids.size() > 5) os << "      ... (" << ids.size() - 5 << " more)\n";
+  }
+  os << "\n";
 
   std::vector<std::pair<std::string, Counts>> rows(byCategory.begin(), byCategory.end());
   printTable(os, "category", rows);

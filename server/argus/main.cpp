@@ -20,6 +20,7 @@
 #include "core/result/sarif.h"
 #include "core/support/deadline.h"
 #include "server/argus/bench.h"
+#include "server/argus/native_check.h"
 #include "server/argus/project.h"
 
 namespace {
@@ -37,7 +38,12 @@ const char* kUsage =
     "                      [--max-states-per-location N] [--max-memory-mb N] [--max-edge-posts N]\n"
     "                      [--max-time-per-post MS] [--max-time-per-refinement MS]\n"
     "                      [--max-path-formula-size N] [--monitor-overflow]\n"
-    "                      [-- CLANG-FLAGS...]\n"
+    "                      [--harness-out F.c] [--no-native-check] [-- CLANG-FLAGS...]\n"
+    "      every `false` is confirmed natively by default (concrete playback): the program is\n"
+    "        compiled with a harness returning the counterexample's nondeterministic values\n"
+    "        (cc, -fsanitize=undefined, -m32 for ILP32) and run; a counterexample the run does\n"
+    "        not confirm becomes unknown. --harness-out writes the harness; --no-native-check\n"
+    "        skips the run (the interpreter's replay still confirms every counterexample)\n"
     "      condition monitors (conditional model checking; each stops only a part and the\n"
     "      result's condition says which; the run goes on): --timeout (total time) and\n"
     "        --max-memory-mb (total memory, resident) end the run, every waiting state is\n"
@@ -177,6 +183,7 @@ private:
 int runVerify(const std::vector<std::string>& args) {
   argus::engine::VerifyRequest req;
   req.algorithm = argus::engine::Algorithm::Auto;  // the default strategy
+  argus::cli::NativeCheckOptions native;
   std::string format = "text";
   bool progress = false, haveFile = false, stats = false, noInvariants = false;
   std::string kikiMode;
@@ -248,6 +255,9 @@ int runVerify(const std::vector<std::string>& args) {
       else if (a == "--max-time-per-refinement") req.maxTimePerRefinementMs = static_cast<unsigned>(count(value()));
       else if (a == "--max-path-formula-size") req.maxPathFormulaSize = count(value());
       else if (a == "--monitor-overflow") req.monitorOverflow = true;
+      else if (a == "--harness-out") native.harnessOut = value();  // concrete playback (native_check.h)
+      else if (a == "--no-native-check") native.run = false;
+      else if (a == "--corrupt-harness-for-test") native.corruptForTest = true;
       else if (a == "--") {
         req.extraArgs.assign(args.begin() + i + 1, args.end());
         break;
@@ -325,6 +335,10 @@ int runVerify(const std::vector<std::string>& args) {
     std::cerr << "argus: " << out.error << "\n";
     return 2;
   }
+  // concrete playback: a `false` confirmed by running the program natively
+  native.ilp32 = req.dataModel == argus::frontend::DataModel::ILP32;
+  native.extraArgs = req.extraArgs;
+  argus::cli::nativeCheck(req.file, req.source ? &*req.source : nullptr, out.result, native);
   if (stallS && !stallAt) stall();
   watchdog->finish([&] {
     std::cout << render(out.result) << std::flush;

@@ -26,6 +26,29 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
   result::Counterexample cex;
   cex.entry = prog.functions[entry].name;
   cex.replayed = run.outcome == result::ReplayOutcome::ReachedError;
+  cex.confirmedBy.push_back("interpreter");
+  // What a native run needs (concrete playback, core/result/harness.h).
+  auto at = [](const cfa::Edge& e) {
+    std::string file = e.range.file;
+    if (auto slash = file.find_last_of('/'); slash != std::string::npos) file = file.substr(slash + 1);
+    return file + ":" + std::to_string(e.range.line);
+  };
+  for (auto& [vid, val] : run.entryArgs)
+    cex.uncontrolled.push_back("parameter '" + prog.vars[vid].cName + "' of " + cex.entry);
+  for (const result::ReplayStep& st : run.steps) {
+    const cfa::Edge& e = prog.functions[st.func].edges[st.edge];
+    if (e.kind != cfa::EdgeKind::Havoc || st.assigned.empty()) continue;
+    const cfa::Variable& v = prog.vars[st.assigned.front().first];
+    if (!e.nondetFunction.empty()) {
+      cex.inputs.push_back({e.nondetFunction, st.assigned.front().second, v.width, v.isSigned,
+                            e.range.file, e.range.line});
+    } else {
+      std::string what = !e.text.empty() ? "'" + e.text + "'" : !v.cName.empty() ? "'" + v.cName + "'" : "a value";
+      cex.uncontrolled.push_back("nondeterministic " + what + " at " + at(e));
+    }
+  }
+  if (run.uninitialisedReads > 0)
+    cex.uncontrolled.push_back(std::to_string(run.uninitialisedReads) + " read(s) of uninitialised memory");
   for (const result::ReplayStep& st : run.steps) {
     const cfa::Function& f = prog.functions[st.func];
     if (st.func == prog.initFunc || st.func == prog.initNondetFunc) {
