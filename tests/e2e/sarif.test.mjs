@@ -106,7 +106,7 @@ test('argus bench --sarif writes one log for every task', () => {
   const dir = tempDir();
   const manifest = path.join(dir, 'M.tsv');
   fs.writeFileSync(manifest, 'task\tfile\tcategory\tsource\tproperty\texpected\tdata_model\tnotes\n' +
-    ['pointer_swap.c\tfalse', 'safe_sum.c\ttrue', 'buggy_abs.c\tfalse'].map((l) => {
+    ['pointer_swap.c\tfalse', 'safe_sum.c\ttrue', 'switch_state.c\tfalse'].map((l) => {
       const [f, e] = l.split('\t');
       return `ex/${f}\t${path.join(examples, f)}\tex\tlocal\tunreach-call\t${e}\tLP64\t`;
     }).join('\n') + '\n');
