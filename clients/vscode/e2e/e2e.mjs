@@ -30,15 +30,16 @@ const userData = path.join(OUT, 'user-data');
 const extDir = path.join(OUT, 'extensions');
 for (const d of [ws, path.join(userData, 'User'), extDir]) fs.mkdirSync(d, { recursive: true });
 fs.copyFileSync(path.join(ROOT, 'examples', 'pointer_swap.c'), path.join(ws, 'pointer_swap.c'));
-// a function that bounded model checking verifies only up to a bound (the loop runs n times, n unknown)
+// a function the default strategy (auto) verifies only up to a bound: its invariant
+// (2s = i(i+1)) is nonlinear, beyond k-induction's and predicate abstraction's reach
 const loopSrc = [
   'extern unsigned __VERIFIER_nondet_uint(void);',
   'extern void reach_error(void);',
   '',
   'void count_up(unsigned n) {',
-  '  unsigned i = 0;',
-  '  while (i < n) i++;',
-  '  if (i != n) reach_error();',
+  '  unsigned i = 0, s = 0;',
+  '  while (i < n) { i++; s += i; }',
+  '  if (2 * s != i * (i + 1)) reach_error();',
   '}',
   '',
 ];
