@@ -58,7 +58,7 @@ std::string writeHarness(const Counterexample& cex, const HarnessOptions& o) {
     << (o.programFile.empty() ? std::string("the program") : o.programFile) << ".\n"
     << " * Compile it with the program (its reach_error/__VERIFIER_error bodies, if it defines them,\n"
     << " * instrumented to call __argus_error_reached()), e.g.\n"
-    << " *   cc " << (o.ilp32 ? "-m32 " : "") << "-fsanitize=undefined -fno-sanitize-recover=all PROGRAM.c HARNESS.c\n"
+    << " *   cc " << (o.ilp32 ? "-m32 " : "") << "-fwrapv -fsanitize=undefined -fno-sanitize-recover=all PROGRAM.c HARNESS.c\n"
     << " * Exit codes: " << kHarnessErrorExit << " the error was reached, " << kHarnessAbortExit << " abort(), "
     << kHarnessExhaustedExit << " a nondet function ran out of values, " << kHarnessAssumeExit
     << " an assumption failed. */\n"

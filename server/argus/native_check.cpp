@@ -189,7 +189,7 @@ void nativeCheck(const std::string& file, const std::string* source, result::Ver
     }
   } cleanup{dir};
 
-  std::vector<std::string> flags = {"-O0", "-w", "-fsanitize=undefined", "-fno-sanitize-recover=all"};
+  std::vector<std::string> flags = {"-O0", "-w", "-fwrapv", "-fsanitize=undefined", "-fno-sanitize-recover=all"};
   if (o.ilp32) flags.push_back("-m32");
   std::vector<std::string> cflags = flags;
   fs::path srcDir = fs::absolute(fs::path(file), ec).parent_path();

@@ -3,11 +3,16 @@
 // (core/result/harness.h) using the system compiler and runs it; only a run that
 // reaches the error confirms the verdict natively.
 //
-//  * Compiler: `cc` from PATH (ARGUS_CC overrides), flags -O0 -w
+//  * Compiler: `cc` from PATH (ARGUS_CC overrides), flags -O0 -w -fwrapv
 //    -fsanitize=undefined -fno-sanitize-recover=all (and -m32 for ILP32), the -D/-U/-I
 //    flags given after `--`, -I the program's folder; -lm. Everything happens in a fresh
 //    temporary directory, removed afterwards; the run has a wall-clock and CPU limit,
-//    stdin /dev/null, UBSAN_OPTIONS exitcode=95.
+//    stdin /dev/null, UBSAN_OPTIONS exitcode=95. -fwrapv gives signed arithmetic the
+//    wraparound semantics Argus's reachability encoding uses (so a path that overflows
+//    `-INT_MIN` on its way to the error is confirmed, not stopped by UBSan); every other
+//    undefined behaviour UBSan detects (division by zero, shifts, misaligned or null
+//    accesses) still stops the run. Signed overflow is its own finding under the
+//    no-overflow property (issue 26), not a reason to doubt a reachability path.
 //  * Confirmed: the run exits with kHarnessErrorExit and printed the harness's token.
 //    Result: counterexample->confirmedBy gets "native".
 //  * Not confirmed, on a path whose every choice the harness sets: the verdict becomes

@@ -67,10 +67,22 @@ int main(void) {
   return 0;
 }
 C
+# 5. the path wraps a signed value (-INT_MIN) on its way to the error: reachability is
+#    checked with wraparound arithmetic, and the native run (-fwrapv) agrees.
+cat > "$dir/wraps.c" <<'C'
+extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int my_abs(int x) { return x < 0 ? -x : x; }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (my_abs(x) < 0) reach_error();
+  return 0;
+}
+C
 
 verdict_of() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["verdict"], ",".join(d.get("confirmed_by", [])), d.get("native_check", ""), "|", d.get("reason", ""))' "$1"; }
 
-for p in assert_fail empty_body verifier_error abort_body; do
+for p in assert_fail empty_body verifier_error abort_body wraps; do
   "$ARGUS" verify "$dir/$p.c" --algorithm bmc --timeout 60 --format json --harness-out "$dir/$p.harness.c" \
     > "$dir/$p.json" 2> "$dir/$p.err" || fail "$p: exit code $?"
   v=$(verdict_of "$dir/$p.json")
