@@ -66,6 +66,18 @@ Term ExprEncoder::zeroFill(Term mem, Term base, Term size) {
   return mem;
 }
 
+ExprEncoder::BoundedFill ExprEncoder::zeroFillBounded(Term mem, Term base, Term size) {
+  BoundedFill f;
+  f.fits = tm_.bvUle(size, tm_.bvVal(kSymbolicZeroFill, size->width()));
+  for (uint64_t i = 0; i < kSymbolicZeroFill; ++i) {
+    Term a = i ? tm_.bvAdd(base, tm_.bvVal(i, ptrWidth_)) : base;
+    Term inside = tm_.bvUlt(tm_.bvVal(i, size->width()), size);
+    mem = store(mem, a, tm_.mkIte(inside, tm_.bvVal(0, 8), load(mem, a, 1)), 1);
+  }
+  f.mem = mem;
+  return f;
+}
+
 // Floating point: CFA values are IEEE bit images (core/cfa/expr.h); an operation reads
 // its operands as FP terms and gives back the bits of its result.
 Term ExprEncoder::fp(Term bits) { return tm_.fpFromBits(bits, tm_.fpSortOfWidth(bits->width())); }

@@ -43,6 +43,14 @@ public:
   // constant or exceeds 1 MiB (the caller decides what the contents are then).
   smt::Term zeroFill(smt::Term mem, smt::Term base, smt::Term size);
   static bool canZeroFill(const smt::Term& size);  // zeroFill gives a term
+  // For a size that is not a constant: `mem` with the bytes base + i, i < min(size,
+  // kSymbolicZeroFill), set to zero (one store per byte, each guarded by i < size), and
+  // `fits` = size <= kSymbolicZeroFill. The term is the exact zero fill only under `fits`.
+  static constexpr uint64_t kSymbolicZeroFill = 16;
+  struct BoundedFill {
+    smt::Term mem = nullptr, fits = nullptr;
+  };
+  BoundedFill zeroFillBounded(smt::Term mem, smt::Term base, smt::Term size);
   uint32_t ptrWidth() const { return ptrWidth_; }
   smt::TermManager& tm() { return tm_; }
 

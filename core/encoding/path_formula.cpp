@@ -157,8 +157,16 @@ PathFormula PathFormulaManager::extend(const PathFormula& pf, const cfa::Step& s
           assign(*e.lhs, a.base);
           assign(kBrkKey, a.next);
           if (e.zeroInit) {
-            if (Term m = enc_.zeroFill(current(kMemKey, old), a.base, size)) assign(kMemKey, m);
-            else bump(ssa, kMemKey);  // over-approximation: any memory contents
+            if (Term m = enc_.zeroFill(current(kMemKey, old), a.base, size)) {
+              assign(kMemKey, m);
+            } else {
+              // A size that is not a constant: exact up to kSymbolicZeroFill bytes, above
+              // that any memory contents (an over-approximation; a path through it that
+              // the interpreter does not replay ends as unknown).
+              encoding::ExprEncoder::BoundedFill z = enc_.zeroFillBounded(current(kMemKey, old), a.base, size);
+              Term filled = indexed(kMemKey, bump(ssa, kMemKey));
+              cs.push_back(tm_.mkOr(tm_.mkNot(z.fits), tm_.mkEq(filled, z.mem)));
+            }
           }
           break;
         }

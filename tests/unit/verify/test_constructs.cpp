@@ -191,6 +191,8 @@ const Case kCases[] = {
     {"abs_safe", "int abs(int); int main(){ int x = __VERIFIER_nondet_int(); __VERIFIER_assume(x > -1000); if (abs(x) < 0 || (x < 0 && abs(x) != -x)) reach_error(); return 0; }", Verdict::True},
     {"abs_int_min_unknown", "int abs(int); int main(){ int x = __VERIFIER_nondet_int(); if (abs(x) < 0) reach_error(); return 0; }", Verdict::Unknown},
     {"labs_ilp32_safe", "long labs(long); int main(){ long x = __VERIFIER_nondet_long(); __VERIFIER_assume(x < 0 && x > -2147483647L); if (labs(x) != -x) reach_error(); return 0; }", Verdict::True, DataModel::ILP32},
+    // calloc(three, 4) with a size that is not a constant (pred: the zero fill is exact up
+    // to 16 bytes, ExprEncoder::zeroFillBounded)
     {"calloc_overflow_null", "void *calloc(unsigned long, unsigned long); unsigned long big = ~0ul / 2, three = 3; int main(){ int *p = calloc(big, 4); int *q = calloc(three, 4); if (p != 0 || q == 0 || q[2] != 0) reach_error(); return 0; }", Verdict::True},
     {"calloc_overflow_ilp32_bug", "void *calloc(unsigned long, unsigned long); unsigned long n = 0x20000000ul; int main(){ int *p = calloc(n, 8); if (p == 0) reach_error(); return 0; }", Verdict::False, DataModel::ILP32},
     {"realloc_zero_frees", "void *realloc(void *, unsigned long); int main(){ int *p = malloc(4); unsigned long n = __VERIFIER_nondet_ulong(); __VERIFIER_assume(n < 8); int *q = realloc(p, n); if ((q == 0) != (n == 0)) reach_error(); return 0; }", Verdict::True},
@@ -232,11 +234,6 @@ const char* allowedUnknown(const std::string& name, Algorithm alg, const std::st
       // solvers, full ctest run, session 16)
       name == "strtoul_ilp32_range" || name == "strtoul_lp64_range")
     return reason.find("timeout") != std::string::npos ? "timeout" : "refinement failed";
-  // A KNOWN DEFECT (session 16, issue 20): pred's error path through calloc's overflow
-  // check does not replay ("terminated: returned from main"): the encoder and the
-  // interpreter disagree on the overflowing multiplication. Sound (unknown, never a
-  // wrong verdict), but to be fixed; only this reason is accepted.
-  if (name == "calloc_overflow_null") return "did not replay";
   return nullptr;
 }
 
