@@ -1,6 +1,7 @@
 #include "core/cfa/cfa_hash.h"
 
 #include "core/cfa/closure.h"
+#include "core/support/scc.h"
 
 #include <cstdio>
 #include <algorithm>
@@ -194,62 +195,33 @@ std::map<std::string, std::string> closureHashes(const Program& p) {
       own[v] = fh.part(ip);
     }
   }
-  // Tarjan, iteratively; components come out callees first
-  std::vector<uint32_t> index(n, UINT32_MAX), low(n, 0), comp(n, UINT32_MAX), stack;
-  std::vector<bool> onStack(n, false);
+  // components come out callees first (support/scc.h), so a component's dependencies
+  // are hashed before it
+  std::vector<uint32_t> comp = support::sccIds(n, [&](uint32_t v, auto&& to) {
+    for (uint32_t w : succ[v]) to(w);
+  });
+  uint32_t ncomp = 0;
+  for (uint32_t c : comp) ncomp = std::max(ncomp, c + 1);
+  std::vector<std::vector<uint32_t>> members(ncomp);
+  for (uint32_t v = 0; v < n; ++v) members[comp[v]].push_back(v);
   std::vector<std::string> compHash;
-  uint32_t counter = 0;
-  std::vector<std::pair<uint32_t, size_t>> dfs;
-  for (uint32_t root = 0; root < n; ++root) {
-    if (index[root] != UINT32_MAX) continue;
-    dfs.emplace_back(root, 0);
-    index[root] = low[root] = counter++;
-    stack.push_back(root);
-    onStack[root] = true;
-    while (!dfs.empty()) {
-      auto& [v, i] = dfs.back();
-      if (i < succ[v].size()) {
-        uint32_t w = succ[v][i++];
-        if (index[w] == UINT32_MAX) {
-          index[w] = low[w] = counter++;
-          stack.push_back(w);
-          onStack[w] = true;
-          dfs.emplace_back(w, 0);
-        } else if (onStack[w]) {
-          low[v] = std::min(low[v], index[w]);
-        }
-        continue;
-      }
-      uint32_t vv = v;
-      dfs.pop_back();
-      if (!dfs.empty()) low[dfs.back().first] = std::min(low[dfs.back().first], low[vv]);
-      if (low[vv] != index[vv]) continue;
-      uint32_t c = static_cast<uint32_t>(compHash.size());
-      std::vector<uint32_t> members;
-      while (true) {
-        uint32_t w = stack.back();
-        stack.pop_back();
-        onStack[w] = false;
-        comp[w] = c;
-        members.push_back(w);
-        if (w == vv) break;
-      }
-      std::vector<std::string> mine, deps2;
-      for (uint32_t m : members) {
-        mine.push_back(own[m]);
-        for (uint32_t w : succ[m])
-          if (comp[w] != c) deps2.push_back(compHash[comp[w]]);
-      }
-      std::sort(mine.begin(), mine.end());
-      std::sort(deps2.begin(), deps2.end());
-      deps2.erase(std::unique(deps2.begin(), deps2.end()), deps2.end());
-      Hasher h;
-      h.add(uint64_t(mine.size()));
-      for (const std::string& x : mine) h.add(x);
-      h.add(uint64_t(deps2.size()));
-      for (const std::string& x : deps2) h.add(x);
-      compHash.push_back(h.hex());
+  compHash.reserve(ncomp);
+  for (uint32_t c = 0; c < ncomp; ++c) {
+    std::vector<std::string> mine, deps2;
+    for (uint32_t m : members[c]) {
+      mine.push_back(own[m]);
+      for (uint32_t w : succ[m])
+        if (comp[w] != c) deps2.push_back(compHash[comp[w]]);
     }
+    std::sort(mine.begin(), mine.end());
+    std::sort(deps2.begin(), deps2.end());
+    deps2.erase(std::unique(deps2.begin(), deps2.end()), deps2.end());
+    Hasher h;
+    h.add(uint64_t(mine.size()));
+    for (const std::string& x : mine) h.add(x);
+    h.add(uint64_t(deps2.size()));
+    for (const std::string& x : deps2) h.add(x);
+    compHash.push_back(h.hex());
   }
   // What every entry sees: the data model, the nodes every closure keeps, and the layout
   // of the globals (a kept global's address depends on the sizes allocated before it).

@@ -79,6 +79,15 @@ public:
   // Canonical decls of the functions whose address is taken (referenced other than as
   // the callee of a call): the only targets an indirect call or atexit can dispatch to.
   std::set<const clang::FunctionDecl*> addressTakenFuncs;
+  // Function types joined by casts (C lets a pointer to one function type be cast to
+  // another and back): union-find over canonical function types, nullptr standing for
+  // every non-function type (void *, integers) a function pointer is cast to or from.
+  // An indirect call through type T reaches the address-taken functions of a type
+  // compatible with T or joined with it (mayCallThrough).
+  std::map<const clang::Type*, const clang::Type*> fnTypeParent;
+  const clang::Type* fnTypeClass(const clang::Type* t);
+  void joinFnTypes(clang::QualType a, clang::QualType b);  // pre-pass: a cast from a to b
+  bool mayCallThrough(const clang::FunctionDecl* def, clang::QualType calleeFnType, unsigned nargs);
   std::set<const clang::DeclRefExpr*> directCallees;                // pre-pass only
   std::unordered_set<std::string> varNames;  // names of prog.vars[0, namedVars) (varFor)
   size_t namedVars = 0;

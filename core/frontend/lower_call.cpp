@@ -59,7 +59,10 @@ ExprPtr Lowerer::call(const CallExpr* ce) {
     cfa::VarId tmp = newTemp(rw, isScalar(rt) && isSignedT(rt));
     cfa::LocId after = newLoc();
     dispatchOverFunctions(
-        fp, [&](const FunctionDecl* def) { return def->getNumParams() == ce->getNumArgs() || noProto; },
+        fp,
+        [&](const FunctionDecl* def) {
+          return noProto || mayCallThrough(def, ce->getCallee()->getType()->getPointeeType(), ce->getNumArgs());
+        },
         [&](const FunctionDecl* def, cfa::FuncId) {
           ExprPtr r = directCall(ce, def);
           if (!rt->isVoidType()) {
@@ -773,6 +776,47 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
   }
   handled = false;
   return nullptr;
+}
+
+namespace {
+// The canonical function type a function, or a pointer to one, has; nullptr for any
+// other type.
+const clang::Type* fnTypeKey(clang::QualType t) {
+  if (t.isNull()) return nullptr;
+  if (const auto* pt = t->getAs<clang::PointerType>()) t = pt->getPointeeType();
+  t = t.getCanonicalType().getUnqualifiedType();
+  return t->isFunctionType() ? t.getTypePtr() : nullptr;
+}
+}  // namespace
+
+const clang::Type* Lowerer::fnTypeClass(const clang::Type* t) {
+  while (true) {
+    auto it = fnTypeParent.find(t);
+    if (it == fnTypeParent.end() || it->second == t) return t;
+    t = it->second;
+  }
+}
+
+void Lowerer::joinFnTypes(QualType a, QualType b) {
+  const clang::Type *ka = fnTypeKey(a), *kb = fnTypeKey(b);
+  if (ka == kb) return;
+  const clang::Type *ra = fnTypeClass(ka), *rb = fnTypeClass(kb);
+  if (ra == rb) return;
+  // the non-function class (nullptr) stays a root: it never gets a parent
+  if (ra == nullptr) std::swap(ra, rb);
+  fnTypeParent[ra] = rb;
+}
+
+// Which defined, address-taken functions an indirect call through a pointer to
+// `calleeFnType` with `nargs` arguments may reach: those of the same arity whose type is
+// compatible with the pointer's (C11 6.5.2.2p9: calling through an incompatible type is
+// undefined) or joined with it by casts in the program. A target left out is never a
+// wrong verdict: a pointer matching none of the candidates leads to an unsupported edge.
+bool Lowerer::mayCallThrough(const FunctionDecl* def, QualType calleeFnType, unsigned nargs) {
+  if (def->getNumParams() != nargs) return false;
+  if (calleeFnType.isNull() || !calleeFnType->isFunctionType()) return true;
+  if (ctx.typesAreCompatible(def->getType(), calleeFnType)) return true;
+  return fnTypeClass(fnTypeKey(def->getType())) == fnTypeClass(fnTypeKey(calleeFnType));
 }
 
 // For each defined function with an address that `accept` admits: a branch on

@@ -46,6 +46,22 @@ public:
       if (!L.directCallees.count(dre)) L.addressTakenFuncs.insert(fd->getCanonicalDecl());
     return true;
   }
+  // casts between function pointer types, or between one and a non-function type
+  bool VisitCastExpr(CastExpr* c) {
+    switch (c->getCastKind()) {
+      case CK_FunctionToPointerDecay:
+      case CK_LValueToRValue:
+      case CK_NoOp:
+      case CK_NullToPointer:
+        return true;
+      default:
+        break;
+    }
+    QualType from = c->getSubExpr()->getType(), to = c->getType();
+    auto fnish = [](QualType t) { return t->isFunctionPointerType() || t->isFunctionType(); };
+    if (fnish(from) || fnish(to)) L.joinFnTypes(from, to);
+    return true;
+  }
   bool VisitPredefinedExpr(PredefinedExpr* p) {
     if (StringLiteral* s = p->getFunctionName()) VisitStringLiteral(s);
     return true;

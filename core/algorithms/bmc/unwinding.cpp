@@ -1,3 +1,4 @@
+#include "core/support/scc.h"
 #include "core/algorithms/bmc/unwinding.h"
 
 #include "core/cfa/loops.h"
@@ -136,23 +137,19 @@ Unwinding::Unwinding(const cfa::Program& prog, cfa::FuncId entry, smt::TermManag
   globalAssigned_.assign(prog.vars.size(), false);
   for (cfa::VarId v = 0; v < prog.vars.size(); ++v)
     if (prog.vars[v].func == cfa::kNoFunc) globalVars_.push_back(v);
-  // functions on a cycle of the call graph
+  // functions on a cycle of the call graph: in a component with another function, or
+  // calling themselves (linear: a closure of a real program has thousands of functions)
   recursive_.assign(prog.functions.size(), false);
+  auto calls = [&](uint32_t f, auto&& to) {
+    for (const Edge& e : prog.functions[f].edges)
+      if (e.kind == EdgeKind::Call) to(e.callee);
+  };
+  std::vector<uint32_t> comp = support::sccIds(static_cast<uint32_t>(prog.functions.size()), calls);
+  std::vector<uint32_t> compSize(prog.functions.size(), 0);
+  for (uint32_t c : comp) ++compSize[c];
   for (const cfa::Function& f : prog.functions) {
-    std::vector<bool> seen(prog.functions.size(), false);
-    std::vector<cfa::FuncId> work{f.id};
-    while (!work.empty() && !recursive_[f.id]) {
-      cfa::FuncId g = work.back();
-      work.pop_back();
-      for (const Edge& e : prog.functions[g].edges) {
-        if (e.kind != EdgeKind::Call) continue;
-        if (e.callee == f.id) recursive_[f.id] = true;
-        if (!seen[e.callee]) {
-          seen[e.callee] = true;
-          work.push_back(e.callee);
-        }
-      }
-    }
+    recursive_[f.id] = compSize[comp[f.id]] > 1;
+    calls(f.id, [&](uint32_t g) { recursive_[f.id] = recursive_[f.id] || g == f.id; });
   }
   for (const cfa::Function& f : prog.functions) {
     bool isInit = f.id == prog.initFunc || f.id == prog.initNondetFunc;

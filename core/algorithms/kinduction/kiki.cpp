@@ -8,6 +8,7 @@
 
 #include "core/algorithms/bmc/bmc.h"
 #include "core/algorithms/kinduction/segment_encoding.h"
+#include "core/support/scc.h"
 
 namespace argus::algorithms {
 
@@ -69,55 +70,11 @@ void comparisons(const cfa::ExprPtr& e, std::vector<std::vector<cfa::VarId>>& ou
   for (const auto& o : e->ops) comparisons(o, out);
 }
 
-// Strongly connected components of the flat graph (iterative Tarjan).
+// Strongly connected components of the flat graph.
 std::vector<uint32_t> sccs(const FlatProgram& fp) {
-  size_t n = fp.nodes.size();
-  constexpr uint32_t kNone = UINT32_MAX;
-  std::vector<uint32_t> index(n, kNone), low(n, 0), comp(n, kNone);
-  std::vector<bool> onStack(n, false);
-  std::vector<uint32_t> stack;
-  uint32_t next = 0, ncomp = 0;
-  struct Frame {
-    uint32_t node;
-    size_t edge;
-  };
-  for (uint32_t s = 0; s < n; ++s) {
-    if (index[s] != kNone) continue;
-    std::vector<Frame> work{{s, 0}};
-    index[s] = low[s] = next++;
-    stack.push_back(s);
-    onStack[s] = true;
-    while (!work.empty()) {
-      Frame& f = work.back();
-      const auto& out = fp.nodes[f.node].out;
-      if (f.edge < out.size()) {
-        uint32_t t = fp.edges[out[f.edge++]].to;
-        if (index[t] == kNone) {
-          index[t] = low[t] = next++;
-          stack.push_back(t);
-          onStack[t] = true;
-          work.push_back({t, 0});
-        } else if (onStack[t]) {
-          low[f.node] = std::min(low[f.node], index[t]);
-        }
-        continue;
-      }
-      uint32_t v = f.node;
-      work.pop_back();
-      if (!work.empty()) low[work.back().node] = std::min(low[work.back().node], low[v]);
-      if (low[v] == index[v]) {
-        while (true) {
-          uint32_t w = stack.back();
-          stack.pop_back();
-          onStack[w] = false;
-          comp[w] = ncomp;
-          if (w == v) break;
-        }
-        ++ncomp;
-      }
-    }
-  }
-  return comp;
+  return support::sccIds(static_cast<uint32_t>(fp.nodes.size()), [&](uint32_t v, auto&& to) {
+    for (uint32_t e : fp.nodes[v].out) to(fp.edges[e].to);
+  });
 }
 
 // The template rows of every loop head (see kiki.h for the choice of variables).
