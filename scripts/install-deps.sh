@@ -10,6 +10,8 @@ PKGS=(
   libcvc5-dev                                              # SMT backend
   nlohmann-json3-dev libboost-dev libgtest-dev libgmock-dev
   libsqlite3-dev                                           # embedded result store (server)
+  libhiredis-dev                                           # Redis client: the team service's shared result store (argusd --redis)
+  redis-server                                             # the Redis the team-service tests start on a loopback port (tests/e2e/redis.test.mjs)
   libbdd-dev                                               # BuDDy: abstraction formulas as BDDs (pred)
   gcc-multilib                                             # native confirmation of ILP32 counterexamples (cc -m32; server/argus/native_check.cpp)
   csmith libcsmith-dev                                     # differential soundness suite (scripts/differential.sh); -dev has csmith.h/safe_math.h

@@ -202,7 +202,7 @@ Service::Service(ServiceOptions options) : opts_(std::move(options)) {
   // Private directory for the analysis worker's serialized CFAs (parse once per version).
   std::string tmpl = (std::filesystem::temp_directory_path() / "argusd-cfa-XXXXXX").string();
   if (::mkdtemp(tmpl.data())) cfaDir_ = tmpl;
-  store_ = std::make_unique<ResultStore>(opts_.storePath);
+  store_ = opts_.store ? opts_.store : std::make_shared<SqliteStore>(opts_.storePath);
   scheduler_ = std::make_unique<Scheduler>(opts_.scheduler);
   planner_ = std::thread([this] { plannerLoop(); });
   publisher_ = std::thread([this] { publisherLoop(); });

@@ -8,7 +8,7 @@
 //          in a worker process, so Clang never runs in the daemon
 //        --> per function and stage a *result key* = hash(closure, entry, property,
 //          stage algorithm/bound/timeout, solver, data model, flags)
-//        --> memory cache → SQLite store (ResultStore) → else a job on the Scheduler.
+//        --> memory cache → result store (ResultStore: SQLite, or Redis shared by replicas) → else a job on the Scheduler.
 // Entries: `main` from the C initial state, every other function with a body as its own
 // entry with nondeterministic parameters and globals (the engine's `function`). Frontend
 // synthesised functions, `__VERIFIER_*` helpers and `reach_error` are not entries.
@@ -116,6 +116,8 @@ struct DocumentSnapshot {
 struct ServiceOptions {
   Scheduler::Options scheduler;
   std::string storePath;  // "" = no persistence
+  // A store made by the caller (argusd --redis: a RedisStore); when set, storePath is unused.
+  std::shared_ptr<ResultStore> store;
   // Delay between an edit and re-planning. < 0: adaptive, like clangd's: twice the
   // document's last parse time, clamped to [50, 500] ms (a keystroke that arrives
   // during the delay costs nothing; one that arrives later supersedes the jobs).
@@ -200,7 +202,7 @@ class Service {
 
   ServiceOptions opts_;
   std::string cfaDir_;  // serialized CFAs of parsed TUs (removed at exit)
-  std::unique_ptr<ResultStore> store_;
+  std::shared_ptr<ResultStore> store_;
   std::unique_ptr<Scheduler> scheduler_;
 
   std::mutex publishMu_;           // serialises document callbacks (see above)

@@ -11,7 +11,7 @@ TEST(ResultStore, PersistsAcrossReopen) {
   test::TempDir dir;
   std::string path = (dir.path / "sub" / "r.sqlite").string();
   {
-    ResultStore s(path);
+    SqliteStore s(path);
     ASSERT_TRUE(s.ok()) << s.error();
     EXPECT_FALSE(s.get("k1"));
     s.put("k1", "v1");
@@ -19,7 +19,7 @@ TEST(ResultStore, PersistsAcrossReopen) {
     s.put("k1", "v1b");
     EXPECT_EQ(s.size(), 2u);
   }
-  ResultStore again(path);
+  SqliteStore again(path);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again.get("k1").value_or(""), "v1b");
   EXPECT_EQ(again.get("k2").value_or(""), "v2");
@@ -27,7 +27,7 @@ TEST(ResultStore, PersistsAcrossReopen) {
 }
 
 TEST(ResultStore, UnopenableStoreDegradesWithAnError) {
-  ResultStore s("/proc/definitely/not/writable/r.sqlite");
+  SqliteStore s("/proc/definitely/not/writable/r.sqlite");
   EXPECT_FALSE(s.ok());
   EXPECT_FALSE(s.error().empty());
   s.put("a", "b");  // no crash, no effect
