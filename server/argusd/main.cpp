@@ -1,6 +1,8 @@
 // argusd: the Argus daemon. Modes:
 //   argusd --stdio                                   LSP on stdin/stdout (one client)
 //   argusd --listen 127.0.0.1:PORT --token-file F    JSON-RPC/LSP over TCP, loopback only
+//                                                    (--allow-remote: any address, e.g. 0.0.0.0 in
+//                                                    a container; the token is required as always)
 //   argusd --worker [--memory-mb N]                  internal: one verification worker
 // Common options: --workers N (default: cores), --store PATH | --no-store (result
 // store; default $ARGUS_STORE or ~/.cache/argus/results.sqlite), --memory-mb N
@@ -42,6 +44,7 @@ const char* kUsage =
     "       argusd --listen 127.0.0.1:PORT --token-file FILE [options]\n"
     "options: --workers N  --store PATH | --no-store  --memory-mb N  --debounce-ms N\n"
     "         --memory-budget MB  --client-queue-mb N  --client-stall-s S\n"
+    "         --allow-remote  (--listen on a non-loopback address, e.g. 0.0.0.0 in a container)\n"
     "         --redis redis://[USER@]HOST:PORT/DB [--redis-password-file F]  (shared result store;\n"
     "           the password from the file or $ARGUS_REDIS_PASSWORD)\n"
     "       argusd --health HOST:PORT [--token-file FILE]   (exit 0: a daemon answers)\n";
@@ -106,7 +109,7 @@ bool isLoopback(const std::string& host) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  bool stdio = false, worker = false, noStore = false;
+  bool stdio = false, worker = false, noStore = false, allowRemote = false;
   std::string listen, tokenFile, storePath, redisUrl, redisPasswordFile, healthOf;
   unsigned workers = 0, memoryMb = 4096;
   int debounceMs = -1;  // adaptive
@@ -128,6 +131,7 @@ int main(int argc, char** argv) {
       else if (a == "--redis") redisUrl = value();
       else if (a == "--redis-password-file") redisPasswordFile = value();
       else if (a == "--health") healthOf = value();
+      else if (a == "--allow-remote") allowRemote = true;
       else if (a == "--workers") workers = static_cast<unsigned>(std::stoul(value()));
       else if (a == "--memory-mb") memoryMb = static_cast<unsigned>(std::stoul(value()));
       else if (a == "--debounce-ms") debounceMs = std::stoi(value());
@@ -161,7 +165,8 @@ int main(int argc, char** argv) {
     } catch (const std::exception&) {
       return usage("bad port in --listen");
     }
-    if (!isLoopback(host)) return usage("--listen binds loopback addresses only (127.0.0.1, ::1)");
+    if (!isLoopback(host) && !allowRemote)
+      return usage("--listen binds loopback addresses only (127.0.0.1, ::1); --allow-remote lets a container listen on others");
     if (tokenFile.empty()) return usage("--listen needs --token-file");
     std::ifstream in(tokenFile);
     if (!in) return usage("cannot read the token file");
