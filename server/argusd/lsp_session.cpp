@@ -557,7 +557,7 @@ void LspSession::registerHandlers() {
   dispatcher_.onRequest("argus/stats", [this](const json&, Reply r) {
     Service::Stats s = service_.stats();
     r.result({{"parses", s.parses}, {"tuCacheHits", s.tuCacheHits}, {"memoryHits", s.memoryHits},
-              {"storeHits", s.storeHits}, {"workerRuns", s.workerRuns}, {"workerRestarts", s.workerRestarts},
+              {"storeHits", s.storeHits}, {"flightWaits", s.flightWaits}, {"workerRuns", s.workerRuns}, {"workerRestarts", s.workerRestarts},
               {"workerParses", s.workerParses}, {"cfaLoads", s.cfaLoads}, {"workersRecycled", s.workersRecycled},
               {"analyses", service_.scheduler().analysesRun()},
               {"queued", service_.scheduler().queued()}, {"running", service_.scheduler().running()}});

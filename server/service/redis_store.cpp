@@ -2,6 +2,9 @@
 
 #include <hiredis/hiredis.h>
 
+#include <unistd.h>
+
+#include <climits>
 #include <stdexcept>
 
 namespace argus::server {
@@ -65,6 +68,9 @@ struct Reply {
 }  // namespace
 
 RedisStore::RedisStore(RedisConfig cfg) : cfg_(std::move(cfg)) {
+  char host[HOST_NAME_MAX + 1] = {};
+  ::gethostname(host, sizeof host - 1);
+  id_ = std::string(host) + ":" + std::to_string(::getpid()) + ":" + std::to_string(reinterpret_cast<uintptr_t>(this));
   std::lock_guard lock(mu_);
   ok_ = connectLocked();
 }
@@ -148,6 +154,38 @@ void RedisStore::put(const std::string& key, const std::string& value) {
     }
     return;
   }
+}
+
+bool RedisStore::claim(const std::string& key, long ttlMs) {
+  const std::string lock = std::string(kLockPrefix) + key;
+  std::lock_guard g(mu_);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!ctx_ && !connectLocked()) return true;  // no Redis: compute here
+    Reply r(redisCommand(ctx_, "SET %b %b NX PX %ld", lock.data(), lock.size(), id_.data(), id_.size(), ttlMs));
+    if (!r.r) {
+      dropLocked();
+      continue;
+    }
+    if (r.r->type == REDIS_REPLY_STATUS) return true;  // OK: ours now
+    if (r.r->type != REDIS_REPLY_NIL) return true;     // an error reply: do not block on it
+    Reply o(redisCommand(ctx_, "GET %b", lock.data(), lock.size()));
+    if (!o.r) {
+      dropLocked();
+      return true;
+    }
+    return o.r->type == REDIS_REPLY_STRING && o.text() == id_;  // held already by this store
+  }
+  return true;
+}
+
+void RedisStore::release(const std::string& key) {
+  const std::string lock = std::string(kLockPrefix) + key;
+  static const char* kScript =
+      "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+  std::lock_guard g(mu_);
+  if (!ctx_ && !connectLocked()) return;
+  Reply r(redisCommand(ctx_, "EVAL %s 1 %b %b", kScript, lock.data(), lock.size(), id_.data(), id_.size()));
+  if (!r.r) dropLocked();
 }
 
 std::size_t RedisStore::size() {

@@ -48,14 +48,20 @@ class RedisStore : public ResultStore {
   std::optional<std::string> get(const std::string& key) override;
   void put(const std::string& key, const std::string& value) override;
   std::size_t size() override;
+  // SET argus:lock:KEY <this store's id> NX PX ttl; a claim this store holds already is
+  // granted again. release() deletes the lock only while it is this store's.
+  bool claim(const std::string& key, long ttlMs) override;
+  void release(const std::string& key) override;
 
   static constexpr const char* kHash = "argus:results";
+  static constexpr const char* kLockPrefix = "argus:lock:";
 
  private:
   bool connectLocked();  // (re)connects, AUTH, SELECT, PING; sets error_
   void dropLocked();
 
   RedisConfig cfg_;
+  std::string id_;  // this store's claim owner: host name, pid, address
   std::mutex mu_;
   redisContext* ctx_ = nullptr;
   bool ok_ = false;

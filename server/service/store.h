@@ -26,6 +26,13 @@ class ResultStore {
   virtual std::optional<std::string> get(const std::string& key) = 0;
   virtual void put(const std::string& key, const std::string& value) = 0;
   virtual std::size_t size() = 0;
+  // Single flight across the daemons sharing a store: claim(key) before computing a
+  // result; false means another daemon holds the key's claim (it is computing it: wait
+  // for the result, or claim again later). A claim expires after ttlMs; release() after
+  // the result is stored (or the job failed). A store not shared by daemons, or one that
+  // cannot be reached, always grants the claim (the result is computed here).
+  virtual bool claim(const std::string& key, long ttlMs) { return true; }
+  virtual void release(const std::string& key) {}
 };
 
 class SqliteStore : public ResultStore {

@@ -128,6 +128,35 @@ test('a function verified through replica A is answered by replica B from Redis 
   assert.ok(b.partial.length >= 1 && b.partial.every((p) => p.cached), 'every stage B reported was cached');
 });
 
+test('the same new program through two replicas at once is verified once (single flight)', async () => {
+  const [A, B] = replicas;
+  const text = `extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int y = x * 3 + 7;
+  if (y == 40 && x > 0) reach_error();
+  return 0;
+}
+`;
+  const [ca, cb] = [await client(A), await client(B)];
+  const [sa0, sb0] = [await ca.conn.sendRequest('argus/stats'), await cb.conn.sendRequest('argus/stats')];
+  const [ra, rb] = await Promise.all([
+    ca.conn.sendRequest('argus/verify', { text, filename: 'flight.c', timeout: 60 }),
+    cb.conn.sendRequest('argus/verify', { text, filename: 'flight.c', timeout: 60 }),
+  ]);
+  const [sa1, sb1] = [await ca.conn.sendRequest('argus/stats'), await cb.conn.sendRequest('argus/stats')];
+  for (const c of [ca, cb]) { c.conn.dispose(); c.socket.destroy(); }
+  assert.equal(ra.verdict, 'false');
+  assert.equal(rb.verdict, 'false');
+  assert.deepEqual(rb.counterexample, ra.counterexample);
+  const runs = (sa1.workerRuns - sa0.workerRuns) + (sb1.workerRuns - sb0.workerRuns);
+  const waits = (sa1.flightWaits - sa0.flightWaits) + (sb1.flightWaits - sb0.flightWaits);
+  // one stage (ibmc finds the bug) computed by one replica; the other waited for it
+  assert.equal(runs, 1, `verifier runs over both replicas (waits ${waits})`);
+  assert.ok(waits >= 1, 'one replica waited for the other\'s claim');
+});
+
 test('3 replicas, 4 clients x 6 requests (safe and buggy) spread over them: every answer correct', async () => {
   const jobs = [];
   for (let c = 0; c < 4; c++) {
