@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTcp, connectTcp, tempDir, waitFor, sleep, ARGUSD } from './lib.mjs';
+import { startTcp, connectTcp, tempDir, waitFor, sleep, ARGUSD, SLOW } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ARGUS = process.env.ARGUS ?? path.join(path.dirname(ARGUSD), 'argus');
@@ -155,6 +155,31 @@ int main(void) {
   // one stage (ibmc finds the bug) computed by one replica; the other waited for it
   assert.equal(runs, 1, `verifier runs over both replicas (waits ${waits})`);
   assert.ok(waits >= 1, 'one replica waited for the other\'s claim');
+});
+
+test('SIGKILL of the replica holding a claim: the waiting replica computes the answer after the claim expires', async () => {
+  const D = await startReplica();
+  const B = replicas[1];
+  const text = SLOW.replace('0xFFFFFFF', '0xFFFFFF7');  // a key nobody verified
+  const cd = await client(D);
+  const pd = cd.conn.sendRequest('argus/verify', { text, filename: 'kill.c', timeout: 4 }).catch((e) => e);
+  await waitFor(async () => (await stats(D)).running >= 1, 20000, 'D to run the job');
+  const cb = await client(B);
+  const sb0 = await cb.conn.sendRequest('argus/stats');
+  const t0 = Date.now();
+  const pb = cb.conn.sendRequest('argus/verify', { text, filename: 'kill.c', timeout: 4 });
+  await waitFor(async () => (await stats(B)).flightWaits > sb0.flightWaits, 20000, 'B to wait for D\'s claim');
+  D.proc.kill('SIGKILL');
+  await D.exited;
+  const rb = await pb;
+  const sb1 = await cb.conn.sendRequest('argus/stats');
+  for (const c of [cd, cb]) { c.conn.dispose(); c.socket.destroy(); }
+  await pd;
+  // the error is reachable only after 2^28 iterations: no stage decides it in 4 s
+  assert.ok(['unknown', 'false'].includes(rb.verdict), JSON.stringify(rb.verdict));
+  if (rb.verdict === 'false') assert.equal(rb.counterexample.steps.at(-1).statement, 'reach_error()');
+  assert.ok(sb1.workerRuns > sb0.workerRuns, 'B computed the answer itself');
+  assert.ok(Date.now() - t0 < 120000);
 });
 
 test('3 replicas, 4 clients x 6 requests (safe and buggy) spread over them: every answer correct', async () => {
