@@ -5,10 +5,9 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTcp, connectTcp, tempDir, waitFor, sleep, ARGUSD, SLOW } from './lib.mjs';
+import { startTcp, connectTcp, tempDir, waitFor, sleep, startRedis, freePort, ARGUSD, SLOW } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ARGUS = process.env.ARGUS ?? path.join(path.dirname(ARGUSD), 'argus');
@@ -38,32 +37,10 @@ int main(void) {
 `;
 }
 
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const port = s.address().port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
 let redisPort;
 let redis;
-async function startRedis() {
-  const proc = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', dir,
-    '--requirepass', PASSWORD, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '',
-    '--protected-mode', 'yes'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout.on('data', (d) => (out += d));
-  proc.stderr.on('data', (d) => (out += d));
-  const exited = new Promise((r) => proc.on('exit', (code, sig) => r({ code, sig })));
-  await waitFor(() => /Ready to accept connections/.test(out) || proc.exitCode !== null, 10000, 'redis-server');
-  assert.equal(proc.exitCode, null, 'redis-server started: ' + out);
-  return { proc, exited, out: () => out };
-}
-async function stopRedis() {
-  redis.proc.kill('SIGTERM');  // redis writes its AOF and exits
-  await Promise.race([redis.exited, sleep(10000)]);
-}
+const startRedisHere = () => startRedis({ dir, port: redisPort, password: PASSWORD });
+const stopRedis = () => redis.stop();
 
 const replicas = [];
 async function startReplica() {
@@ -101,7 +78,7 @@ async function stats(rep) {
 
 before(async () => {
   redisPort = await freePort();
-  redis = await startRedis();
+  redis = await startRedisHere();
   for (let i = 0; i < 3; i++) await startReplica();
 });
 after(async () => {
@@ -213,7 +190,7 @@ test('Redis restarted with AOF on: results stored before are served after', asyn
   const a = await verify(A, text, 'aof.c');
   assert.equal(a.r.verdict, 'true');
   await stopRedis();
-  redis = await startRedis();
+  redis = await startRedisHere();
   assert.match(redis.out(), /DB loaded from append only file|Reading the remaining AOF tail|Done loading/i);
   const before = await stats(C);  // C never saw this program: not in its memory cache
   const c = await verify(C, text, 'aof.c');
