@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 SHARED ?= $(abspath ../shared)
 
-.PHONY: deps configure build demo test bench bench-server e2e-deps vsix vscode-deps clean
+.PHONY: deps configure build demo test bench bench-server bench-team e2e-deps vsix vscode-deps clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -33,6 +33,11 @@ bench-server: build e2e-deps
 	@ARGUSD=$(abspath $(BUILD))/argusd node tests/e2e/bench/load.mjs
 	@ARGUSD=$(abspath $(BUILD))/argusd node tests/e2e/bench/scale.mjs read
 	@ARGUSD=$(abspath $(BUILD))/argusd node tests/e2e/bench/scale.mjs noread
+	@ARGUSD=$(abspath $(BUILD))/argusd node tests/e2e/bench/team.mjs
+
+# Team service: cache-hit latency across argusd replicas sharing Redis, throughput 1 vs 3.
+bench-team: build e2e-deps
+	@ARGUSD=$(abspath $(BUILD))/argusd node tests/e2e/bench/team.mjs
 
 # The VS Code extension (clients/vscode/): npm ci once, then clients/vscode/argus-<version>.vsix.
 vscode-deps:

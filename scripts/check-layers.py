@@ -62,6 +62,7 @@ EXTERNAL = {
     "cvc5/": ["core/smt/cvc5"],
     "bdd.h": ["core/cpa"],
     "sqlite3.h": ["server"],
+    "hiredis/": ["server/service"],
     "boost/": ["protocol", "server"],
 }
 

@@ -22,6 +22,8 @@
 #include "server/argus/bench.h"
 #include "server/argus/native_check.h"
 #include "server/argus/project.h"
+#include "server/argus/remote.h"
+#include "server/argus/render.h"
 
 namespace {
 
@@ -82,6 +84,12 @@ const char* kUsage =
     "                      [--limit N] [--store PATH | --no-store]\n"
     "      every function of a project, translation units linked; exit 0 all verified or\n"
     "      conditional, 1 a counterexample, 2 input/link error, 3 some unknown or error\n"
+    "  argus remote verify FILE.c --server HOST:PORT --token-file F [--format text|json|sarif]\n"
+    "                      [--algorithm A] [--solver S] [--timeout SEC] [--data-model M]\n"
+    "                      [--function NAME] [--no-native-check] [-- -D.../-U.../-std=...]\n"
+    "      the same verification on a team server (argusd --listen), for CI jobs: the same\n"
+    "      output and exit codes as argus verify (2: input, connection or token error); a\n"
+    "      `false` is confirmed natively here as by argus verify; progress on stderr (a tty)\n"
     "\n"
     "refiners (pred, impact): an inductive sequence of interpolants for a spurious path\n"
     "  craig                 cvc5's Craig interpolation, chained (with --solver z3 too)\n"
@@ -315,19 +323,11 @@ int runVerify(const std::vector<std::string>& args) {
   std::vector<std::string> argv{"argus", "verify"};
   argv.insert(argv.end(), args.begin(), args.end());
   Watchdog::Render render = [format, started, argv, file = req.file](const argus::result::VerificationResult& r) {
-    if (format == "json") return argus::result::toJson(r).dump(2) + "\n";
-    if (format == "sarif") {
-      argus::result::SarifInvocation inv{argv, started, argus::result::utcNow(), true};
-      return argus::result::toSarif({{file, argus::result::toJson(r)}}, inv).dump(2) + "\n";
-    }
-    return argus::result::toText(r);
+    return argus::cli::renderResult(format, r, argv, started, file);
   };
   static Watchdog* watchdog = new Watchdog(req.timeoutS, render, argus::engine::algorithmName(req.algorithm));  // outlives the detached thread
   req.stageFinished = [&stageOut](size_t i, const std::string& spec, const argus::result::VerificationResult& r) {
-    stageOut << "stage " << i + 1 << " " << spec << ": " << argus::result::verdictName(r.verdict) << " ("
-             << r.stats.cpuTimeS << " s cpu)";
-    if (!r.condition.summary.empty()) stageOut << " - " << r.condition.summary;
-    stageOut << std::endl;
+    stageOut << argus::cli::stageLine(i, spec, r) << std::endl;
     if (r.verdict == argus::result::Verdict::Unknown) watchdog->stageFinished(spec, r);
   };
   argus::engine::VerifyOutcome out = argus::engine::verify(req);
@@ -367,6 +367,7 @@ int main(int argc, char** argv) {
   if (cmd == "verify") return runVerify(args);
   if (cmd == "bench") return argus::cli::runBench(args, selfExe(argv[0]));
   if (cmd == "project") return argus::cli::runProject(args);
+  if (cmd == "remote") return argus::cli::runRemote(args);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     std::cout << kUsage;
     return 0;

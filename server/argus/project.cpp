@@ -268,7 +268,7 @@ int runProject(const std::vector<std::string>& args) {
 
   // ---- the entries: functions with a body in the project's files
   std::map<std::string, std::string> closure = cfa::closureHashes(prog);
-  server::ResultStore store(storePath);
+  server::SqliteStore store(storePath);
   if (!storePath.empty() && !store.ok()) std::cerr << "argus project: result store: " << store.error() << "\n";
   std::string engine = engineId();
   std::vector<Job> work;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/frontend/compile_flags.h"
+#include "core/result/codec.h"
 #include "core/result/sarif.h"
 #include "protocol/content_changes.h"
 
@@ -556,7 +557,7 @@ void LspSession::registerHandlers() {
   dispatcher_.onRequest("argus/stats", [this](const json&, Reply r) {
     Service::Stats s = service_.stats();
     r.result({{"parses", s.parses}, {"tuCacheHits", s.tuCacheHits}, {"memoryHits", s.memoryHits},
-              {"storeHits", s.storeHits}, {"workerRuns", s.workerRuns}, {"workerRestarts", s.workerRestarts},
+              {"storeHits", s.storeHits}, {"flightWaits", s.flightWaits}, {"workerRuns", s.workerRuns}, {"workerRestarts", s.workerRestarts},
               {"workerParses", s.workerParses}, {"cfaLoads", s.cfaLoads}, {"workersRecycled", s.workersRecycled},
               {"analyses", service_.scheduler().analysesRun()},
               {"queued", service_.scheduler().queued()}, {"running", service_.scheduler().running()}});
@@ -617,10 +618,12 @@ void LspSession::registerHandlers() {
     json reqId = r.id().toJSON();
     auto outbox = outbox_;
     // "format": "sarif" answers with a SARIF 2.1.0 log (core/result/sarif.h) instead of
-    // the result's JSON; the partial results stay JSON
+    // the result's JSON; "codec" with the lossless form (core/result/codec.h) that
+    // `argus remote verify` decodes and prints with the CLI's own printers. The partial
+    // results stay JSON.
     std::string format = params.value("format", std::string("json"));
-    if (format != "json" && format != "sarif")
-      return r.error(ErrorCode::InvalidParams, "invalid params for argus/verify: format must be json or sarif");
+    if (format != "json" && format != "sarif" && format != "codec")
+      return r.error(ErrorCode::InvalidParams, "invalid params for argus/verify: format must be json, sarif or codec");
     std::string fileName = req.file, started = result::utcNow();
     // The callbacks never touch the session (they may outlive it): answered entries
     // are dropped from verifies_ by the watcher thread.
@@ -634,6 +637,8 @@ void LspSession::registerHandlers() {
           if (final && pv->claim()) {
             if (format == "sarif")
               j = result::toSarif({{fileName, j}}, {{"argusd", "argus/verify"}, started, result::utcNow(), true});
+            else if (format == "codec")
+              j = result::encodeResult(res);
             outbox->post([pv, j = std::move(j)](protocol::Dispatcher&) mutable { pv->reply.result(std::move(j)); });
           }
         },

@@ -1,6 +1,8 @@
 // argusd: the Argus daemon. Modes:
 //   argusd --stdio                                   LSP on stdin/stdout (one client)
 //   argusd --listen 127.0.0.1:PORT --token-file F    JSON-RPC/LSP over TCP, loopback only
+//                                                    (--allow-remote: any address, e.g. 0.0.0.0 in
+//                                                    a container; the token is required as always)
 //   argusd --worker [--memory-mb N]                  internal: one verification worker
 // Common options: --workers N (default: cores), --store PATH | --no-store (result
 // store; default $ARGUS_STORE or ~/.cache/argus/results.sqlite), --memory-mb N
@@ -8,12 +10,20 @@
 // --memory-budget MB (daemon + workers; idle workers above their share are recycled),
 // --client-queue-mb N and --client-stall-s S (a client that does not read its
 // messages is disconnected: queue over N MB, or no message taken for S seconds).
+// Team service: --redis redis://[USER@]HOST:PORT/DB keeps results in Redis, shared by
+// every replica given the same URL (server/service/redis_store.h); the password from
+// --redis-password-file F or $ARGUS_REDIS_PASSWORD (never on the command line). Redis
+// unreachable or the password wrong: an error at start, exit 1.
+//   argusd --health HOST:PORT [--token-file F]       exit 0 when a daemon answers there
+// (with a token: an authorized argus/stats; without: any JSON-RPC answer), else 1.
 // Architecture: server/README.md.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
+#include <cstdlib>
+#include <optional>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -22,7 +32,9 @@
 
 #include "protocol/stdio_transport.h"
 #include "protocol/tcp_server.h"
+#include "protocol/tcp_client.h"
 #include "server/argusd/lsp_session.h"
+#include "server/service/redis_store.h"
 #include "server/service/service.h"
 
 namespace {
@@ -31,7 +43,11 @@ const char* kUsage =
     "usage: argusd --stdio [options]\n"
     "       argusd --listen 127.0.0.1:PORT --token-file FILE [options]\n"
     "options: --workers N  --store PATH | --no-store  --memory-mb N  --debounce-ms N\n"
-    "         --memory-budget MB  --client-queue-mb N  --client-stall-s S\n";
+    "         --memory-budget MB  --client-queue-mb N  --client-stall-s S\n"
+    "         --allow-remote  (--listen on a non-loopback address, e.g. 0.0.0.0 in a container)\n"
+    "         --redis redis://[USER@]HOST:PORT/DB [--redis-password-file F]  (shared result store;\n"
+    "           the password from the file or $ARGUS_REDIS_PASSWORD)\n"
+    "       argusd --health HOST:PORT [--token-file FILE]   (exit 0: a daemon answers)\n";
 
 int usage(const std::string& msg) {
   std::cerr << "argusd: " << msg << "\n" << kUsage;
@@ -45,6 +61,46 @@ std::string selfExe(const char* argv0) {
   return argv0;
 }
 
+std::optional<std::string> readSecret(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string s = ss.str();
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(0, 1);
+  return s;
+}
+
+// argusd --health: a daemon answers JSON-RPC at hostPort (authorized when a token is given).
+int health(const std::string& hostPort, const std::string& tokenFile) {
+  try {
+    argus::protocol::TcpClient c(hostPort, 3);
+    nlohmann::json init = {{"processId", nullptr}, {"capabilities", nlohmann::json::object()}};
+    if (!tokenFile.empty()) {
+      auto token = readSecret(tokenFile);
+      if (!token || token->empty()) {
+        std::cerr << "argusd --health: cannot read the token file\n";
+        return 1;
+      }
+      init["initializationOptions"] = {{"token", *token}};
+      c.call("initialize", init, 5);
+      c.call("argus/stats", nlohmann::json::object(), 5);
+    } else {
+      try {
+        c.call("initialize", init, 5);
+      } catch (const argus::protocol::RpcCallError&) {
+        // unauthorized: the daemon is alive and speaking JSON-RPC
+      }
+    }
+    std::cout << "argusd at " << hostPort << ": healthy\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "argusd --health: " << e.what() << "\n";
+    return 1;
+  }
+}
+
 bool isLoopback(const std::string& host) {
   return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
@@ -53,8 +109,8 @@ bool isLoopback(const std::string& host) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  bool stdio = false, worker = false, noStore = false;
-  std::string listen, tokenFile, storePath;
+  bool stdio = false, worker = false, noStore = false, allowRemote = false;
+  std::string listen, tokenFile, storePath, redisUrl, redisPasswordFile, healthOf;
   unsigned workers = 0, memoryMb = 4096;
   int debounceMs = -1;  // adaptive
   unsigned budgetMb = 1536, clientQueueMb = 64;
@@ -72,6 +128,10 @@ int main(int argc, char** argv) {
       else if (a == "--token-file") tokenFile = value();
       else if (a == "--store") storePath = value();
       else if (a == "--no-store") noStore = true;
+      else if (a == "--redis") redisUrl = value();
+      else if (a == "--redis-password-file") redisPasswordFile = value();
+      else if (a == "--health") healthOf = value();
+      else if (a == "--allow-remote") allowRemote = true;
       else if (a == "--workers") workers = static_cast<unsigned>(std::stoul(value()));
       else if (a == "--memory-mb") memoryMb = static_cast<unsigned>(std::stoul(value()));
       else if (a == "--debounce-ms") debounceMs = std::stoi(value());
@@ -87,6 +147,7 @@ int main(int argc, char** argv) {
     return usage(e.what());
   }
   if (worker) return argus::server::runWorker(memoryMb);
+  if (!healthOf.empty()) return health(healthOf, tokenFile);
   if (stdio == !listen.empty()) return usage("give exactly one of --stdio and --listen");
 
   std::string token;
@@ -104,7 +165,8 @@ int main(int argc, char** argv) {
     } catch (const std::exception&) {
       return usage("bad port in --listen");
     }
-    if (!isLoopback(host)) return usage("--listen binds loopback addresses only (127.0.0.1, ::1)");
+    if (!isLoopback(host) && !allowRemote)
+      return usage("--listen binds loopback addresses only (127.0.0.1, ::1); --allow-remote lets a container listen on others");
     if (tokenFile.empty()) return usage("--listen needs --token-file");
     std::ifstream in(tokenFile);
     if (!in) return usage("cannot read the token file");
@@ -116,7 +178,33 @@ int main(int argc, char** argv) {
     if (token.empty()) return usage("the token file is empty");
   }
 
+  std::shared_ptr<argus::server::ResultStore> redisStore;
+  if (!redisUrl.empty()) {
+    argus::server::RedisConfig rc;
+    try {
+      rc = argus::server::parseRedisUrl(redisUrl);
+    } catch (const std::exception& e) {
+      return usage(e.what());
+    }
+    if (!redisPasswordFile.empty()) {
+      auto pw = readSecret(redisPasswordFile);
+      if (!pw) return usage("cannot read the Redis password file");
+      rc.password = *pw;
+    } else if (const char* env = std::getenv("ARGUS_REDIS_PASSWORD")) {
+      rc.password = env;
+    }
+    redisStore = std::make_shared<argus::server::RedisStore>(rc);
+    if (!redisStore->ok()) {
+      std::cerr << "argusd: " << redisStore->error() << "\n";
+      return 1;
+    }
+    std::cerr << "argusd: result store: redis " << rc.host << ":" << rc.port << "/" << rc.db << std::endl;
+  } else if (!redisPasswordFile.empty()) {
+    return usage("--redis-password-file needs --redis");
+  }
+
   argus::server::ServiceOptions so;
+  so.store = redisStore;
   so.scheduler.workerExe = selfExe(argv[0]);
   so.scheduler.workers = workers;
   so.scheduler.memoryMb = memoryMb;

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include <algorithm>
+#include <set>
 #include <cstdint>
 
 #include <nlohmann/json.hpp>
@@ -95,6 +96,7 @@ struct Service::Once {
   unsigned next = 0;
   uint64_t waiter = 0;
   std::optional<result::VerificationResult> last;  // the latest stage's, for the next one's condition
+  std::set<std::string> forced;  // keys computed here even though another daemon claims them
 };
 
 std::vector<StageConfig> planOf(const std::string& chainSpec, double timeoutS) {
@@ -202,10 +204,11 @@ Service::Service(ServiceOptions options) : opts_(std::move(options)) {
   // Private directory for the analysis worker's serialized CFAs (parse once per version).
   std::string tmpl = (std::filesystem::temp_directory_path() / "argusd-cfa-XXXXXX").string();
   if (::mkdtemp(tmpl.data())) cfaDir_ = tmpl;
-  store_ = std::make_unique<ResultStore>(opts_.storePath);
+  store_ = opts_.store ? opts_.store : std::make_shared<SqliteStore>(opts_.storePath);
   scheduler_ = std::make_unique<Scheduler>(opts_.scheduler);
   planner_ = std::thread([this] { plannerLoop(); });
   publisher_ = std::thread([this] { publisherLoop(); });
+  flight_ = std::thread([this] { flightLoop(); });
 }
 
 Service::~Service() {
@@ -215,8 +218,10 @@ Service::~Service() {
   }
   cv_.notify_all();
   publishCv_.notify_all();
+  flightCv_.notify_all();
   planner_.join();
   publisher_.join();
+  flight_.join();
   scheduler_.reset();  // kills workers; callbacks already running have finished
   {
     std::lock_guard lock(mu_);
@@ -714,6 +719,14 @@ void Service::advanceOnce(Once& o, Deferred& out) {
       }
       continue;
     }
+    // single flight: another daemon sharing the store computes this key now → wait for it
+    if (!o.forced.count(key) && !store_->claim(key, claimTtlMs(chain[stage].timeoutS))) {
+      stats_.flightWaits++;
+      flightWaits_.push_back({o.id, key,
+                              std::chrono::steady_clock::now() + std::chrono::milliseconds(claimTtlMs(chain[stage].timeoutS))});
+      flightCv_.notify_one();
+      return;
+    }
     JobSpec spec;
     spec.file = o.req.file;
     spec.source = o.req.text;
@@ -734,12 +747,16 @@ void Service::advanceOnce(Once& o, Deferred& out) {
         if (it == onces_.end()) return;
         Once& oo = *it->second;
         oo.waiter = 0;
-        if (res.kind == JobOutcome::Kind::Cancelled) return;
+        if (res.kind == JobOutcome::Kind::Cancelled) {
+          store_->release(key);
+          return;
+        }
         const bool goOn = isTimeKill(res) && stage + 1 < oo.req.cfg.chain.size();  // as in advance()
         if (res.kind == JobOutcome::Kind::Done || goOn) {
           result::VerificationResult r =
               goOn ? timedOut(res, oo.req.cfg.chain[stage].stage.spec) : res.result;
           if (!goOn) remember(key, result::encodeResult(r).dump(-1, ' ', false, json::error_handler_t::replace));
+          store_->release(key);  // stored (or not storable): waiters go on
           bool fin = isFinal(r) || stage + 1 >= oo.req.cfg.chain.size();
           oo.last = r;
           auto cb = oo.onStage;
@@ -748,6 +765,7 @@ void Service::advanceOnce(Once& o, Deferred& out) {
           if (fin) onces_.erase(it);
           else advanceOnce(oo, later);
         } else {
+          store_->release(key);  // failed: a waiting daemon claims the key and tries itself
           auto cb = oo.onError;
           std::string msg = res.error;
           later.push_back([cb, msg] { cb(msg); });
@@ -759,6 +777,42 @@ void Service::advanceOnce(Once& o, Deferred& out) {
     o.waiter = scheduler_->submit(key, std::move(spec),
                                   Scheduler::Placement{0, Scheduler::kExplicit, "request:" + o.req.group}, std::move(done));
     return;
+  }
+}
+
+long Service::claimTtlMs(double stageTimeoutS) {
+  double t = stageTimeoutS > 0 ? stageTimeoutS : 300;
+  return static_cast<long>(t * 1500) + 30000;  // the stage's time limit, a margin for the queue
+}
+
+void Service::flightLoop() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    if (flightWaits_.empty()) flightCv_.wait(lock);
+    else flightCv_.wait_for(lock, std::chrono::milliseconds(100));
+    if (stopping_) break;
+    Deferred out;
+    std::vector<FlightWait> waits;
+    waits.swap(flightWaits_);
+    auto now = std::chrono::steady_clock::now();
+    for (auto& w : waits) {
+      auto it = onces_.find(w.once);
+      if (it == onces_.end()) continue;  // cancelled
+      Once& o = *it->second;
+      bool go = memCache_.count(w.key) || store_->get(w.key).has_value();  // the holder stored it
+      if (!go && now >= w.deadline) {
+        o.forced.insert(w.key);  // waited the claim's lifetime: compute it here
+        go = true;
+      }
+      if (!go && store_->claim(w.key, claimTtlMs(0))) {  // the holder is gone: ours now
+        go = true;
+      }
+      if (go) advanceOnce(o, out);  // serves the stored result, or submits the job
+      else flightWaits_.push_back(std::move(w));
+    }
+    lock.unlock();
+    for (auto& f : out) f();
+    lock.lock();
   }
 }
 

@@ -8,7 +8,7 @@
 //          in a worker process, so Clang never runs in the daemon
 //        --> per function and stage a *result key* = hash(closure, entry, property,
 //          stage algorithm/bound/timeout, solver, data model, flags)
-//        --> memory cache → SQLite store (ResultStore) → else a job on the Scheduler.
+//        --> memory cache → result store (ResultStore: SQLite, or Redis shared by replicas) → else a job on the Scheduler.
 // Entries: `main` from the C initial state, every other function with a body as its own
 // entry with nondeterministic parameters and globals (the engine's `function`). Frontend
 // synthesised functions, `__VERIFIER_*` helpers and `reach_error` are not entries.
@@ -38,6 +38,14 @@
 // state; `publishMu_` serialises document callbacks so snapshots arrive in order, and
 // close() takes it, so no callback for a document runs after close() returns.
 // Lock order: publishMu_ → mu_ → (scheduler, store internal locks).
+//
+// Single flight across daemons (argus/verify requests; a shared store, argusd --redis):
+// before a stage's job is submitted, the key is claimed in the store
+// (ResultStore::claim). When another daemon holds the claim, the request waits: the
+// flight thread polls the store every 100 ms and goes on when the result is there,
+// when the claim is gone (the holder failed or died: this daemon claims and computes
+// it), or after the claim's lifetime (it computes it anyway). The claim is released
+// when the job ends. Editor documents do not take claims yet.
 #pragma once
 
 #include <chrono>
@@ -116,6 +124,8 @@ struct DocumentSnapshot {
 struct ServiceOptions {
   Scheduler::Options scheduler;
   std::string storePath;  // "" = no persistence
+  // A store made by the caller (argusd --redis: a RedisStore); when set, storePath is unused.
+  std::shared_ptr<ResultStore> store;
   // Delay between an edit and re-planning. < 0: adaptive, like clangd's: twice the
   // document's last parse time, clamped to [50, 500] ms (a keystroke that arrives
   // during the delay costs nothing; one that arrives later supersedes the jobs).
@@ -167,6 +177,7 @@ class Service {
 
   struct Stats {
     uint64_t parses = 0, tuCacheHits = 0, memoryHits = 0, storeHits = 0;
+    uint64_t flightWaits = 0;  // argus/verify stages that waited for another daemon's claim
     uint64_t workerRuns = 0, workerRestarts = 0;
     uint64_t workerParses = 0, cfaLoads = 0, workersRecycled = 0;
   };
@@ -193,6 +204,8 @@ class Service {
   std::optional<std::string> lookup(const std::string& key);
   void remember(const std::string& key, const std::string& value);
   void advanceOnce(Once& o, Deferred& out);
+  void flightLoop();
+  static long claimTtlMs(double stageTimeoutS);
   void publish(const std::string& id);  // wants a snapshot (delivered by publisherLoop)
   void publisherLoop();
   void deliver(const std::string& id);
@@ -200,7 +213,7 @@ class Service {
 
   ServiceOptions opts_;
   std::string cfaDir_;  // serialized CFAs of parsed TUs (removed at exit)
-  std::unique_ptr<ResultStore> store_;
+  std::shared_ptr<ResultStore> store_;
   std::unique_ptr<Scheduler> scheduler_;
 
   std::mutex publishMu_;           // serialises document callbacks (see above)
@@ -214,7 +227,14 @@ class Service {
   std::map<std::string, std::string> memCache_;  // result key → stored (relative) result
   std::list<std::pair<std::string, std::shared_ptr<const ParsedTU>>> tuCache_;  // MRU first
   Stats stats_;
-  std::thread planner_, publisher_;
+  struct FlightWait {
+    uint64_t once;
+    std::string key;
+    std::chrono::steady_clock::time_point deadline;
+  };
+  std::vector<FlightWait> flightWaits_;  // argus/verify stages waiting for another daemon
+  std::condition_variable flightCv_;
+  std::thread planner_, publisher_, flight_;
 };
 
 }  // namespace argus::server

@@ -7,7 +7,7 @@
 
 namespace argus::server {
 
-ResultStore::ResultStore(const std::string& path) {
+SqliteStore::SqliteStore(const std::string& path) {
   if (path.empty()) return;
   std::error_code ec;
   auto parent = std::filesystem::path(path).parent_path();
@@ -32,11 +32,11 @@ ResultStore::ResultStore(const std::string& path) {
   }
 }
 
-ResultStore::~ResultStore() {
+SqliteStore::~SqliteStore() {
   if (db_) sqlite3_close(db_);
 }
 
-std::optional<std::string> ResultStore::get(const std::string& key) {
+std::optional<std::string> SqliteStore::get(const std::string& key) {
   std::lock_guard lock(mu_);
   if (!db_) return std::nullopt;
   sqlite3_stmt* st = nullptr;
@@ -51,7 +51,7 @@ std::optional<std::string> ResultStore::get(const std::string& key) {
   return out;
 }
 
-void ResultStore::put(const std::string& key, const std::string& value) {
+void SqliteStore::put(const std::string& key, const std::string& value) {
   std::lock_guard lock(mu_);
   if (!db_) return;
   sqlite3_stmt* st = nullptr;
@@ -63,7 +63,7 @@ void ResultStore::put(const std::string& key, const std::string& value) {
   sqlite3_finalize(st);
 }
 
-std::size_t ResultStore::size() {
+std::size_t SqliteStore::size() {
   std::lock_guard lock(mu_);
   if (!db_) return 0;
   sqlite3_stmt* st = nullptr;

@@ -257,3 +257,34 @@ export function positionOf(text, needle) {
   const before = text.slice(0, i).split('\n');
   return { line: before.length - 1, character: before[before.length - 1].length };
 }
+
+// A free TCP port on loopback (redis-server has no --port 0).
+export async function freePort() {
+  const s = net.createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const port = s.address().port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+// Starts a real redis-server (Debian package) on 127.0.0.1:port with a password and AOF
+// (data in dir); resolves when it accepts connections. stop(): SIGTERM (AOF written).
+export async function startRedis({ dir, port, password }) {
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
+    '--requirepass', password, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '',
+    '--protected-mode', 'yes'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout.on('data', (d) => (out += d));
+  proc.stderr.on('data', (d) => (out += d));
+  proc.on('error', (e) => (out += String(e)));
+  const exited = new Promise((r) => proc.on('exit', (code, sig) => r({ code, sig })));
+  await waitFor(() => /Ready to accept connections/.test(out) || proc.exitCode !== null || /ENOENT/.test(out), 10000, 'redis-server');
+  if (proc.exitCode !== null || !/Ready to accept/.test(out)) throw new Error('redis-server did not start: ' + out);
+  return {
+    proc, exited, out: () => out,
+    stop: async () => {
+      proc.kill('SIGTERM');
+      await Promise.race([exited, sleep(10000)]);
+    },
+  };
+}

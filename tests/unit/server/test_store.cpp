@@ -2,6 +2,7 @@
 
 #include "common.h"
 #include "core/result/codec.h"
+#include "server/service/redis_store.h"
 #include "server/service/store.h"
 
 namespace argus::server {
@@ -11,7 +12,7 @@ TEST(ResultStore, PersistsAcrossReopen) {
   test::TempDir dir;
   std::string path = (dir.path / "sub" / "r.sqlite").string();
   {
-    ResultStore s(path);
+    SqliteStore s(path);
     ASSERT_TRUE(s.ok()) << s.error();
     EXPECT_FALSE(s.get("k1"));
     s.put("k1", "v1");
@@ -19,7 +20,7 @@ TEST(ResultStore, PersistsAcrossReopen) {
     s.put("k1", "v1b");
     EXPECT_EQ(s.size(), 2u);
   }
-  ResultStore again(path);
+  SqliteStore again(path);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again.get("k1").value_or(""), "v1b");
   EXPECT_EQ(again.get("k2").value_or(""), "v2");
@@ -27,11 +28,55 @@ TEST(ResultStore, PersistsAcrossReopen) {
 }
 
 TEST(ResultStore, UnopenableStoreDegradesWithAnError) {
-  ResultStore s("/proc/definitely/not/writable/r.sqlite");
+  SqliteStore s("/proc/definitely/not/writable/r.sqlite");
   EXPECT_FALSE(s.ok());
   EXPECT_FALSE(s.error().empty());
   s.put("a", "b");  // no crash, no effect
   EXPECT_FALSE(s.get("a"));
+}
+
+TEST(RedisUrl, ParsesHostPortDbAndUser) {
+  RedisConfig c = parseRedisUrl("redis://127.0.0.1:6380/3");
+  EXPECT_EQ(c.host, "127.0.0.1");
+  EXPECT_EQ(c.port, 6380);
+  EXPECT_EQ(c.db, 3);
+  EXPECT_EQ(c.user, "");
+  c = parseRedisUrl("redis://argus@redis");
+  EXPECT_EQ(c.host, "redis");
+  EXPECT_EQ(c.port, 6379);
+  EXPECT_EQ(c.db, 0);
+  EXPECT_EQ(c.user, "argus");
+  c = parseRedisUrl("redis://[::1]:7000/1");
+  EXPECT_EQ(c.host, "::1");
+  EXPECT_EQ(c.port, 7000);
+  EXPECT_EQ(c.db, 1);
+}
+
+TEST(RedisUrl, RefusesPasswordsAndBadParts) {
+  try {
+    parseRedisUrl("redis://user:hunter2@127.0.0.1:6379/0");
+    FAIL() << "a password in the URL was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).find("hunter2"), std::string::npos) << "the error repeats the password";
+  }
+  EXPECT_THROW(parseRedisUrl("http://127.0.0.1:6379"), std::invalid_argument);
+  EXPECT_THROW(parseRedisUrl("redis://127.0.0.1:0"), std::invalid_argument);
+  EXPECT_THROW(parseRedisUrl("redis://127.0.0.1:70000"), std::invalid_argument);
+  EXPECT_THROW(parseRedisUrl("redis://127.0.0.1:63x79"), std::invalid_argument);
+  EXPECT_THROW(parseRedisUrl("redis://127.0.0.1:6379/x"), std::invalid_argument);
+}
+
+TEST(RedisStore, UnreachableServerIsAnErrorNotACrash) {
+  RedisConfig c;
+  c.port = 1;  // nothing listens on port 1
+  c.password = "secret-pw";
+  RedisStore s(c);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("cannot connect"), std::string::npos) << s.error();
+  EXPECT_EQ(s.error().find("secret-pw"), std::string::npos);
+  EXPECT_FALSE(s.get("k"));
+  s.put("k", "v");  // no crash, no effect
+  EXPECT_EQ(s.size(), 0u);
 }
 
 TEST(ResultCodec, RoundTripKeepsTraceOrderAndCondition) {

@@ -1,0 +1,283 @@
+// Team service (issue 23): real argusd replicas sharing one result store in a real
+// redis-server (Debian package; scripts/install-deps.sh), on a loopback port picked here,
+// with a password and AOF on. Also `argus remote verify` against a replica.
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTcp, connectTcp, tempDir, waitFor, sleep, startRedis, freePort, ARGUSD, SLOW } from './lib.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ARGUS = process.env.ARGUS ?? path.join(path.dirname(ARGUSD), 'argus');
+const EXAMPLES = path.resolve(here, '../../examples');
+const TOKEN = 'team-token-' + process.pid;
+const PASSWORD = 'redis-pw-' + process.pid + '-x';
+const dir = tempDir();
+const pwFile = path.join(dir, 'redis-password');
+fs.writeFileSync(pwFile, PASSWORD + '\n', { mode: 0o600 });
+const tokenFile = path.join(dir, 'token');
+fs.writeFileSync(tokenFile, TOKEN + '\n', { mode: 0o600 });
+
+// A program per (seed, buggy): distinct texts, so each is a distinct store key.
+function program(seed, buggy) {
+  const bound = 3 + (seed % 4);
+  return `extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int main(void) {
+  int tag = ${seed};
+  int n = __VERIFIER_nondet_int();
+  if (n < 0 || n > ${bound}) return 0;
+  int s = 0;
+  for (int i = 0; i < n; i++) s += 1;
+  if (s ${buggy ? '==' : '>'} ${bound} && tag >= 0) reach_error();
+  return 0;
+}
+`;
+}
+
+let redisPort;
+let redis;
+const startRedisHere = () => startRedis({ dir, port: redisPort, password: PASSWORD });
+const stopRedis = () => redis.stop();
+
+const replicas = [];
+async function startReplica() {
+  const r = await startTcp({
+    token: TOKEN, workers: 1,
+    extra: ['--redis', `redis://127.0.0.1:${redisPort}/2`, '--redis-password-file', pwFile],
+  });
+  replicas.push(r);
+  return r;
+}
+
+async function client(rep) {
+  const c = await connectTcp(rep.port);
+  await c.conn.sendRequest('initialize', { processId: null, capabilities: {}, initializationOptions: { token: TOKEN } });
+  return c;
+}
+async function verify(rep, text, filename) {
+  const c = await client(rep);
+  try {
+    const r = await c.conn.sendRequest('argus/verify', { text, filename, timeout: 60 });
+    const stats = await c.conn.sendRequest('argus/stats');
+    return { r, stats, partial: c.rec.partial };
+  } finally {
+    c.conn.dispose();
+    c.socket.destroy();
+  }
+}
+async function stats(rep) {
+  const c = await client(rep);
+  const s = await c.conn.sendRequest('argus/stats');
+  c.conn.dispose();
+  c.socket.destroy();
+  return s;
+}
+
+before(async () => {
+  redisPort = await freePort();
+  redis = await startRedisHere();
+  for (let i = 0; i < 3; i++) await startReplica();
+});
+after(async () => {
+  for (const r of replicas) {
+    r.proc.kill('SIGTERM');
+    const e = await Promise.race([r.exited, sleep(10000).then(() => null)]);
+    if (!e) r.proc.kill('SIGKILL');
+  }
+  if (redis) await stopRedis();
+});
+
+test('a function verified through replica A is answered by replica B from Redis without a verifier run', async () => {
+  const [A, B] = replicas;
+  const text = program(1, true);
+  const a = await verify(A, text, 'shared.c');
+  assert.equal(a.r.verdict, 'false');
+  assert.ok(a.stats.workerRuns >= 1, 'A ran a verifier');
+  const before = await stats(B);
+  const b = await verify(B, text, 'shared.c');
+  assert.equal(b.r.verdict, 'false');
+  assert.deepEqual(b.r.counterexample, a.r.counterexample);
+  assert.equal(b.stats.workerRuns, before.workerRuns, 'B ran no verifier');
+  assert.ok(b.stats.storeHits > before.storeHits, 'B answered from the shared store');
+  assert.ok(b.partial.length >= 1 && b.partial.every((p) => p.cached), 'every stage B reported was cached');
+});
+
+test('the same new program through two replicas at once is verified once (single flight)', async () => {
+  const [A, B] = replicas;
+  const text = `extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int y = x * 3 + 7;
+  if (y == 40 && x > 0) reach_error();
+  return 0;
+}
+`;
+  const [ca, cb] = [await client(A), await client(B)];
+  const [sa0, sb0] = [await ca.conn.sendRequest('argus/stats'), await cb.conn.sendRequest('argus/stats')];
+  const [ra, rb] = await Promise.all([
+    ca.conn.sendRequest('argus/verify', { text, filename: 'flight.c', timeout: 60 }),
+    cb.conn.sendRequest('argus/verify', { text, filename: 'flight.c', timeout: 60 }),
+  ]);
+  const [sa1, sb1] = [await ca.conn.sendRequest('argus/stats'), await cb.conn.sendRequest('argus/stats')];
+  for (const c of [ca, cb]) { c.conn.dispose(); c.socket.destroy(); }
+  assert.equal(ra.verdict, 'false');
+  assert.equal(rb.verdict, 'false');
+  assert.deepEqual(rb.counterexample, ra.counterexample);
+  const runs = (sa1.workerRuns - sa0.workerRuns) + (sb1.workerRuns - sb0.workerRuns);
+  const waits = (sa1.flightWaits - sa0.flightWaits) + (sb1.flightWaits - sb0.flightWaits);
+  // one stage (ibmc finds the bug) computed by one replica; the other waited for it
+  assert.equal(runs, 1, `verifier runs over both replicas (waits ${waits})`);
+  assert.ok(waits >= 1, 'one replica waited for the other\'s claim');
+});
+
+test('SIGKILL of the replica holding a claim: the waiting replica computes the answer after the claim expires', async () => {
+  const D = await startReplica();
+  const B = replicas[1];
+  const text = SLOW.replace('0xFFFFFFF', '0xFFFFFF7');  // a key nobody verified
+  const cd = await client(D);
+  const pd = cd.conn.sendRequest('argus/verify', { text, filename: 'kill.c', timeout: 4 }).catch((e) => e);
+  await waitFor(async () => (await stats(D)).running >= 1, 20000, 'D to run the job');
+  const cb = await client(B);
+  const sb0 = await cb.conn.sendRequest('argus/stats');
+  const t0 = Date.now();
+  const pb = cb.conn.sendRequest('argus/verify', { text, filename: 'kill.c', timeout: 4 });
+  await waitFor(async () => (await stats(B)).flightWaits > sb0.flightWaits, 20000, 'B to wait for D\'s claim');
+  D.proc.kill('SIGKILL');
+  await D.exited;
+  const rb = await pb;
+  const sb1 = await cb.conn.sendRequest('argus/stats');
+  for (const c of [cd, cb]) { c.conn.dispose(); c.socket.destroy(); }
+  await pd;
+  // the error is reachable only after 2^28 iterations: no stage decides it in 4 s
+  assert.ok(['unknown', 'false'].includes(rb.verdict), JSON.stringify(rb.verdict));
+  if (rb.verdict === 'false') assert.equal(rb.counterexample.steps.at(-1).statement, 'reach_error()');
+  assert.ok(sb1.workerRuns > sb0.workerRuns, 'B computed the answer itself');
+  assert.ok(Date.now() - t0 < 120000);
+});
+
+test('3 replicas, 8 clients x 20 requests (safe and buggy) spread over them: every answer correct', async () => {
+  const jobs = [];
+  for (let c = 0; c < 8; c++) {
+    jobs.push((async () => {
+      const out = [];
+      const conns = [];
+      for (let i = 0; i < 3; i++) conns.push(await client(replicas[i]));
+      for (let k = 0; k < 20; k++) {
+        const seed = 20 + ((c + k) % 5);  // 10 programs shared by every client
+        const buggy = (c + k) % 2 === 0;
+        const cc = conns[(c + k) % 3];
+        const r = await cc.conn.sendRequest('argus/verify', { text: program(seed, buggy), filename: `p${seed}.c`, timeout: 60 });
+        out.push([buggy, r.verdict]);
+      }
+      for (const cc of conns) { cc.conn.dispose(); cc.socket.destroy(); }
+      return out;
+    })());
+  }
+  const all = (await Promise.all(jobs)).flat();
+  assert.equal(all.length, 160);
+  for (const [buggy, verdict] of all) assert.equal(verdict, buggy ? 'false' : 'true');
+});
+
+test('Redis restarted with AOF on: results stored before are served after', async () => {
+  const [A, , C] = replicas;
+  const text = program(40, false);
+  const a = await verify(A, text, 'aof.c');
+  assert.equal(a.r.verdict, 'true');
+  await stopRedis();
+  redis = await startRedisHere();
+  assert.match(redis.out(), /DB loaded from append only file|Reading the remaining AOF tail|Done loading/i);
+  const before = await stats(C);  // C never saw this program: not in its memory cache
+  const c = await verify(C, text, 'aof.c');
+  assert.equal(c.r.verdict, 'true');
+  assert.equal(c.stats.workerRuns, before.workerRuns, 'C ran no verifier after the restart');
+  assert.ok(c.stats.storeHits > before.storeHits);
+});
+
+test('wrong token and wrong Redis password are refused with a clear error; secrets never logged', async () => {
+  const bad = await connectTcp(replicas[0].port);
+  await assert.rejects(
+    bad.conn.sendRequest('initialize', { processId: null, capabilities: {}, initializationOptions: { token: 'wrong' } }),
+    (e) => e.code === -32010 && /token/.test(e.message),
+  );
+  bad.conn.dispose();
+  bad.socket.destroy();
+  const wrongPw = path.join(dir, 'wrong-pw');
+  fs.writeFileSync(wrongPw, 'not-the-password\n');
+  const url = `redis://127.0.0.1:${redisPort}/2`;
+  for (const [args, env, want] of [
+    [['--redis-password-file', wrongPw], {}, /authentication failed: WRONGPASS/],
+    [[], { ARGUS_REDIS_PASSWORD: 'also-wrong' }, /authentication failed: WRONGPASS/],
+    [[], {}, /NOAUTH/],
+  ]) {
+    const r = spawnSync(ARGUSD, ['--listen', '127.0.0.1:0', '--token-file', tokenFile, '--redis', url, ...args],
+      { encoding: 'utf8', timeout: 20000, env: { ...process.env, ARGUS_REDIS_PASSWORD: '', ...env } });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, want);
+    assert.doesNotMatch(r.stderr, /listening/);
+    assert.ok(!r.stderr.includes('not-the-password') && !r.stderr.includes('also-wrong'));
+  }
+  // the environment's password works
+  const ok = spawn(ARGUSD, ['--listen', '127.0.0.1:0', '--token-file', tokenFile, '--redis', url, '--no-store'],
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ARGUS_REDIS_PASSWORD: PASSWORD } });
+  let err = '';
+  ok.stderr.on('data', (d) => (err += d));
+  await waitFor(() => /listening on/.test(err), 10000, 'argusd with ARGUS_REDIS_PASSWORD');
+  ok.kill('SIGTERM');
+  // a password in the URL is refused (it would be on the command line)
+  const u = spawnSync(ARGUSD, ['--listen', '127.0.0.1:0', '--token-file', tokenFile, '--redis', `redis://u:${PASSWORD}@127.0.0.1:${redisPort}/2`],
+    { encoding: 'utf8', timeout: 20000 });
+  assert.equal(u.status, 2);
+  assert.match(u.stderr, /password in the --redis URL is refused/);
+  for (const r of replicas) {
+    assert.ok(!r.stderr().includes(TOKEN), 'the token is never logged');
+    assert.ok(!r.stderr().includes(PASSWORD), 'the Redis password is never logged');
+  }
+});
+
+test('argusd --health answers for a live replica and fails for a dead port', async () => {
+  const h = spawnSync(ARGUSD, ['--health', `127.0.0.1:${replicas[1].port}`, '--token-file', tokenFile], { encoding: 'utf8', timeout: 20000 });
+  assert.equal(h.status, 0, h.stderr);
+  const bare = spawnSync(ARGUSD, ['--health', `127.0.0.1:${replicas[1].port}`], { encoding: 'utf8', timeout: 20000 });
+  assert.equal(bare.status, 0, bare.stderr);
+  const wrong = path.join(dir, 'wrong-token');
+  fs.writeFileSync(wrong, 'nope\n');
+  const w = spawnSync(ARGUSD, ['--health', `127.0.0.1:${replicas[1].port}`, '--token-file', wrong], { encoding: 'utf8', timeout: 20000 });
+  assert.equal(w.status, 1);
+  const dead = spawnSync(ARGUSD, ['--health', `127.0.0.1:${await freePort()}`], { encoding: 'utf8', timeout: 20000 });
+  assert.equal(dead.status, 1);
+  assert.match(dead.stderr, /cannot connect/);
+});
+
+test('argus remote verify gives the verdicts and exit codes of argus verify on examples/', async () => {
+  const files = fs.readdirSync(EXAMPLES).filter((f) => f.endsWith('.c')).sort();
+  assert.ok(files.length >= 4);
+  const server = `127.0.0.1:${replicas[2].port}`;
+  for (const f of files) {
+    const file = path.join(EXAMPLES, f);
+    const local = spawnSync(ARGUS, ['verify', file, '--format', 'json', '--timeout', '60'], { encoding: 'utf8', timeout: 120000 });
+    const remote = spawnSync(ARGUS, ['remote', 'verify', file, '--server', server, '--token-file', tokenFile, '--format', 'json', '--timeout', '60'],
+      { encoding: 'utf8', timeout: 300000 });
+    assert.equal(remote.status, local.status, `${f}: exit code (${remote.stderr})`);
+    const l = JSON.parse(local.stdout);
+    const r = JSON.parse(remote.stdout);
+    assert.equal(r.verdict, l.verdict, `${f}: verdict`);
+    assert.equal(r.verdict === 'false', l.verdict === 'false');
+    if (l.verdict === 'false') assert.equal(r.counterexample.steps.at(-1).statement, l.counterexample.steps.at(-1).statement);
+    // the text format prints through the same printer: the same VERDICT line
+    const text = spawnSync(ARGUS, ['remote', 'verify', file, '--server', server, '--token-file', tokenFile, '--timeout', '60'],
+      { encoding: 'utf8', timeout: 300000 });
+    assert.match(text.stdout, new RegExp(`VERDICT: ${l.verdict}\\n`));
+    assert.ok(!text.stderr.includes(TOKEN));
+  }
+  // wrong token: a clear error, exit 2, nothing printed on stdout
+  const wrong = path.join(dir, 'wrong-token2');
+  fs.writeFileSync(wrong, 'nope\n');
+  const w = spawnSync(ARGUS, ['remote', 'verify', path.join(EXAMPLES, files[0]), '--server', server, '--token-file', wrong], { encoding: 'utf8', timeout: 60000 });
+  assert.equal(w.status, 2);
+  assert.match(w.stderr, /unauthorized/);
+  assert.equal(w.stdout, '');
+});
