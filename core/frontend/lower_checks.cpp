@@ -1,0 +1,158 @@
+// Lowering: property checks (issue 26). With FrontendOptions::properties naming a
+// property beside reachability, the operations it constrains get a *check edge* before
+// them: an Assume of the violation condition leading to an Error edge that carries the
+// property (Edge::property), what was checked (Edge::check, Edge::args) and the source
+// range of the operation. Every algorithm asks whether an Error edge is reachable, so
+// the properties need no code of their own anywhere else; the replay interpreter
+// confirms a violation independently from Edge::check and the operands' concrete values
+// (core/result/replay.cpp) before a counterexample is reported.
+//
+//  - no-overflow (SV-COMP): + - * / and unary - (so also ++, --, compound assignments)
+//    whose result type is a signed integer type of at least int's rank (the operands are
+//    already promoted), when the mathematical result is outside the type's range.
+//    Conversions are not overflows.
+//  - div-by-zero: the divisor of / and % (integer types) is 0.
+//  - shift: the amount of << or >> is negative or not less than the width of the
+//    (promoted) left operand.
+// Checks are made in user code only: not in the libc models (__argus_*), functions from
+// system headers, or the global initialisers (constant expressions Clang evaluates).
+#include <clang/AST/ASTContext.h>
+
+#include <cstdint>
+
+#include "core/frontend/lower.h"
+
+namespace argus::frontend {
+
+using namespace clang;
+using cfa::BinOp;
+using cfa::CheckKind;
+using cfa::Edge;
+using cfa::EdgeKind;
+using cfa::Expr;
+using cfa::ExprPtr;
+
+bool Lowerer::checking(const char* prop) const {
+  if (checks.empty() || !checks.count(prop) || !fn) return false;
+  if (fn->systemHeader || fn->name.rfind("__argus", 0) == 0) return false;
+  return true;
+}
+
+void Lowerer::checkEdge(ExprPtr violated, const char* prop, CheckKind kind, std::vector<ExprPtr> operands,
+                        const Stmt* at) {
+  if (violated->kind == cfa::ExprKind::Const && violated->value == 0) return;
+  const Stmt* saved = curStmt;
+  if (at) curStmt = at;
+  cfa::LocId ok = newLoc(), bad = newLoc();
+  Edge no = edge(EdgeKind::Assume);
+  no.cond = violated;
+  no.positive = false;
+  emitTo(no, ok);
+  Edge yes = edge(EdgeKind::Assume);
+  yes.cond = std::move(violated);
+  emitTo(yes, bad);
+  cur = bad;
+  Edge err = edge(EdgeKind::Error);
+  err.property = prop;
+  err.check = kind;
+  err.args = std::move(operands);
+  emitTo(err, fn->error);
+  cur = ok;
+  curStmt = saved;
+}
+
+void Lowerer::checkArith(BinaryOperatorKind op, ExprPtr& a, QualType ta, ExprPtr& b, QualType tb, QualType rt,
+                         const Stmt* at) {
+  ta = ta.getCanonicalType();
+  tb = tb.getCanonicalType();
+  rt = rt.getCanonicalType();
+  if (!ta->isIntegerType() || !tb->isIntegerType() || !rt->isIntegerType()) return;
+  bool divLike = op == BO_Div || op == BO_Rem, shiftLike = op == BO_Shl || op == BO_Shr;
+  bool ovf = (op == BO_Add || op == BO_Sub || op == BO_Mul || op == BO_Div) && isSignedT(rt) &&
+             !rt->isBooleanType() && widthOf(rt) >= widthOf(ctx.IntTy) && checking("no-overflow");
+  if (ovf && (a->width != b->width || a->width != widthOf(rt) || a->width > 64)) {
+    unsupported("signed arithmetic on operands of different widths (no-overflow check)", at);
+    ovf = false;
+  }
+  bool dz = divLike && checking("div-by-zero");
+  bool sh = shiftLike && checking("shift");
+  if (!ovf && !dz && !sh) return;
+  auto isSimple = [](const ExprPtr& x) { return x->kind == cfa::ExprKind::Const || x->kind == cfa::ExprKind::Var; };
+  // operands used more than once are evaluated once
+  if (!isSimple(a)) a = materialize(a, isSignedT(ta));
+  if (!isSimple(b)) b = materialize(b, isSignedT(tb));
+  if (dz) {
+    checkEdge(Expr::mkBinary(BinOp::Eq, b, Expr::mkConst(0, b->width), 1), "div-by-zero", CheckKind::DivByZero, {b},
+              at);
+  }
+  if (sh) {
+    uint32_t w = a->width;
+    // negative amounts are >= w as unsigned numbers
+    ExprPtr violated = Expr::mkBinary(BinOp::ULe, Expr::mkConst(w, b->width), b, 1);
+    checkEdge(violated, "shift", isSignedT(tb) ? CheckKind::ShiftSigned : CheckKind::ShiftUnsigned,
+              {b, Expr::mkConst(w, 32)}, at);
+  }
+  if (!ovf) return;
+  uint32_t w = a->width;
+  ExprPtr zero = Expr::mkConst(0, w);
+  ExprPtr minV = Expr::mkConst(uint64_t(1) << (w - 1), w), minusOne = Expr::mkConst(~uint64_t(0), w);
+  auto negative = [&](ExprPtr x) { return Expr::mkBinary(BinOp::SLt, std::move(x), zero, 1); };
+  auto eq = [](ExprPtr x, ExprPtr y) { return Expr::mkBinary(BinOp::Eq, std::move(x), std::move(y), 1); };
+  auto land = [](ExprPtr x, ExprPtr y) { return Expr::mkBinary(BinOp::LAnd, std::move(x), std::move(y), 1); };
+  ExprPtr violated;
+  CheckKind kind = CheckKind::None;
+  switch (op) {
+    case BO_Add: {  // both operands' signs differ from the wrapped sum's
+      ExprPtr r = Expr::mkBinary(BinOp::Add, a, b);
+      violated = negative(Expr::mkBinary(BinOp::And, Expr::mkBinary(BinOp::Xor, a, r), Expr::mkBinary(BinOp::Xor, b, r)));
+      kind = CheckKind::SignedAdd;
+      break;
+    }
+    case BO_Sub: {  // operands of different signs, and the difference's sign is not a's
+      ExprPtr r = Expr::mkBinary(BinOp::Sub, a, b);
+      violated = negative(Expr::mkBinary(BinOp::And, Expr::mkBinary(BinOp::Xor, a, b), Expr::mkBinary(BinOp::Xor, a, r)));
+      kind = CheckKind::SignedSub;
+      break;
+    }
+    case BO_Mul: {
+      kind = CheckKind::SignedMul;
+      if (w <= 32) {  // exact in twice the width
+        ExprPtr wide = Expr::mkBinary(BinOp::Mul, Expr::convert(a, 2 * w, true), Expr::convert(b, 2 * w, true));
+        violated = Expr::mkBinary(BinOp::Ne, Expr::convert(Expr::convert(wide, w, true), 2 * w, true), wide, 1);
+        break;
+      }
+      std::optional<ExprPtr> byConstant = mulOverflowByConstant(a, b, true, 1);
+      if (!byConstant) byConstant = mulOverflowByConstant(b, a, true, 1);
+      if (byConstant) {
+        violated = *byConstant;
+        break;
+      }
+      // a != 0 and (r / a != b or a == -1 and b == MIN): the truncated quotient of a
+      // wrapped product never equals b, except for -1 * MIN, where the division wraps too
+      ExprPtr r = Expr::mkBinary(BinOp::Mul, a, b);
+      ExprPtr differs = Expr::mkBinary(BinOp::Ne, Expr::mkBinary(BinOp::SDiv, r, a), b, 1);
+      differs = Expr::mkBinary(BinOp::LOr, differs, land(eq(a, minusOne), eq(b, minV)), 1);
+      violated = land(Expr::mkBinary(BinOp::Ne, a, zero, 1), differs);
+      break;
+    }
+    case BO_Div:  // MIN / -1
+      violated = land(eq(a, minV), eq(b, minusOne));
+      kind = CheckKind::SignedDiv;
+      break;
+    default:
+      return;
+  }
+  checkEdge(violated, "no-overflow", kind, {a, b}, at);
+}
+
+void Lowerer::checkNeg(ExprPtr& a, QualType t, const Stmt* at) {
+  t = t.getCanonicalType();
+  if (!t->isIntegerType() || !isSignedT(t) || t->isBooleanType() || widthOf(t) < widthOf(ctx.IntTy) ||
+      a->width != widthOf(t) || !checking("no-overflow"))
+    return;
+  if (a->kind != cfa::ExprKind::Const && a->kind != cfa::ExprKind::Var) a = materialize(a, true);
+  checkEdge(Expr::mkBinary(BinOp::Eq, a, Expr::mkConst(uint64_t(1) << (a->width - 1), a->width), 1), "no-overflow",
+            CheckKind::SignedNeg, {a}, at);
+}
+
+}  // namespace argus::frontend
