@@ -220,6 +220,10 @@ public:
   // May replace a and b by temporaries.
   void checkArith(clang::BinaryOperatorKind op, cfa::ExprPtr& a, clang::QualType ta, cfa::ExprPtr& b,
                   clang::QualType tb, clang::QualType rt, const clang::Stmt* at);
+  // Whether `e` contains an operation a selected property checks (then it must not be
+  // evaluated eagerly where C does not evaluate it: the right operand of && and ||, the
+  // branches of ?:). False when no property is checked.
+  bool hasCheckedOp(const clang::Expr* e) const;
   // Signed overflow of -a (a of the promoted type t).
   void checkNeg(cfa::ExprPtr& a, clang::QualType t, const clang::Stmt* at);
   cfa::ExprPtr directCall(const clang::CallExpr* ce, const clang::FunctionDecl* callee);

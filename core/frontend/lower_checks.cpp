@@ -38,6 +38,30 @@ bool Lowerer::checking(const char* prop) const {
   return true;
 }
 
+bool Lowerer::hasCheckedOp(const clang::Expr* e) const {
+  if (checks.empty() || !e) return false;
+  // conservative: any arithmetic a check may apply to
+  std::vector<const Stmt*> todo{e};
+  while (!todo.empty()) {
+    const Stmt* s = todo.back();
+    todo.pop_back();
+    if (!s) continue;
+    if (const auto* bo = dyn_cast<BinaryOperator>(s)) {
+      switch (bo->getOpcode()) {
+        case BO_Add: case BO_Sub: case BO_Mul: case BO_Div: case BO_Rem: case BO_Shl: case BO_Shr:
+        case BO_AddAssign: case BO_SubAssign: case BO_MulAssign: case BO_DivAssign: case BO_RemAssign:
+        case BO_ShlAssign: case BO_ShrAssign:
+          return true;
+        default: break;
+      }
+    }
+    if (const auto* uo = dyn_cast<UnaryOperator>(s))
+      if (uo->getOpcode() == UO_Minus || uo->isIncrementDecrementOp()) return true;
+    for (const Stmt* c : s->children()) todo.push_back(c);
+  }
+  return false;
+}
+
 void Lowerer::checkEdge(ExprPtr violated, const char* prop, CheckKind kind, std::vector<ExprPtr> operands,
                         const Stmt* at) {
   if (violated->kind == cfa::ExprKind::Const && violated->value == 0) return;

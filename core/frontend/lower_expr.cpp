@@ -880,7 +880,7 @@ ExprPtr Lowerer::binaryExpr(const BinaryOperator* bo) {
 ExprPtr Lowerer::logical(const BinaryOperator* bo) {
   uint32_t w = widthOf(bo->getType());
   bool isAnd = bo->getOpcode() == BO_LAnd;
-  if (isPure(bo->getRHS())) {
+  if (isPure(bo->getRHS()) && !hasCheckedOp(bo->getRHS())) {
     ExprPtr a = rvalue(bo->getLHS());
     ExprPtr b = rvalue(bo->getRHS());
     if (isFloatT(bo->getLHS()->getType())) a = floatTruth(a, w);
@@ -918,7 +918,8 @@ ExprPtr Lowerer::conditional(const AbstractConditionalOperator* co) {
   const clang::Expr* fe = co->getFalseExpr();
   bool scalar = isScalar(t);
   bool isVoid = t->isVoidType();
-  if (!isVoid && isPure(co->getCond()) && isPure(te) && isPure(fe) && scalar &&
+  if (!isVoid && isPure(co->getCond()) && isPure(te) && isPure(fe) && scalar && !hasCheckedOp(te) &&
+      !hasCheckedOp(fe) &&
       !isa<BinaryConditionalOperator>(co)) {
     ExprPtr c = rvalue(co->getCond());
     if (isFloatT(co->getCond()->getType())) c = floatTruth(c, 32);
