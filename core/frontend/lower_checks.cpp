@@ -18,6 +18,7 @@
 // system headers, or the global initialisers (constant expressions Clang evaluates).
 #include <clang/AST/ASTContext.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "core/frontend/lower.h"
@@ -85,6 +86,30 @@ void Lowerer::checkEdge(ExprPtr violated, const char* prop, CheckKind kind, std:
   curStmt = saved;
 }
 
+namespace {
+
+// Bits that hold every value `x` can take as a signed number: k for a sign extension
+// from k bits, k + 1 for a zero extension, the constant's own for a constant, else
+// the width. (short * short cannot overflow int: 16 + 16 <= 32; no check is needed.)
+uint32_t signedBits(const ExprPtr& x) {
+  if (x->kind == cfa::ExprKind::Cast && !x->ops.empty()) {
+    if (x->cast == cfa::CastKind::SExt) return x->ops[0]->width;
+    if (x->cast == cfa::CastKind::ZExt) return x->ops[0]->width + 1;
+  }
+  if (x->kind == cfa::ExprKind::Const && x->width <= 64 && x->width > 0) {
+    uint64_t v = x->value;
+    if (x->width < 64 && ((v >> (x->width - 1)) & 1)) v |= ~uint64_t(0) << x->width;  // sign-extend
+    if (x->width < 64 && !((v >> (x->width - 1)) & 1)) v &= (uint64_t(1) << x->width) - 1;
+    uint64_t m = (v >> 63) ? ~v : v;  // magnitude bits of a non-negative number
+    uint32_t k = 1;
+    while (k < 64 && (m >> (k - 1)) != 0) ++k;  // m < 2^(k-1)
+    return std::min(k, x->width);
+  }
+  return x->width;
+}
+
+}  // namespace
+
 void Lowerer::checkArith(BinaryOperatorKind op, ExprPtr& a, QualType ta, ExprPtr& b, QualType tb, QualType rt,
                          const Stmt* at) {
   ta = ta.getCanonicalType();
@@ -100,6 +125,11 @@ void Lowerer::checkArith(BinaryOperatorKind op, ExprPtr& a, QualType ta, ExprPtr
   }
   bool dz = divLike && checking("div-by-zero");
   bool sh = shiftLike && checking("shift");
+  if (!ovf && !dz && !sh) return;
+  if (ovf) {  // operands too narrow to overflow (after the promotions): nothing to check
+    uint32_t ba = signedBits(a), bb = signedBits(b), w = a->width;
+    if (((op == BO_Add || op == BO_Sub) && std::max(ba, bb) + 1 <= w) || (op == BO_Mul && ba + bb <= w)) ovf = false;
+  }
   if (!ovf && !dz && !sh) return;
   auto isSimple = [](const ExprPtr& x) { return x->kind == cfa::ExprKind::Const || x->kind == cfa::ExprKind::Var; };
   // operands used more than once are evaluated once

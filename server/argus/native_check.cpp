@@ -195,6 +195,10 @@ void nativeCheck(const std::string& file, const std::string* source, result::Ver
   if (!o.run) return cannot("--no-native-check");
   if (cex.entry != "main") return cannot("the entry is '" + cex.entry + "', not main (--function)");
   std::string cc = compiler();
+  // A property violation (issue 26) is confirmed by UBSan's report of the operation:
+  // GCC folds some of them away even at -O0 (x + (y - x) is y), Clang at -O0 keeps
+  // every operation, so Clang is preferred when it is there and ARGUS_CC is not set.
+  if (!cex.property.empty() && !std::getenv("ARGUS_CC") && onPath("clang")) cc = "clang";
   if (!onPath(cc)) return cannot("no C compiler '" + cc + "' on PATH");
   if (o.ilp32) {
     std::string why;
