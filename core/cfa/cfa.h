@@ -75,6 +75,17 @@ enum class EdgeKind : uint8_t {
             // answer `true`, and it reports the construct and its file:line.
 };
 
+// What an Error edge added by a property check (core/frontend/lower_checks.cpp) checks,
+// so the replay interpreter can confirm the violation on its own (core/result/replay.cpp):
+// Edge::args are the operands as lowered (for shifts: the amount, then the width of the
+// shifted operand as a constant). None for an error call or a failed assertion.
+enum class CheckKind : uint8_t {
+  None,
+  SignedAdd, SignedSub, SignedMul, SignedDiv, SignedNeg,  // no-overflow: args a, b (a for Neg)
+  DivByZero,                                             // div-by-zero: args divisor
+  ShiftSigned, ShiftUnsigned,                            // shift: amount (of that signedness), width
+};
+
 struct Edge {
   EdgeKind kind = EdgeKind::Blank;
   LocId from = 0, to = 0;
@@ -100,6 +111,11 @@ struct Edge {
   // Havoc standing for the result of a call: the called function's name (what a native
   // harness must define to replay the path, core/result/harness.h); "" otherwise.
   std::string nondetFunction;
+  // Error: the property it violates (SV-COMP names: "no-overflow", "div-by-zero",
+  // "shift", ...); "" for reach_error and failed assertions (unreach-call). `check` and
+  // `args` say what the interpreter must find violated when it takes the edge.
+  std::string property;
+  CheckKind check = CheckKind::None;
 };
 
 struct Location {

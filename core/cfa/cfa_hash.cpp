@@ -107,6 +107,10 @@ struct FnHasher {
     range(e.range);
     h.add(e.text);
     h.add(e.externalCallee);
+    if (!e.property.empty()) {  // property check edges (absent for reachability: hashes unchanged)
+      h.add(e.property);
+      h.add(static_cast<uint64_t>(e.check));
+    }
     expr(e.cond);
     h.add(static_cast<uint64_t>(e.lhs.has_value()));
     if (e.lhs) var(*e.lhs);

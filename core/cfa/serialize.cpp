@@ -9,7 +9,7 @@ namespace argus::cfa {
 namespace {
 
 constexpr std::string_view kMagic = "ARGUSCFA";
-constexpr uint64_t kFormat = 3;  // 2: Edge::externalCallee, 3: Edge::nondetFunction
+constexpr uint64_t kFormat = 4;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check
 
 struct Out {
   std::string bytes;
@@ -159,6 +159,8 @@ class Serializer {
       body_.u(e.isNondetCall);
       str(e.externalCallee);
       str(e.nondetFunction);
+      str(e.property);
+      body_.u(static_cast<uint64_t>(e.check));
     }
     body_.u(f.entry);
     body_.u(f.exit);
@@ -364,6 +366,8 @@ class Deserializer {
       e.isNondetCall = u() != 0;
       e.externalCallee = str();
       e.nondetFunction = str();
+      e.property = str();
+      e.check = static_cast<CheckKind>(small(static_cast<uint64_t>(CheckKind::ShiftUnsigned)));
       if (e.from >= nLocs || e.to >= nLocs) fail("edge between missing locations");
       f.edges.push_back(std::move(e));
     }

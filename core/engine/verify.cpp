@@ -129,7 +129,111 @@ static VerifyOutcome verifyGuarded(const VerifyRequest& req, const cfa::Program*
   }
 }
 
-VerifyOutcome verify(const VerifyRequest& req) { return verifyGuarded(req, nullptr); }
+VerifyOutcome verify(const VerifyRequest& req) {
+  VerifyOutcome out;
+  std::set<std::string> props;
+  try {
+    props = parseProperties(req.property);
+  } catch (const std::invalid_argument& e) {
+    out.inputError = true;
+    out.error = e.what();
+    return out;
+  }
+  for (const std::string& p : props)
+    if (isUncheckedProperty(p)) {
+      out.result.property = req.property;
+      out.result.reason = "unsupported: property " + p + " is not checked yet";
+      out.result.condition.kind = "unsupported";
+      out.result.condition.summary = "nothing verified";
+      return out;
+    }
+  out = verifyGuarded(req, nullptr);
+  out.result.property = req.property;
+  return out;
+}
+
+static const char* const kCheckedProperties[] = {"unreach-call", "no-overflow", "div-by-zero", "shift"};
+static const char* const kUncheckedProperties[] = {"valid-memsafety", "valid-deref", "valid-free", "valid-memtrack",
+                                                   "valid-memcleanup"};
+
+bool isUncheckedProperty(const std::string& name) {
+  for (const char* k : kUncheckedProperties)
+    if (name == k) return true;
+  return false;
+}
+
+std::set<std::string> parseProperties(const std::string& spec) {
+  std::set<std::string> out;
+  auto add = [&](std::string name) {
+    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+    size_t b = 0;
+    while (b < name.size() && std::isspace(static_cast<unsigned char>(name[b]))) ++b;
+    name = name.substr(b);
+    if (name.empty()) return;
+    bool known = isUncheckedProperty(name);
+    for (const char* k : kCheckedProperties) known |= name == k;
+    if (!known) {
+      std::string all;
+      for (const char* k : kCheckedProperties) all += std::string(all.empty() ? "" : ", ") + k;
+      for (const char* k : kUncheckedProperties) all += std::string(", ") + k;
+      throw std::invalid_argument("unknown property '" + name + "' (known: " + all + ")");
+    }
+    out.insert(name);
+  };
+  if (spec.find("CHECK") != std::string::npos) {
+    // SV-COMP property file: one CHECK( init(main()), LTL(G ...) ) per line
+    static const std::pair<const char*, const char*> kLtl[] = {
+        {"G ! call(reach_error())", "unreach-call"}, {"G ! call(__VERIFIER_error())", "unreach-call"},
+        {"G valid-free", "valid-free"},             {"G valid-deref", "valid-deref"},
+        {"G valid-memtrack", "valid-memtrack"},     {"G valid-memcleanup", "valid-memcleanup"},
+        {"G ! overflow", "no-overflow"}};
+    std::istringstream in(spec);
+    std::string line;
+    while (std::getline(in, line)) {
+      size_t pos = line.find("LTL(");
+      if (pos == std::string::npos) continue;
+      // the formula: from LTL( to the ')' that closes it
+      int depth = 0;
+      size_t end = pos + 3;
+      for (; end < line.size(); ++end) {
+        if (line[end] == '(') ++depth;
+        if (line[end] == ')' && --depth == 0) break;
+      }
+      std::string f = line.substr(pos + 4, end > pos + 4 ? end - pos - 4 : 0);
+      std::string norm;  // single spaces
+      for (char c : f)
+        if (!std::isspace(static_cast<unsigned char>(c)) || (!norm.empty() && norm.back() != ' ')) norm += std::isspace(static_cast<unsigned char>(c)) ? ' ' : c;
+      while (!norm.empty() && norm.back() == ' ') norm.pop_back();
+      bool found = false;
+      for (auto& [ltl, name] : kLtl)
+        if (norm == ltl) {
+          add(name);
+          found = true;
+        }
+      if (!found) throw std::invalid_argument("unknown property formula 'LTL(" + norm + ")' in property file");
+    }
+    // valid-memsafety.prp lists its three subproperties
+    if (out.count("valid-free") && out.count("valid-deref") && out.count("valid-memtrack")) {
+      out.erase("valid-free");
+      out.erase("valid-deref");
+      out.erase("valid-memtrack");
+      out.insert("valid-memsafety");
+    }
+    if (out.empty()) throw std::invalid_argument("no property in the property file");
+    return out;
+  }
+  std::string cur;
+  for (char c : spec) {
+    if (c == ',') {
+      add(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  add(cur);
+  return out;
+}
 
 VerifyOutcome verifyParsed(const cfa::Program& program, const VerifyRequest& req) {
   return verifyGuarded(req, &program);
@@ -807,6 +911,7 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     frontend::FrontendOptions fo;
     fo.dataModel = req.dataModel;
     fo.extraArgs = req.extraArgs;
+    if (!req.property.empty()) fo.properties = parseProperties(req.property);
     pr = req.source ? frontend::parseSource(*req.source, req.file, fo) : frontend::parseFile(req.file, fo);
     if (!pr.ok()) {
       out.inputError = true;

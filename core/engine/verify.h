@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,10 @@ struct VerifyRequest {
   frontend::DataModel dataModel = frontend::DataModel::LP64;
   std::string function = "main";       // entry
   std::vector<std::string> extraArgs;  // compiler flags
+  // The properties to check (`--property`): SV-COMP names, comma-separated (see
+  // parseProperties); "" = unreach-call. Only verify() parses with them; verifyParsed
+  // takes the program as it was parsed.
+  std::string property;
   std::function<void(const std::string&)> progress;
   bool corruptReplayForTest = false;
   // ibmc on a parsed program: continue the deepening stored under sessionKey (same
@@ -151,6 +156,16 @@ struct VerifyOutcome {
 };
 
 VerifyOutcome verify(const VerifyRequest& req);
+
+// The properties of a `--property` value: names separated by commas, each one of
+// unreach-call, no-overflow, div-by-zero, shift (checked: core/frontend/lower_checks.cpp),
+// valid-memsafety, valid-deref, valid-free, valid-memtrack, valid-memcleanup (known, not
+// checked yet: a run answers unknown), or the text of an SV-COMP property file
+// (`CHECK( init(main()), LTL(G valid-free) )`, one CHECK per line). Throws
+// std::invalid_argument naming the known properties for anything else.
+std::set<std::string> parseProperties(const std::string& spec);
+// The properties parseProperties accepts that Argus does not check yet.
+bool isUncheckedProperty(const std::string& name);
 
 // The refiner pred or impact uses when VerifyRequest::refiner is empty: for each
 // algorithm the one that solved the most benchmark tasks (issue 3's refiner table),

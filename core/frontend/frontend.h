@@ -40,6 +40,11 @@ struct FrontendOptions {
   // linkGlobals is neither allocated nor initialised here (its defining unit does it).
   bool linkMode = false;
   std::set<std::string> linkFunctions, linkGlobals;
+  // Properties beside reachability to instrument as check edges (Error edges carrying
+  // Edge::property, core/frontend/lower_checks.cpp): "no-overflow", "div-by-zero",
+  // "shift". Empty: only error calls and assertions (unreach-call), nothing extra encoded.
+  // When "unreach-call" is not listed, error calls end the execution (Abort) instead.
+  std::set<std::string> properties;
 };
 
 struct ParseResult {

@@ -41,6 +41,11 @@ bool isCLibraryName(std::string_view name);
 extern const char* const kLibcModelsPath;
 std::string_view libcModelsSource();
 
+// Overflow of a * c for a constant c of a's width (lower_builtins.cpp), as a condition of
+// width rw; nullopt when c is not a constant.
+std::optional<cfa::ExprPtr> mulOverflowByConstant(const cfa::ExprPtr& a, const cfa::ExprPtr& c, bool isSigned,
+                                                  uint32_t rw);
+
 class Lowerer {
 public:
   Lowerer(clang::ASTContext& ctx, cfa::Program& prog);
@@ -209,6 +214,27 @@ public:
   cfa::ExprPtr overflowBuiltin(const clang::CallExpr* ce, const std::string& name, bool& handled);
   cfa::ExprPtr materialize(cfa::ExprPtr v, bool isSigned);  // a temporary holding v
   void unsupportedIf(cfa::ExprPtr cond, const std::string& what, const clang::Stmt* s);
+
+  // ---- property checks (lower_checks.cpp; FrontendOptions::properties) ----
+  std::set<std::string> checks;       // properties to instrument
+  bool errorCallsAreErrors = true;    // reach_error() & co. are Error edges (unreach-call)
+  // Whether `prop` is instrumented in the function being lowered (user code only: not the
+  // libc models, system-header functions or the global initialisers).
+  bool checking(const char* prop) const;
+  // if (violated) goto error [Error edge with property, check kind and operands].
+  void checkEdge(cfa::ExprPtr violated, const char* prop, cfa::CheckKind kind,
+                 std::vector<cfa::ExprPtr> operands, const clang::Stmt* at);
+  // Checks of an integer operation on operands of the (promoted) types ta, tb whose
+  // result has type rt: signed overflow of + - * /, division by zero, shift amounts.
+  // May replace a and b by temporaries.
+  void checkArith(clang::BinaryOperatorKind op, cfa::ExprPtr& a, clang::QualType ta, cfa::ExprPtr& b,
+                  clang::QualType tb, clang::QualType rt, const clang::Stmt* at);
+  // Whether `e` contains an operation a selected property checks (then it must not be
+  // evaluated eagerly where C does not evaluate it: the right operand of && and ||, the
+  // branches of ?:). False when no property is checked.
+  bool hasCheckedOp(const clang::Expr* e) const;
+  // Signed overflow of -a (a of the promoted type t).
+  void checkNeg(cfa::ExprPtr& a, clang::QualType t, const clang::Stmt* at);
   cfa::ExprPtr directCall(const clang::CallExpr* ce, const clang::FunctionDecl* callee);
   void dispatchOverFunctions(cfa::ExprPtr fp, const std::function<bool(const clang::FunctionDecl*)>& accept,
                              const std::function<void(const clang::FunctionDecl*, cfa::FuncId)>& callOne,

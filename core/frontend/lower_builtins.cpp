@@ -126,6 +126,9 @@ std::optional<OvfOp> parseOverflowBuiltin(const std::string& name) {
   return std::nullopt;
 }
 
+
+}  // namespace
+
 // Overflow of a * c for a constant c, by comparing a with bounds computed here (no
 // division in the formula): unsigned a * c overflows iff a > MAX / c; signed, with C's
 // truncating division, iff a > MAX / c or a < MIN / c for c > 0, iff a < MAX / c or
@@ -152,8 +155,6 @@ std::optional<ExprPtr> mulOverflowByConstant(const ExprPtr& a, const ExprPtr& c,
     return Expr::mkBinary(BinOp::LOr, cmp(BinOp::SLt, hi, a), cmp(BinOp::SLt, a, lo), rw);
   return Expr::mkBinary(BinOp::LOr, cmp(BinOp::SLt, a, hi), cmp(BinOp::SLt, lo, a), rw);
 }
-
-}  // namespace
 
 // Assigns `v` to a fresh temporary and returns the temporary (evaluated once, shared by
 // the several uses the builtins make of their operands).

@@ -375,8 +375,9 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
 
   if (name == "reach_error" || name == "__VERIFIER_error" || name == "__assert_fail" ||
       name == "__assert_rtn" || name == "__assert" || name == "__assert_perror_fail") {
-    Edge e = edge(EdgeKind::Error);
-    emitTo(e, fn->error);
+    // (not checking unreach-call: the call ends the execution, as __assert_fail does)
+    Edge e = edge(errorCallsAreErrors ? EdgeKind::Error : EdgeKind::Abort);
+    emitTo(e, errorCallsAreErrors ? fn->error : fn->sink);
     cur = newLoc();
     return Expr::mkConst(0, rw);
   }
@@ -385,7 +386,10 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     cfa::LocId ok = newLoc(), bad = newLoc();
     branch(ce->getArg(0), ok, bad);
     cur = bad;
-    emitTo(edge(EdgeKind::Error), fn->error);
+    if (errorCallsAreErrors)
+      emitTo(edge(EdgeKind::Error), fn->error);
+    else
+      emitTo(edge(EdgeKind::Abort), fn->sink);
     cur = ok;
     return Expr::mkConst(0, rw);
   }

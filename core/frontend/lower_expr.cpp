@@ -307,7 +307,9 @@ ExprPtr Lowerer::rvalueRaw(const clang::Expr* e) {
   // Integer constant expressions (sizeof, enum constants, literals, ...) fold here.
   if (t->isIntegerType() && !t->isDependentType() && isPure(e)) {
     clang::Expr::EvalResult r;
-    if (e->EvaluateAsInt(r, ctx)) {
+    // (Clang folds a signed overflow by wrapping around and says so: with a property
+    // check on, such an expression is lowered for the check to see it)
+    if (e->EvaluateAsInt(r, ctx) && !(r.HasUndefinedBehavior && !checks.empty())) {
       llvm::APSInt v = r.Val.getInt();
       return Expr::mkConst(v.isSigned() ? static_cast<uint64_t>(v.getExtValue()) : v.getZExtValue(), widthOf(t));
     }
@@ -396,7 +398,11 @@ ExprPtr Lowerer::rvalueRaw(const clang::Expr* e) {
             result = Expr::mkBinary(BinOp::Xor, a, Expr::mkConst(uint64_t{1} << (a->width - 1), a->width));
             break;
           }
-          result = Expr::mkUnary(cfa::UnOp::Neg, rvalue(uo->getSubExpr()));
+          {
+            ExprPtr a = rvalue(uo->getSubExpr());
+            if (!checks.empty()) checkNeg(a, t, uo);
+            result = Expr::mkUnary(cfa::UnOp::Neg, a);
+          }
           checkBitIntOverflow(result, t, uo);
           break;
         case UO_Not:
@@ -716,6 +722,10 @@ ExprPtr Lowerer::incDec(const UnaryOperator* uo) {
   } else if (t->isBooleanType()) {
     nv = inc ? Expr::mkConst(1, old->width) : Expr::mkCast(CastKind::ToBool, Expr::mkBinary(BinOp::Sub, old, Expr::mkConst(1, old->width)), old->width);
   } else {
+    if (!checks.empty()) {
+      ExprPtr one = Expr::mkConst(1, old->width);
+      checkArith(inc ? BO_Add : BO_Sub, old, t, one, t, t, uo);
+    }
     nv = step(inc, old);
   }
   checkBitIntOverflow(nv, t, uo);
@@ -754,6 +764,7 @@ ExprPtr Lowerer::arith(BinaryOperatorKind op, ExprPtr a, QualType ta, ExprPtr b,
   bool aPtr = ta->isPointerType(), bPtr = tb->isPointerType();
   uint32_t rw = widthOf(resultType);
   if (isFloatT(ta) || isFloatT(tb)) return floatArith(op, a, b, rw, at);
+  if (!checks.empty() && !aPtr && !bPtr) checkArith(op, a, ta, b, tb, resultType, at);
   switch (op) {
     case BO_Add:
     case BO_Sub:
@@ -869,7 +880,7 @@ ExprPtr Lowerer::binaryExpr(const BinaryOperator* bo) {
 ExprPtr Lowerer::logical(const BinaryOperator* bo) {
   uint32_t w = widthOf(bo->getType());
   bool isAnd = bo->getOpcode() == BO_LAnd;
-  if (isPure(bo->getRHS())) {
+  if (isPure(bo->getRHS()) && !hasCheckedOp(bo->getRHS())) {
     ExprPtr a = rvalue(bo->getLHS());
     ExprPtr b = rvalue(bo->getRHS());
     if (isFloatT(bo->getLHS()->getType())) a = floatTruth(a, w);
@@ -907,7 +918,8 @@ ExprPtr Lowerer::conditional(const AbstractConditionalOperator* co) {
   const clang::Expr* fe = co->getFalseExpr();
   bool scalar = isScalar(t);
   bool isVoid = t->isVoidType();
-  if (!isVoid && isPure(co->getCond()) && isPure(te) && isPure(fe) && scalar &&
+  if (!isVoid && isPure(co->getCond()) && isPure(te) && isPure(fe) && scalar && !hasCheckedOp(te) &&
+      !hasCheckedOp(fe) &&
       !isa<BinaryConditionalOperator>(co)) {
     ExprPtr c = rvalue(co->getCond());
     if (isFloatT(co->getCond()->getType())) c = floatTruth(c, 32);

@@ -88,6 +88,10 @@ std::unique_ptr<cfa::Program> lowerTranslationUnit(ASTUnit& ast, const std::stri
   prog->mainFile = file;
   Lowerer l(ast.getASTContext(), *prog);
   l.linkOpts = opts;
+  if (opts) {
+    l.checks = opts->properties;
+    l.errorCallsAreErrors = opts->properties.empty() || opts->properties.count("unreach-call") > 0;
+  }
   l.unitFile = file;
   l.run();
   prog->markLoopHeads();

@@ -33,6 +33,7 @@ VerificationResult decodeResult(const json& j) {
   r.solver = j.value("solver", "");
   r.reason = j.value("reason", "");
   r.closureHash = j.value("closure_hash", "");
+  r.property = j.value("property", "");
   if (j.contains("function") && j["function"].is_object()) {
     const json& f = j["function"];
     r.entryName = f.value("name", "");
@@ -45,6 +46,7 @@ VerificationResult decodeResult(const json& j) {
     Counterexample cex;
     cex.entry = c.value("entry", "");
     cex.replayed = c.value("replayed", false);
+    cex.property = c.value("property", "");
     if (c.contains("assumptions")) cex.assumptions = c["assumptions"].get<std::vector<std::string>>();
     // what a native run needs (concrete playback): a counterexample found in another
     // process (a parallel stage's member, a daemon worker) is confirmed by this one

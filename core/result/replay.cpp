@@ -342,6 +342,43 @@ class Interpreter {
     return val;
   }
 
+  // A property check's Error edge (Edge::check): recomputes from the operands' values,
+  // in exact 128-bit arithmetic and without the lowering's violation condition,
+  // whether the operation really violates the property.
+  bool checkViolated(const cfa::Edge& e) {
+    using cfa::CheckKind;
+    std::vector<uint64_t> v;
+    for (const auto& a : e.args) v.push_back(eval(a));
+    auto sval = [&](size_t i) -> __int128 {
+      uint32_t w = e.args[i]->width;
+      uint64_t x = v[i] & maskOf(w);
+      if (w < 64 && (x >> (w - 1)) & 1) return static_cast<__int128>(x) - (static_cast<__int128>(1) << w);
+      if (w == 64) return static_cast<__int128>(static_cast<int64_t>(x));
+      return static_cast<__int128>(x);
+    };
+    auto outOfRange = [&](__int128 r) {
+      uint32_t w = e.args[0]->width;
+      __int128 hi = (static_cast<__int128>(1) << (w - 1)) - 1, lo = -hi - 1;
+      return r < lo || r > hi;
+    };
+    switch (e.check) {
+      case CheckKind::None: return true;
+      case CheckKind::SignedAdd: return v.size() == 2 && outOfRange(sval(0) + sval(1));
+      case CheckKind::SignedSub: return v.size() == 2 && outOfRange(sval(0) - sval(1));
+      case CheckKind::SignedMul: return v.size() == 2 && outOfRange(sval(0) * sval(1));
+      case CheckKind::SignedDiv: return v.size() == 2 && sval(1) != 0 && outOfRange(sval(0) / sval(1));
+      case CheckKind::SignedNeg: return v.size() == 1 && outOfRange(-sval(0));
+      case CheckKind::DivByZero: return v.size() == 1 && (v[0] & maskOf(e.args[0]->width)) == 0;
+      case CheckKind::ShiftSigned:
+      case CheckKind::ShiftUnsigned: {
+        if (v.size() != 2) return false;
+        __int128 amount = e.check == CheckKind::ShiftSigned ? sval(0) : static_cast<__int128>(v[0] & maskOf(e.args[0]->width));
+        return amount < 0 || amount >= static_cast<__int128>(v[1]);
+      }
+    }
+    return false;
+  }
+
   uint64_t eval(const cfa::ExprPtr& e) {
     if (!e) throw std::invalid_argument("missing expression");
     auto var = [this](VarId v) { return readVar(v); };
@@ -573,6 +610,9 @@ ReplayResult Interpreter::run(FuncId entry) {
           break;
         }
         case EdgeKind::Error:
+          if (e.check != cfa::CheckKind::None && !checkViolated(e))
+            return finishAt(ReplayOutcome::Blocked, "check edge of " + e.property +
+                                                        " taken, but its operands do not violate it");
           fr.loc = e.to;
           record();
           return finish(ReplayOutcome::ReachedError, "error reached at " +

@@ -17,9 +17,16 @@ const char* verdictName(Verdict v) {
   }
 }
 
+std::string verdictText(const VerificationResult& r) {
+  if (r.verdict == Verdict::False && r.counterexample && !r.counterexample->property.empty())
+    return "false(" + r.counterexample->property + ")";
+  return verdictName(r.verdict);
+}
+
 nlohmann::json toJson(const VerificationResult& r) {
   nlohmann::json j;
   j["verdict"] = verdictName(r.verdict);
+  if (!r.property.empty()) j["property"] = r.property;
   j["algorithm"] = r.algorithm;
   if (!r.closureHash.empty()) j["closure_hash"] = r.closureHash;
   if (!r.entryName.empty())
@@ -50,6 +57,10 @@ nlohmann::json toJson(const VerificationResult& r) {
                         {"signed", in.isSigned}, {"file", in.file}, {"line", in.line}});
     j["counterexample"]["inputs"] = inputs;
     if (!cex.uncontrolled.empty()) j["counterexample"]["uncontrolled"] = cex.uncontrolled;
+    if (!cex.property.empty()) {
+      j["counterexample"]["property"] = cex.property;
+      if (r.verdict == Verdict::False) j["violated_property"] = cex.property;
+    }
     j["confirmed_by"] = cex.confirmedBy;
     if (!cex.nativeNote.empty()) j["native_check"] = cex.nativeNote;
   } else {
@@ -111,6 +122,7 @@ std::string toText(const VerificationResult& r) {
     const Counterexample& cex = *r.counterexample;
     o << "counterexample (" << cex.steps.size() << " steps, from " << cex.entry
       << (cex.replayed ? ", replayed" : "") << "):\n";
+    if (!cex.property.empty()) o << "violates: " << cex.property << "\n";
     size_t i = 0;
     for (const TraceStep& s : cex.steps) {
       o << "  " << std::setw(3) << ++i << "  " << s.file << ":" << s.line << "  " << std::left
@@ -143,7 +155,8 @@ std::string toText(const VerificationResult& r) {
   o << std::fixed << std::setprecision(2) << "time: " << r.stats.cpuTimeS << " s CPU, "
     << r.stats.wallTimeS << " s wall, " << r.stats.solverQueries << " solver queries, bound "
     << r.stats.bound << "\n";
-  o << "VERDICT: " << verdictName(r.verdict) << "\n";
+  if (!r.property.empty()) o << "property: " << r.property << "\n";
+  o << "VERDICT: " << verdictText(r) << "\n";
   return o.str();
 }
 

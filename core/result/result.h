@@ -65,6 +65,10 @@ struct Counterexample {
   // when native confirmed it.
   std::vector<std::string> confirmedBy;
   std::string nativeNote;
+  // The property the path violates, from the Error edge it ends with (cfa::Edge::property):
+  // "no-overflow", "div-by-zero", "shift", ...; "" for an error call or a failed
+  // assertion (unreach-call).
+  std::string property;
 };
 
 // What a run that did not reach a full proof still verified.
@@ -120,7 +124,14 @@ struct VerificationResult {
   // cfa::closureHashes of the entry (its code and everything it calls, independent of
   // absolute lines): the identity of a finding across edits (SARIF partialFingerprints).
   std::string closureHash;
+  // The properties checked, as given (`--property no-overflow,div-by-zero`); "" for
+  // reachability (unreach-call).
+  std::string property;
 };
+
+// "false(no-overflow)" for a violated property other than reachability, else the
+// verdict's name ("true", "false", "unknown").
+std::string verdictText(const VerificationResult& r);
 
 nlohmann::json toJson(const VerificationResult& r);
 std::string toText(const VerificationResult& r);  // ends with "VERDICT: ..." line

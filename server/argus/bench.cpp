@@ -245,6 +245,7 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
     s.limits = limits;
     s.argv = {verifier, "verify", t->file, "--format", "json", "--timeout",
               formatSeconds(opt.timeout), "--data-model", t->dataModel};
+    if (!t->property.empty()) s.argv.insert(s.argv.end(), {"--property", t->property});
     if (opt.algorithm) s.argv.insert(s.argv.end(), {"--algorithm", *opt.algorithm});
     if (opt.solver) s.argv.insert(s.argv.end(), {"--solver", *opt.solver});
     if (opt.chain) s.argv.insert(s.argv.end(), {"--chain", *opt.chain});
@@ -309,7 +310,7 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
     TaskResult& r = results[i];
     r.done = true;
     r.outcome = evaluateChild(child, limits);
-    r.cls = classify(r.outcome.verdict, r.task->expectedSafe);
+    r.cls = classify(r.outcome.verdict, r.task->expectedSafe, r.task->expectedViolation, r.outcome.violatedProperty);
     if (opt.sarif) {
       nlohmann::json j = nlohmann::json::parse(child.out, nullptr, false);
       // what the bench decided counts (a timeout kill leaves no JSON, a bad exit code voids it)

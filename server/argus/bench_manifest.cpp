@@ -7,6 +7,9 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
+
+#include "core/engine/verify.h"
 
 namespace argus::cli::bench {
 namespace {
@@ -105,13 +108,23 @@ Manifest parseManifest(std::string_view text, const std::filesystem::path& baseD
     else if (!seen.insert(t.id).second) error(lineNo, "duplicate task id '" + t.id + "'");
     if (expected == "true") t.expectedSafe = true;
     else if (expected == "false") t.expectedSafe = false;
-    else error(lineNo, "bad expected value '" + expected + "' (want true or false)");
+    else if (expected.size() > 7 && expected.compare(0, 6, "false(") == 0 && expected.back() == ')') {
+      t.expectedSafe = false;
+      t.expectedViolation = expected.substr(6, expected.size() - 7);
+    } else error(lineNo, "bad expected value '" + expected + "' (want true, false or false(PROPERTY))");
     std::string dmUpper = dm;
     for (char& c : dmUpper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     if (dmUpper == "ILP32" || dmUpper == "LP64") t.dataModel = dmUpper;
     else error(lineNo, "bad data_model '" + dm + "' (want ILP32 or LP64)");
-    if (auto prop = get("property"); prop && !prop->empty() && *prop != "unreach-call")
-      error(lineNo, "unsupported property '" + *prop + "' (only unreach-call)");
+    if (auto prop = get("property"); prop && !prop->empty() && *prop != "unreach-call") {
+      try {
+        engine::parseProperties(*prop);
+        t.property = *prop;
+      } catch (const std::invalid_argument& e) {
+        error(lineNo, e.what());
+      }
+    }
+    if (t.expectedViolation == "unreach-call") t.expectedViolation.clear();
     if (file.empty()) {
       error(lineNo, "empty file");
     } else {

@@ -2,7 +2,10 @@
 //
 // Format: UTF-8, tab-separated, one header line naming the columns (any order).
 // Required columns: task, file, expected, data_model. Optional: category,
-// property (must be `unreach-call` when present), source, notes and any other.
+// property (unreach-call, the default, or another property `argus verify --property`
+// knows: valid-memsafety, valid-memcleanup, no-overflow, ...), source, notes and any
+// other. `expected` is true, false, or false(SUBPROPERTY) (SV-COMP's syntax: a `false`
+// answer must name that subproperty to be correct).
 // `file` is relative to the manifest's folder (or absolute). Blank lines and
 // lines starting with '#' are ignored; CRLF line ends and a BOM are accepted.
 #pragma once
@@ -20,6 +23,8 @@ struct ManifestTask {
   std::string file;       // absolute, normalised
   std::string category;   // "" when the manifest has no category column
   bool expectedSafe = true;  // expected verdict: true (safe) / false (bug)
+  std::string property;      // "" = unreach-call; else passed on as --property
+  std::string expectedViolation;  // false(X): X ("" for a plain false)
   std::string dataModel;  // "ILP32" or "LP64"
   int line = 0;           // 1-based line in the manifest
 };

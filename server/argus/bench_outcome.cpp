@@ -135,6 +135,8 @@ Outcome evaluateChild(const ChildResult& r, const ChildLimits& lim) {
       for (const auto& x : *cb)
         if (x.is_string() && x.get<std::string>() == "native") o.confirmedNative = true;
     if (auto nc = j.find("native_check"); nc != j.end() && nc->is_string()) o.nativeNote = nc->get<std::string>();
+    if (auto vp = j.find("violated_property"); vp != j.end() && vp->is_string())
+      o.violatedProperty = vp->get<std::string>();
   } else if (s == "unknown") {
     auto reason = j.find("reason");
     o.reason = reason != j.end() && reason->is_string() && !reason->get<std::string>().empty()
@@ -146,11 +148,13 @@ Outcome evaluateChild(const ChildResult& r, const ChildLimits& lim) {
   return o;
 }
 
-Classification classify(Verdict v, bool expectedSafe) {
+Classification classify(Verdict v, bool expectedSafe, const std::string& expectedViolation,
+                        const std::string& violated) {
   switch (v) {
     case Verdict::True: return expectedSafe ? Classification::CorrectTrue : Classification::WrongTrue;
     case Verdict::False:
-      return expectedSafe ? Classification::WrongFalse : Classification::CorrectFalse;
+      if (expectedSafe || expectedViolation != violated) return Classification::WrongFalse;
+      return Classification::CorrectFalse;
     case Verdict::Unknown: break;
   }
   return Classification::Unknown;

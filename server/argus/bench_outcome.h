@@ -24,6 +24,9 @@ struct Outcome {
   // interpreter, native) and why the native run did not ("native_check", "" if it did).
   bool confirmedNative = false;
   std::string nativeNote;
+  // For `false`: the property the counterexample violates ("violated_property"; "" for
+  // unreach-call).
+  std::string violatedProperty;
 };
 
 // A verdict counts only when the child exited with status 0 and printed a JSON
@@ -33,7 +36,9 @@ struct Outcome {
 // "invalid output: ...", "interrupted", "failed to start: ...".
 Outcome evaluateChild(const ChildResult& r, const ChildLimits& limits);
 
-Classification classify(Verdict v, bool expectedSafe);
+// A `false` naming another property than `expectedViolation` is wrong (SV-COMP).
+Classification classify(Verdict v, bool expectedSafe, const std::string& expectedViolation = "",
+                        const std::string& violated = "");
 
 const char* verdictName(Verdict v);             // "true" | "false" | "unknown"
 const char* classificationName(Classification c);  // "correct_true", ...

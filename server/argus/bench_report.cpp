@@ -30,6 +30,12 @@ struct Counts {
 
 double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
 
+// "true", "false" or "false(PROPERTY)"
+std::string expectedText(const ManifestTask& t) {
+  if (t.expectedSafe) return "true";
+  return t.expectedViolation.empty() ? "false" : "false(" + t.expectedViolation + ")";
+}
+
 std::string fixed(double x, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, x);
@@ -98,7 +104,8 @@ nlohmann::json resultsJson(const RunInfo& info, const std::vector<TaskResult>& r
                      {"file", r.task->file},
                      {"category", r.task->category},
                      {"data_model", r.task->dataModel},
-                     {"expected", r.task->expectedSafe ? "true" : "false"},
+                     {"expected", expectedText(*r.task)},
+                     {"property", r.task->property.empty() ? "unreach-call" : r.task->property},
                      {"verdict", verdictName(r.outcome.verdict)},
                      {"result", classificationName(r.cls)},
                      {"cpu_time_s", round3(r.cpuSec)},
@@ -153,7 +160,8 @@ std::string progressLine(std::size_t n, std::size_t total, std::size_t idWidth,
     case Classification::WrongTrue:
     case Classification::WrongFalse:
       s += "WRONG";
-      detail = std::string("expected ") + (r.task->expectedSafe ? "true" : "false");
+      detail = "expected " + expectedText(*r.task) +
+               (r.outcome.violatedProperty.empty() ? std::string() : ", said false(" + r.outcome.violatedProperty + ")");
       break;
     case Classification::Unknown:
       s += "?    ";
@@ -167,7 +175,7 @@ std::string progressLine(std::size_t n, std::size_t total, std::size_t idWidth,
 
 void printSummary(std::ostream& os, const RunInfo& info, const std::vector<TaskResult>& results) {
   Counts all;
-  std::map<std::string, Counts> byCategory;
+  std::map<std::string, Counts> byCategory, byProperty;
   std::vector<const TaskResult*> wrong;
   std::size_t notRun = 0;
   for (const TaskResult& r : results) {
@@ -177,6 +185,7 @@ void printSummary(std::ostream& os, const RunInfo& info, const std::vector<TaskR
     }
     all.add(r);
     byCategory[r.task->category.empty() ? "(none)" : r.task->category].add(r);
+    byProperty[(r.task->property.empty() ? std::string("unreach-call") : r.task->property) + " " + expectedText(*r.task)].add(r);
     if (r.cls == Classification::WrongTrue || r.cls == Classification::WrongFalse)
       wrong.push_back(&r);
   }
@@ -210,12 +219,19 @@ void printSummary(std::ostream& os, const RunInfo& info, const std::vector<TaskR
 
   std::vector<std::pair<std::string, Counts>> rows(byCategory.begin(), byCategory.end());
   printTable(os, "category", rows);
+  if (byProperty.size() > 1 || (byProperty.size() == 1 && byProperty.begin()->first != "unreach-call true" &&
+                                byProperty.begin()->first != "unreach-call false")) {
+    os << "\n";
+    std::vector<std::pair<std::string, Counts>> prows(byProperty.begin(), byProperty.end());
+    printTable(os, "property expected", prows);
+  }
 
   os << "\nwrong verdicts: " << wrong.size() << "\n";
   for (const TaskResult* r : wrong)
     os << "  " << (r->cls == Classification::WrongTrue ? "WRONG TRUE " : "WRONG FALSE") << "  "
-       << r->task->id << "  (said " << verdictName(r->outcome.verdict) << ", expected "
-       << (r->task->expectedSafe ? "true" : "false") << ")\n";
+       << r->task->id << "  (said " << verdictName(r->outcome.verdict)
+       << (r->outcome.violatedProperty.empty() ? std::string() : "(" + r->outcome.violatedProperty + ")")
+       << ", expected " << expectedText(*r->task) << ")\n";
 }
 
 }  // namespace argus::cli::bench

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <functional>
 #include <iostream>
 #include <limits.h>
@@ -33,6 +34,7 @@ const char* kUsage =
     "                                   pred|impact|explicit|cmc|auto (default)] [--kiki-mode full|ibmc|kind|ai]\n"
     "                      [--solver z3|cvc5] [--timeout SEC] [--data-model ILP32|LP64] [--format text|json|sarif]\n"
     "                      [--function NAME] [--refiner R] [--stats] [--progress] [--no-invariants]\n"
+    "                      [--property NAME[,NAME...] | FILE.prp]\n"
     "                      [--abstraction boolean|cartesian] [--abstraction-formulas smt|bdd]\n"
     "                      [--chain SPEC] [--condition-in F.json] [--condition-out F]\n"
     "                      [--condition-format json|cpachecker] [--max-states N]\n"
@@ -41,6 +43,10 @@ const char* kUsage =
     "                      [--max-time-per-post MS] [--max-time-per-refinement MS]\n"
     "                      [--max-path-formula-size N] [--monitor-overflow]\n"
     "                      [--harness-out F.c] [--no-native-check] [-- CLANG-FLAGS...]\n"
+    "      --property: unreach-call (default: error calls, failed assertions), no-overflow (signed\n"
+    "        + - * / and unary - out of range), div-by-zero, shift (amount < 0 or >= width), or an\n"
+    "        SV-COMP .prp file; a violation prints false(PROPERTY). valid-memsafety, valid-deref,\n"
+    "        valid-free, valid-memtrack, valid-memcleanup are known but not checked yet (unknown)\n"
     "      every `false` is confirmed natively by default (concrete playback): the program is\n"
     "        compiled with a harness returning the counterexample's nondeterministic values\n"
     "        (cc, -fsanitize=undefined, -m32 for ILP32) and run; a counterexample the run does\n"
@@ -238,7 +244,19 @@ int runVerify(const std::vector<std::string>& args) {
         if (format != "text" && format != "json" && format != "sarif")
           throw std::invalid_argument("bad --format '" + format + "' (text, json or sarif)");
       } else if (a == "--function") req.function = value();
-      else if (a == "--progress") progress = true;
+      else if (a == "--property") {
+        std::string v = value();
+        if (v.size() > 4 && v.compare(v.size() - 4, 4, ".prp") == 0) {  // SV-COMP property file
+          std::ifstream f(v);
+          if (!f) throw std::invalid_argument("cannot read property file '" + v + "'");
+          std::stringstream text;
+          text << f.rdbuf();
+          v = text.str();
+        }
+        std::string names;
+        for (const std::string& p : argus::engine::parseProperties(v)) names += (names.empty() ? "" : ",") + p;
+        req.property = names;
+      } else if (a == "--progress") progress = true;
       else if (a == "--no-invariants") noInvariants = true;
       else if (a == "--kiki-mode") {
         kikiMode = value();

@@ -90,6 +90,31 @@ std::string describe(const bench::ChildResult& r) {
   }
 }
 
+// Whether UBSan's report (`FILE:LINE:COL: runtime error: WHAT`) is the violation of
+// `property` at `line`.
+bool ubsanConfirms(const std::string& property, const std::string& errTail, uint32_t line) {
+  const std::string key = "runtime error: ";
+  size_t p = errTail.find(key);
+  if (p == std::string::npos) return false;
+  size_t start = errTail.rfind('\n', p);
+  start = start == std::string::npos ? 0 : start + 1;
+  std::string where = errTail.substr(start, p - start);  // FILE:LINE:COL:
+  std::string what = errTail.substr(p + key.size(), errTail.find('\n', p) - p - key.size());
+  // FILE:LINE:COL: -- drop the trailing ": ", then LINE is between the last two colons
+  while (!where.empty() && (where.back() == ' ' || where.back() == ':')) where.pop_back();
+  size_t c2 = where.rfind(':');
+  size_t c1 = c2 == std::string::npos || c2 == 0 ? std::string::npos : where.rfind(':', c2 - 1);
+  if (c1 == std::string::npos) return false;
+  if (std::strtoul(where.c_str() + c1 + 1, nullptr, 10) != line) return false;
+  auto has = [&](const char* s) { return what.find(s) != std::string::npos; };
+  if (property == "no-overflow")
+    return has("signed integer overflow") || (has("negation of") && has("cannot be represented")) ||
+           (has("division of") && has("cannot be represented"));
+  if (property == "div-by-zero") return has("division by zero");
+  if (property == "shift") return has("shift exponent");
+  return false;
+}
+
 }  // namespace
 
 bool canRun32Bit(std::string* why) {
@@ -170,6 +195,10 @@ void nativeCheck(const std::string& file, const std::string* source, result::Ver
   if (!o.run) return cannot("--no-native-check");
   if (cex.entry != "main") return cannot("the entry is '" + cex.entry + "', not main (--function)");
   std::string cc = compiler();
+  // A property violation (issue 26) is confirmed by UBSan's report of the operation:
+  // GCC folds some of them away even at -O0 (x + (y - x) is y), Clang at -O0 keeps
+  // every operation, so Clang is preferred when it is there and ARGUS_CC is not set.
+  if (!cex.property.empty() && !std::getenv("ARGUS_CC") && onPath("clang")) cc = "clang";
   if (!onPath(cc)) return cannot("no C compiler '" + cc + "' on PATH");
   if (o.ilp32) {
     std::string why;
@@ -241,8 +270,12 @@ void nativeCheck(const std::string& file, const std::string* source, result::Ver
          ("exitcode=" + std::to_string(result::kHarnessUbsanExit) + ":print_stacktrace=0:halt_on_error=1").c_str(), 1);
   bench::ChildResult run =
       runOne({"/bin/sh", "-c", "cd \"$0\" && exec ./program", dir.string()}, o.timeoutS);
-  bool reached = run.exited && run.exitCode == result::kHarnessErrorExit &&
+  bool reached = cex.property.empty() && run.exited && run.exitCode == result::kHarnessErrorExit &&
                  run.errTail.find(ho.token) != std::string::npos;
+  // A property violation (issue 26): UBSan must stop the program with the matching
+  // runtime error at the counterexample's last line.
+  if (!cex.property.empty() && run.exited && run.exitCode == result::kHarnessUbsanExit && !cex.steps.empty())
+    reached = ubsanConfirms(cex.property, run.errTail, cex.steps.back().line);
   if (reached) {
     cex.confirmedBy.push_back("native");
     cex.nativeNote.clear();

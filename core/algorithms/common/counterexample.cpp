@@ -27,6 +27,11 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
   cex.entry = prog.functions[entry].name;
   cex.replayed = run.outcome == result::ReplayOutcome::ReachedError;
   cex.confirmedBy.push_back("interpreter");
+  if (cex.replayed && !run.steps.empty()) {  // the Error edge it ends with names the property
+    const result::ReplayStep& last = run.steps.back();
+    const cfa::Edge& e = prog.functions[last.func].edges[last.edge];
+    if (e.kind == cfa::EdgeKind::Error) cex.property = e.property;
+  }
   // What a native run needs (concrete playback, core/result/harness.h).
   auto at = [](const cfa::Edge& e) {
     std::string file = e.range.file;

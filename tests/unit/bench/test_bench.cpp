@@ -86,14 +86,34 @@ TEST(BenchManifest, ReportsErrors) {
                           "t\tg.c\tc\ts\tunreach-call\ttrue\tLP64\tn\n")
                 .find("M.tsv:3: duplicate task id 't'"),
             std::string::npos);
-  EXPECT_NE(manifestError(kHeader + "t\tf.c\tc\ts\tvalid-memsafety\ttrue\tLP64\tn\n")
-                .find("unsupported property"),
+  // properties other than reachability (issue 26): any `argus verify --property` knows
+  EXPECT_NE(manifestError(kHeader + "t\tf.c\tc\ts\tvalid-nonsense\ttrue\tLP64\tn\n")
+                .find("unknown property 'valid-nonsense'"),
+            std::string::npos);
+  EXPECT_NE(manifestError(kHeader + "t\tf.c\tc\ts\tno-overflow\tfalse(no-overflow\tLP64\tn\n")
+                .find("bad expected value"),
             std::string::npos);
   EXPECT_NE(manifestError(kHeader).find("no tasks"), std::string::npos);
   EXPECT_NE(manifestError("").find("empty manifest"), std::string::npos);
   // A short row (fewer fields) is fine as long as the required ones are there.
   EXPECT_EQ(manifestError("task\tfile\texpected\tdata_model\tnotes\nt\tf.c\ttrue\tLP64\n"),
             "(no error)");
+}
+
+TEST(BenchManifest, PropertiesAndSubproperties) {
+  Manifest m = parseManifest(kHeader + "a\tf.c\tc\ts\tvalid-memsafety\tfalse(valid-deref)\tLP64\tn\n" +
+                                 "b\tf.c\tc\ts\tno-overflow\ttrue\tILP32\tn\n" +
+                                 "c\tf.c\tc\ts\tunreach-call\tfalse(unreach-call)\tLP64\tn\n",
+                             "/nonexistent", "M", false);
+  ASSERT_EQ(m.tasks.size(), 3u);
+  EXPECT_EQ(m.tasks[0].property, "valid-memsafety");
+  EXPECT_FALSE(m.tasks[0].expectedSafe);
+  EXPECT_EQ(m.tasks[0].expectedViolation, "valid-deref");
+  EXPECT_EQ(m.tasks[1].property, "no-overflow");
+  EXPECT_TRUE(m.tasks[1].expectedSafe);
+  EXPECT_EQ(m.tasks[2].property, "");  // reachability: nothing passed on
+  EXPECT_FALSE(m.tasks[2].expectedSafe);
+  EXPECT_EQ(m.tasks[2].expectedViolation, "");
 }
 
 TEST(BenchManifest, MissingFiles) {
@@ -113,6 +133,12 @@ TEST(BenchOutcome, Classification) {
   EXPECT_EQ(classify(Verdict::True, false), Classification::WrongTrue);
   EXPECT_EQ(classify(Verdict::False, true), Classification::WrongFalse);
   EXPECT_EQ(classify(Verdict::Unknown, true), Classification::Unknown);
+  // SV-COMP: a false with another subproperty than the expected one is wrong
+  EXPECT_EQ(classify(Verdict::False, false, "valid-deref", "valid-deref"), Classification::CorrectFalse);
+  EXPECT_EQ(classify(Verdict::False, false, "valid-deref", "valid-free"), Classification::WrongFalse);
+  EXPECT_EQ(classify(Verdict::False, false, "no-overflow", ""), Classification::WrongFalse);
+  EXPECT_EQ(classify(Verdict::False, false, "", "div-by-zero"), Classification::WrongFalse);
+  EXPECT_EQ(classify(Verdict::False, true, "", "no-overflow"), Classification::WrongFalse);
   ChildResult r;
   r.started = r.exited = true;
   r.out = R"({"verdict":"true"})";

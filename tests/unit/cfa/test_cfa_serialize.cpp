@@ -53,6 +53,27 @@ TEST(CfaSerialize, EveryExampleRoundTripsToTheSameCfa) {
   EXPECT_GE(n, 10);
 }
 
+// Property check edges (issue 26) keep their property, check kind and operands.
+TEST(CfaSerialize, PropertyCheckEdgesRoundTrip) {
+  frontend::FrontendOptions fo;
+  fo.properties = {"no-overflow", "div-by-zero", "shift"};
+  frontend::ParseResult pr = frontend::parseSource(
+      "int f(int a, int b) { return (a + b) / b << a; }\nint main(void) { return f(1, 2); }\n", "p.c", fo);
+  ASSERT_TRUE(pr.ok()) << pr.diagnostics;
+  std::unique_ptr<cfa::Program> back = cfa::deserialize(cfa::serialize(*pr.program));
+  int checks = 0;
+  for (size_t fi = 0; fi < pr.program->functions.size(); ++fi)
+    for (size_t ei = 0; ei < pr.program->functions[fi].edges.size(); ++ei) {
+      const cfa::Edge& a = pr.program->functions[fi].edges[ei];
+      const cfa::Edge& b = back->functions[fi].edges[ei];
+      EXPECT_EQ(a.property, b.property);
+      EXPECT_EQ(a.check, b.check);
+      EXPECT_EQ(a.args.size(), b.args.size());
+      if (!a.property.empty()) ++checks;
+    }
+  EXPECT_EQ(checks, 4);  // a + b (overflow), / (by zero, MIN / -1), << (amount)
+}
+
 // Link mode (argus project) records linkage, stubs and link information: kept too.
 TEST(CfaSerialize, LinkInformationRoundTrips) {
   auto dir = std::filesystem::path(ARGUS_SOURCE_DIR) / "tests" / "projects" / "multi";
