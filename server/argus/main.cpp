@@ -8,9 +8,11 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <iostream>
 #include <limits.h>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -18,6 +20,7 @@
 
 #include "core/engine/verify.h"
 #include "core/result/sarif.h"
+#include "core/result/witness.h"
 #include "core/support/deadline.h"
 #include "server/argus/bench.h"
 #include "server/argus/native_check.h"
@@ -38,7 +41,11 @@ const char* kUsage =
     "                      [--max-states-per-location N] [--max-memory-mb N] [--max-edge-posts N]\n"
     "                      [--max-time-per-post MS] [--max-time-per-refinement MS]\n"
     "                      [--max-path-formula-size N] [--monitor-overflow]\n"
-    "                      [--harness-out F.c] [--no-native-check] [-- CLANG-FLAGS...]\n"
+    "                      [--harness-out F.c] [--no-native-check] [--witness-out F.yml] [-- CLANG-FLAGS...]\n"
+    "      --witness-out F.yml: an SV-COMP witness (format 2.0) for a `true` (invariant_set: the\n"
+    "        proof's loop invariants) or a `false` (violation_sequence: the nondeterministic\n"
+    "        values as function_return waypoints, the error call as the target); none (and F\n"
+    "        removed) for `unknown`\n"
     "      every `false` is confirmed natively by default (concrete playback): the program is\n"
     "        compiled with a harness returning the counterexample's nondeterministic values\n"
     "        (cc, -fsanitize=undefined, -m32 for ILP32) and run; a counterexample the run does\n"
@@ -188,6 +195,7 @@ int runVerify(const std::vector<std::string>& args) {
   bool progress = false, haveFile = false, stats = false, noInvariants = false;
   std::string kikiMode;
   std::string conditionIn;
+  std::string witnessOut;  // --witness-out
   auto count = [](const std::string& v) -> uint64_t {
     char* end = nullptr;
     unsigned long long x = std::strtoull(v.c_str(), &end, 10);
@@ -257,6 +265,7 @@ int runVerify(const std::vector<std::string>& args) {
       else if (a == "--monitor-overflow") req.monitorOverflow = true;
       else if (a == "--harness-out") native.harnessOut = value();  // concrete playback (native_check.h)
       else if (a == "--no-native-check") native.run = false;
+      else if (a == "--witness-out") witnessOut = value();
       else if (a == "--corrupt-harness-for-test") native.corruptForTest = true;
       else if (a == "--") {
         req.extraArgs.assign(args.begin() + i + 1, args.end());
@@ -271,6 +280,7 @@ int runVerify(const std::vector<std::string>& args) {
     return usageError(e.what());
   }
   if (!haveFile) return usageError("verify needs a C file");
+  if (!witnessOut.empty()) std::remove(witnessOut.c_str());  // no stale witness from an earlier run
   if (noInvariants) {
     if (req.algorithm != argus::engine::Algorithm::Kind && req.algorithm != argus::engine::Algorithm::KindNoInv)
       return usageError("--no-invariants needs --algorithm kind");
@@ -341,6 +351,24 @@ int runVerify(const std::vector<std::string>& args) {
   argus::cli::nativeCheck(req.file, req.source ? &*req.source : nullptr, out.result, native);
   if (stallS && !stallAt) stall();
   watchdog->finish([&] {
+    if (!witnessOut.empty()) {
+      // the witness of what this run answers (after the native check); the watchdog's
+      // `unknown` never gets here
+      argus::result::WitnessTask wt;
+      wt.file = req.file;
+      if (req.source) wt.source = *req.source;
+      else {
+        std::ifstream in(req.file, std::ios::binary);
+        wt.source.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      }
+      wt.dataModel = req.dataModel == argus::frontend::DataModel::ILP32 ? "ILP32" : "LP64";
+      wt.commandLine = argv;
+      if (std::optional<std::string> w = argus::result::toWitness(out.result, wt)) {
+        std::ofstream f(witnessOut, std::ios::binary);
+        f << *w;
+        if (!f) std::cerr << "argus: cannot write '" << witnessOut << "'\n";
+      }
+    }
     std::cout << render(out.result) << std::flush;
     if (stats && format == "text") {
       const auto& st = out.result.stats;
