@@ -25,6 +25,7 @@
 #include "server/argus/bench.h"
 #include "server/argus/native_check.h"
 #include "server/argus/project.h"
+#include "server/argus/validate.h"
 
 namespace {
 
@@ -83,7 +84,12 @@ const char* kUsage =
     "        abstract interpretation only (a proof or unknown, never false)\n"
     "  argus bench MANIFEST.tsv [--algorithm A] [--refiner R] [--solver S] [--chain SPEC]\n"
     "                      [--timeout SEC] [--jobs N] [--out results.json] [--memory-mb MB]\n"
-    "                      [--filter TEXT] [--limit N]\n"
+    "                      [--filter TEXT] [--limit N] [--sarif FILE] [--witness-dir DIR]\n"
+    "  argus validate --witness W.yml FILE.c [--data-model M] [--timeout SEC] [--format text|json]\n"
+    "      an SV-COMP witness (format 2.0): a violation sequence is run on the concrete\n"
+    "      interpreter with its values (confirmed: VERDICT false); an invariant set's loop\n"
+    "      invariants are checked with k-induction, the failing ones listed (all hold:\n"
+    "      confirmed, VERDICT true); `argus validate --help` says more\n"
     "  argus project [DIR | compile_commands.json] [--jobs N] [--timeout-per-function S]\n"
     "                      [--format text|json] [--algorithm A] [--solver S] [--data-model M]\n"
     "                      [--limit N] [--store PATH | --no-store]\n"
@@ -395,6 +401,7 @@ int main(int argc, char** argv) {
   if (cmd == "verify") return runVerify(args);
   if (cmd == "bench") return argus::cli::runBench(args, selfExe(argv[0]));
   if (cmd == "project") return argus::cli::runProject(args);
+  if (cmd == "validate") return argus::cli::runValidate(args);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     std::cout << kUsage;
     return 0;

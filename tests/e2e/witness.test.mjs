@@ -194,3 +194,76 @@ test('argus bench --witness-dir writes one valid witness per decided task', () =
     if (expected === 'false') checkSequence(entry, fs.readFileSync(input, 'utf8'));
   }
 });
+
+function validateWitness(witness, input) {
+  const r = run(['validate', '--witness', witness, input, '--format', 'json', '--timeout', '30']);
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+test('argus validate confirms Argus\'s violation witnesses and rejects a wrong value', () => {
+  const dir = tempDir();
+  for (const f of ['pointer_swap.c', 'switch_state.c']) {
+    const input = path.join(examples, f);
+    const out = path.join(dir, `${f}.yml`);
+    assert.equal(run(['verify', input, '--witness-out', out]).status, 0);
+    const v = validateWitness(out, input);
+    assert.equal(v.witness, 'confirmed', JSON.stringify(v));
+    assert.equal(v.verdict, 'false');
+    assert.match(v.notes.join('\n'), new RegExp(`reaches the error at ${f}:\\d+`));
+  }
+  // switch_state needs inputs 1, 2, 3: with 4 for the last one the run goes on
+  const good = fs.readFileSync(path.join(dir, 'switch_state.c.yml'), 'utf8');
+  assert.match(good, /\\\\result == 3/);
+  const bad = path.join(dir, 'bad.yml');
+  fs.writeFileSync(bad, good.replace('\\\\result == 3', '\\\\result == 4'));
+  const v = validateWitness(bad, path.join(examples, 'switch_state.c'));
+  assert.equal(v.witness, 'rejected', JSON.stringify(v));
+  assert.equal(v.verdict, 'unknown');
+  // a witness the validator cannot follow is unknown, not a guess
+  const other = path.join(dir, 'other.yml');
+  fs.writeFileSync(other, good.replace('type: "function_return"', 'type: "function_enter"'));
+  assert.equal(validateWitness(other, path.join(examples, 'switch_state.c')).witness, 'unknown');
+});
+
+test('argus validate checks a correctness witness\'s invariants and names the one that fails', () => {
+  const dir = tempDir();
+  const input = path.join(dir, 'loop.c');
+  fs.writeFileSync(input, `extern int __VERIFIER_nondet_int(void);
+extern void reach_error(void);
+int main(void) {
+  int x = 0;
+  int y = 0;
+  int n = __VERIFIER_nondet_int();
+  while (x < n) {
+    x++;
+    if (y < 100) y++;
+  }
+  for (int i = 0; i < 10; i++) x--;
+  if (y > 100) reach_error();
+  return 0;
+}
+`);
+  const out = path.join(dir, 'w.yml');
+  assert.equal(run(['verify', input, '--algorithm', 'kind', '--witness-out', out]).status, 0);
+  const ok = validateWitness(out, input);
+  assert.equal(ok.witness, 'confirmed', JSON.stringify(ok));
+  assert.equal(ok.verdict, 'true');
+  assert.deepEqual(ok.failed_invariants, []);
+  // one invariant made too strong (y <= 50 fails once the loop ran 51 times), one wrong
+  // about the for loop: both are named, the remaining ones hold
+  const w = YAML.parse(fs.readFileSync(out, 'utf8'));
+  const content = w[0].content;
+  const atWhile = content.find((c) => c.invariant.location.line === 7);
+  assert.ok(atWhile, JSON.stringify(content));
+  atWhile.invariant.value = 'y <= 50';
+  content.push({ invariant: { type: 'loop_invariant', location: { file_name: input, line: 11, column: 3, function: 'main' },
+    value: 'i <= 5', format: 'c_expression' } });
+  content.push({ invariant: { type: 'loop_invariant', location: { file_name: input, line: 11, column: 3, function: 'main' },
+    value: 'i >= 0', format: 'c_expression' } });
+  const bad = path.join(dir, 'bad.yml');
+  fs.writeFileSync(bad, YAML.stringify(w));
+  const v = validateWitness(bad, input);
+  assert.equal(v.witness, 'rejected', JSON.stringify(v));
+  assert.deepEqual(v.failed_invariants.map((f) => f.value).sort(), ['i <= 5', 'y <= 50']);
+});

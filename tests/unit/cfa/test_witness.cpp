@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/result/witness.h"
+#include "core/result/yaml.h"
 #include "core/support/sha256.h"
 
 using namespace argus::result;
@@ -123,6 +124,51 @@ TEST(Witness, NoneForUnknownAndAnInvariantSetForTrue) {
   EXPECT_NE(w->find("value: \"0 <= x && x <= 5\"\n        format: \"c_expression\""), std::string::npos) << *w;
   p.invariant.clear();
   EXPECT_NE(toWitness(p, t)->find("  content: []\n"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(YamlSubset, ReadsWhatTheWriterWritesAndCommonStyles) {
+  WitnessTask t{"t.c", kSource, "ILP32", {"argus", "verify", "t.c"}};
+  nlohmann::json doc = parseYamlSubset(*toWitness(violationResult(), t));
+  ASSERT_TRUE(doc.is_array());
+  ASSERT_EQ(doc.size(), 1u);
+  EXPECT_EQ(doc[0]["entry_type"], "violation_sequence");
+  EXPECT_EQ(doc[0]["metadata"]["task"]["input_files"][0], "t.c");
+  const auto& content = doc[0]["content"];
+  ASSERT_EQ(content.size(), 3u);
+  EXPECT_EQ(content[0]["segment"][0]["waypoint"]["constraint"]["value"], "\\result == -5");
+  EXPECT_EQ(content[0]["segment"][0]["waypoint"]["location"]["line"], 3);
+  EXPECT_EQ(content[2]["segment"][0]["waypoint"]["type"], "target");
+
+  // what other writers produce: plain scalars, folded long lines, comments, sequences at
+  // the key's indentation, single quotes, flow lists
+  nlohmann::json d = parseYamlSubset(
+      "---\n"
+      "- entry_type: invariant_set  # a comment\n"
+      "  metadata:\n"
+      "    producer:\n"
+      "      command_line: argus verify /a/very/long/path.c --algorithm kind\n"
+      "        --witness-out w.yml\n"
+      "    note: \"a quoted text that goes\n"
+      "      on\"\n"
+      "    input_files: [a.c, 'b''s.c']\n"
+      "    empty: []\n"
+      "  content:\n"
+      "  - invariant:\n"
+      "      value: 'x >= 0 # not a comment'\n"
+      "      line: 12\n");
+  EXPECT_EQ(d[0]["metadata"]["producer"]["command_line"], "argus verify /a/very/long/path.c --algorithm kind --witness-out w.yml");
+  EXPECT_EQ(d[0]["metadata"]["note"], "a quoted text that goes on");
+  EXPECT_EQ(d[0]["metadata"]["input_files"], nlohmann::json::array({"a.c", "b's.c"}));
+  EXPECT_TRUE(d[0]["metadata"]["empty"].is_array());
+  EXPECT_EQ(d[0]["content"][0]["invariant"]["value"], "x >= 0 # not a comment");
+  EXPECT_EQ(d[0]["content"][0]["invariant"]["line"], 12);
+  EXPECT_THROW(parseYamlSubset("a: &x 1\n"), std::runtime_error);
+  EXPECT_THROW(parseYamlSubset("a: |\n  text\n"), std::runtime_error);
+  EXPECT_THROW(parseYamlSubset("a: 1\na: 2\n"), std::runtime_error);
 }
 
 }  // namespace
