@@ -110,8 +110,9 @@ bool foreignName(const std::string& f) {
   return false;
 }
 
-// Top-level `&&` conjuncts of f (parenthesised parts stay whole).
-std::vector<std::string> conjuncts(const std::string& f) {
+}  // namespace
+
+std::vector<std::string> witnessConjuncts(const std::string& f) {
   std::vector<std::string> out;
   int depth = 0;
   size_t start = 0;
@@ -132,11 +133,13 @@ std::vector<std::string> conjuncts(const std::string& f) {
   return out;
 }
 
+namespace {
+
 // f without the conjuncts a witness may not hold; "1" when nothing is left. Argus's
 // `true`/`false` become C's 1/0.
 std::string witnessFormula(const std::string& f) {
   std::string kept;
-  for (const std::string& c : conjuncts(f)) {
+  for (const std::string& c : witnessConjuncts(f)) {
     if (c.empty() || c == "true" || foreignName(c)) continue;
     std::string v = c == "false" ? "0" : c;
     kept += (kept.empty() ? "" : " && ") + v;
@@ -217,7 +220,7 @@ std::string correctness(const VerificationResult& r, const WitnessTask& t, const
   std::ostringstream o;
   o << "- entry_type: \"invariant_set\"\n";
   writeMetadata(o, r, t, hash);
-  std::vector<WitnessInvariant> invs = witnessInvariants(r.invariant, t.file);
+  std::vector<WitnessInvariant> invs = t.invariants ? *t.invariants : witnessInvariants(r.invariant, t.file);
   if (invs.empty()) {
     o << "  content: []\n";
     return o.str();

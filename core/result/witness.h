@@ -33,27 +33,34 @@
 
 namespace argus::result {
 
+// One loop invariant of a correctness witness.
+struct WitnessInvariant {
+  std::string function;
+  uint32_t line = 0, column = 0;
+  std::string value;  // C expression
+};
+
 struct WitnessTask {
   std::string file;       // the input file as given (input_files, locations' file_name)
   std::string source;     // its bytes: the hash, and the calls' closing parentheses
   std::string dataModel;  // "ILP32" or "LP64"
   std::vector<std::string> commandLine;  // argv of the run, the program first
+  // The loop invariants to write for a `true`; when absent, witnessInvariants of the
+  // result's invariant map (the CLI passes them through a scope check first).
+  std::optional<std::vector<WitnessInvariant>> invariants;
 };
 
 // The witness of a `true` or `false` result; nullopt for `unknown` (and for a `false`
 // without a counterexample, which a result never is).
 std::optional<std::string> toWitness(const VerificationResult& r, const WitnessTask& t);
 
-// One loop invariant of a correctness witness (exposed for the tests).
-struct WitnessInvariant {
-  std::string function;
-  uint32_t line = 0, column = 0;
-  std::string value;  // C expression
-};
 // The loop invariants of a proof's invariant map (location "FILE:L:C in F[ (called at
 // line N)...]" -> formula), for the locations in `file`, filtered as described above.
 std::vector<WitnessInvariant> witnessInvariants(const std::map<std::string, std::string>& invariant,
                                                 const std::string& file);
+
+// The top-level `&&` conjuncts of a formula (parenthesised parts stay whole).
+std::vector<std::string> witnessConjuncts(const std::string& formula);
 
 // A YAML double-quoted scalar holding s.
 std::string yamlQuote(const std::string& s);

@@ -23,6 +23,7 @@
 #include "core/result/witness.h"
 #include "core/support/deadline.h"
 #include "server/argus/bench.h"
+#include "server/argus/loop_instrument.h"
 #include "server/argus/native_check.h"
 #include "server/argus/project.h"
 #include "server/argus/validate.h"
@@ -369,6 +370,13 @@ int runVerify(const std::vector<std::string>& args) {
       }
       wt.dataModel = req.dataModel == argus::frontend::DataModel::ILP32 ? "ILP32" : "LP64";
       wt.commandLine = argv;
+      if (out.result.verdict == argus::result::Verdict::True) {  // only what holds in C at the loop
+        argus::frontend::FrontendOptions fo;
+        fo.dataModel = req.dataModel;
+        fo.extraArgs = req.extraArgs;
+        wt.invariants = argus::cli::inScopeInvariants(argus::result::witnessInvariants(out.result.invariant, req.file),
+                                                      req.file, wt.source, fo);
+      }
       if (std::optional<std::string> w = argus::result::toWitness(out.result, wt)) {
         std::ofstream f(witnessOut, std::ios::binary);
         f << *w;

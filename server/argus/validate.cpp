@@ -16,6 +16,7 @@
 #include "core/result/replay.h"
 #include "core/result/yaml.h"
 #include "core/support/sha256.h"
+#include "server/argus/loop_instrument.h"
 
 namespace argus::cli {
 
@@ -154,99 +155,76 @@ void validateViolation(const json& entry, const std::string& file, const std::st
     out.notes.push_back("main takes parameters, which a witness cannot fix");
     return;
   }
-  // The run's values: the waypoints' in order for nondeterministic calls, 0 for an
-  // uninitialised local. The run is deterministic, so the vector is extended as the
-  // run meets each Havoc edge (one re-run per edge).
+  // The run's values, chosen as the run meets each Havoc edge (it is deterministic, so
+  // the run is repeated with one more value each time): a nondeterministic call on the
+  // line of the next function_return waypoint gets its value (the waypoint is passed);
+  // any other Havoc (a call the witness does not constrain, scanf, an uninitialised
+  // local) gets 0, one of its possible values, and is counted: with such defaults, a run
+  // that misses the target shows nothing about the witness.
   std::vector<uint64_t> nondets;
-  size_t nextWaypoint = 0;
-  for (size_t round = 0; round < 100000; ++round) {
+  size_t nextWaypoint = 0, defaulted = 0;
+  std::string firstDefault;
+  for (size_t round = 0; round < 200000; ++round) {
     result::ReplayInput in;
     in.nondets = nondets;
     result::ReplayResult rr = result::replay(prog, it->second, in, 10'000'000, true);
-    // the Havoc edges taken, in order: check them against the witness
-    size_t h = 0;
-    nextWaypoint = 0;
-    for (const result::ReplayStep& st : rr.steps) {
-      const cfa::Edge& e = prog.functions[st.func].edges[st.edge];
-      if (e.kind != cfa::EdgeKind::Havoc) continue;
-      if (h++ >= nondets.size()) break;  // the value that ran out
-      if (!e.nondetFunction.empty() || e.isNondetCall) {
-        const Waypoint& w = follow[nextWaypoint];
-        if (w.type != "function_return" || w.line != e.range.line) {
-          out.witness = "rejected";
-          out.notes.push_back("the run calls " + e.text + " at " + where(e.range) + " where the witness expects " +
-                              (w.type == "target" ? std::string("the target") : "a function_return") + " at line " +
-                              std::to_string(w.line));
-          return;
-        }
-        ++nextWaypoint;
-      }
-    }
     if (rr.outcome == result::ReplayOutcome::OutOfNondets) {
-      // the next Havoc: find it and extend
-      size_t seen = 0;
       const cfa::Edge* next = nullptr;
-      for (const result::ReplayStep& st : rr.steps) {
-        const cfa::Edge& e = prog.functions[st.func].edges[st.edge];
-        if (e.kind == cfa::EdgeKind::Havoc && seen++ == nondets.size()) next = &e;
-      }
-      if (!next) next = nullptr;
-      if (next == nullptr) {
-        // the value was needed by the edge the run stopped at
+      if (rr.endFunc != cfa::kNoFunc) {
         const cfa::Function& f = prog.functions[rr.endFunc];
         for (uint32_t ei : f.locs[rr.endLoc].out)
           if (f.edges[ei].kind == cfa::EdgeKind::Havoc) next = &f.edges[ei];
+      }
+      size_t seen = 0;
+      for (const result::ReplayStep& st : rr.steps) {  // or the Havoc recorded as the last step
+        const cfa::Edge& e = prog.functions[st.func].edges[st.edge];
+        if (e.kind == cfa::EdgeKind::Havoc && seen++ == nondets.size()) next = &e;
       }
       if (!next) {
         out.notes.push_back("the run needs a value the validator cannot place: " + rr.message);
         return;
       }
-      if (!next->nondetFunction.empty() || next->isNondetCall) {
-        if (nextWaypoint >= follow.size() || follow[nextWaypoint].type != "function_return") {
-          out.witness = "rejected";
-          out.notes.push_back("the witness gives no value for " + next->text + " at " + where(next->range) +
-                              " (its next waypoint is the target)");
-          return;
-        }
-        if (follow[nextWaypoint].line != next->range.line) {
-          out.witness = "rejected";
-          out.notes.push_back("the run calls " + next->text + " at " + where(next->range) +
-                              " where the witness expects a function_return at line " +
-                              std::to_string(follow[nextWaypoint].line));
-          return;
-        }
-        nondets.push_back(static_cast<uint64_t>(*follow[nextWaypoint].value));
+      const Waypoint& w = follow[nextWaypoint];
+      if ((next->isNondetCall || !next->nondetFunction.empty()) && w.type == "function_return" &&
+          w.line == next->range.line) {
+        nondets.push_back(static_cast<uint64_t>(*w.value));
+        ++nextWaypoint;
       } else {
-        nondets.push_back(0);  // an uninitialised local: 0 is one of its values
+        if (defaulted++ == 0) firstDefault = next->text + " at " + where(next->range);
+        nondets.push_back(0);
       }
       continue;
     }
-    if (nextWaypoint + 1 != follow.size()) {
-      out.witness = "rejected";
-      out.notes.push_back("the run used " + std::to_string(nextWaypoint) + " of the witness's " +
-                          std::to_string(follow.size() - 1) + " function_return waypoints and ended: " +
-                          result::outcomeName(rr.outcome) + (rr.message.empty() ? "" : " (" + rr.message + ")"));
-      return;
-    }
+    size_t returns = follow.size() - 1;
+    bool followed = nextWaypoint == returns;
+    bool determined = defaulted == 0 && rr.uninitialisedReads == 0;
+    std::string defaults =
+        defaulted == 0 ? std::string()
+                       : " (" + std::to_string(defaulted) + " value(s) the witness leaves open were taken as 0, the first " +
+                             firstDefault + ")";
     if (rr.outcome == result::ReplayOutcome::ReachedError) {
       const result::ReplayStep& last = rr.steps.back();
       const cfa::Edge& e = prog.functions[last.func].edges[last.edge];
-      if (e.range.line == follow.back().line) {
+      if (followed && e.range.line == follow.back().line) {
         out.witness = "confirmed";
         out.verdict = "false";
         out.notes.push_back("the run with the witness's values reaches the error at " + where(e.range) + " after " +
-                            std::to_string(rr.stepCount) + " steps");
-      } else {
-        out.witness = "rejected";
-        out.notes.push_back("the run reaches an error at " + where(e.range) + ", not at the target's line " +
-                            std::to_string(follow.back().line));
+                            std::to_string(rr.stepCount) + " steps" + defaults);
+        return;
       }
+      out.witness = determined ? "rejected" : "unknown";
+      out.notes.push_back("the run reaches an error at " + where(e.range) + " after passing " +
+                          std::to_string(nextWaypoint) + " of the " + std::to_string(returns) +
+                          " function_return waypoints, not the target at line " + std::to_string(follow.back().line) +
+                          defaults);
       return;
     }
     if (rr.outcome == result::ReplayOutcome::Terminated || rr.outcome == result::ReplayOutcome::Blocked) {
-      out.witness = "rejected";
-      out.notes.push_back(std::string("the run with the witness's values ends without an error: ") +
-                          result::outcomeName(rr.outcome) + (rr.message.empty() ? "" : " (" + rr.message + ")"));
+      out.witness = determined ? "rejected" : "unknown";
+      out.notes.push_back("the run with the witness's values passes " + std::to_string(nextWaypoint) + " of the " +
+                          std::to_string(returns) + " function_return waypoints and ends without an error: " +
+                          result::outcomeName(rr.outcome) + (rr.message.empty() ? "" : " (" + rr.message + ")") +
+                          defaults);
       return;
     }
     out.notes.push_back(std::string("the run stopped: ") + result::outcomeName(rr.outcome) +
@@ -257,105 +235,6 @@ void validateViolation(const json& entry, const std::string& file, const std::st
 }
 
 // ------------------------------------------------------------------ correctness witnesses
-
-struct LoopInv {
-  uint32_t line = 0, column = 0;
-  std::string value;
-};
-
-// Offset of (line, column) (both 1-based) in src; npos past the end.
-size_t offsetOf(const std::string& src, uint32_t line, uint32_t column) {
-  size_t pos = 0;
-  for (uint32_t l = 1; l < line; ++l) {
-    pos = src.find('\n', pos);
-    if (pos == std::string::npos) return std::string::npos;
-    ++pos;
-  }
-  pos += column - 1;
-  return pos < src.size() ? pos : std::string::npos;
-}
-
-// From src[open] == '(': the matching ')', skipping string and character literals and
-// comments; npos if none.
-size_t matchParen(const std::string& s, size_t open) {
-  int depth = 0;
-  for (size_t i = open; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '"' || c == '\'') {
-      for (++i; i < s.size() && s[i] != c; ++i)
-        if (s[i] == '\\') ++i;
-    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
-      i = s.find('\n', i);
-      if (i == std::string::npos) return i;
-    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
-      i = s.find("*/", i + 2);
-      if (i == std::string::npos) return i;
-      ++i;
-    } else if (c == '(') {
-      ++depth;
-    } else if (c == ')' && --depth == 0) {
-      return i;
-    }
-  }
-  return std::string::npos;
-}
-
-struct Edit {
-  size_t at;
-  std::string text;
-};
-
-// The program with each invariant `wrap`ped into its loop's condition (evaluated at every
-// test of the condition); the empty string and a note when a location is not a while or
-// for loop.
-std::string instrument(const std::string& src, const std::vector<LoopInv>& invs,
-                       const std::function<std::string(size_t, const std::string&)>& wrap, std::string& note) {
-  std::vector<Edit> edits;
-  for (size_t k = 0; k < invs.size(); ++k) {
-    const LoopInv& v = invs[k];
-    size_t p = offsetOf(src, v.line, std::max<uint32_t>(v.column, 1));
-    bool isWhile = p != std::string::npos && src.compare(p, 5, "while") == 0;
-    bool isFor = p != std::string::npos && src.compare(p, 3, "for") == 0;
-    if (!isWhile && !isFor) {
-      note = "the invariant at line " + std::to_string(v.line) + " is not at a while or for keyword";
-      return "";
-    }
-    size_t open = src.find('(', p);
-    size_t close = open == std::string::npos ? open : matchParen(src, open);
-    if (close == std::string::npos) {
-      note = "no loop condition at line " + std::to_string(v.line);
-      return "";
-    }
-    std::string check = wrap(k, v.value);
-    if (isWhile) {
-      edits.push_back({open + 1, "(" + check + "), ("});
-      edits.push_back({close, ")"});
-      continue;
-    }
-    // for (init; cond; step): the condition between the two top-level semicolons
-    size_t semi1 = std::string::npos, semi2 = std::string::npos;
-    int depth = 0;
-    for (size_t i = open + 1; i < close; ++i) {
-      if (src[i] == '(') ++depth;
-      else if (src[i] == ')') --depth;
-      else if (src[i] == ';' && depth == 0) {
-        if (semi1 == std::string::npos) semi1 = i;
-        else if (semi2 == std::string::npos) semi2 = i;
-      }
-    }
-    if (semi2 == std::string::npos) {
-      note = "cannot find the condition of the for loop at line " + std::to_string(v.line);
-      return "";
-    }
-    bool empty = src.find_first_not_of(" \t\n", semi1 + 1) == semi2;
-    edits.push_back({semi1 + 1, "(" + check + "), (" + (empty ? std::string("1") : std::string())});
-    edits.push_back({semi2, ")"});
-  }
-  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.at > b.at; });
-  std::string out = src;
-  for (const Edit& e : edits) out.insert(e.at, e.text);
-  return out;
-}
 
 void validateCorrectness(const json& entry, const std::string& file, const std::string& source,
                          frontend::DataModel dm, double timeoutS, Outcome& out) {
@@ -401,7 +280,7 @@ void validateCorrectness(const json& entry, const std::string& file, const std::
   req.dataModel = dm;
   req.timeoutS = timeoutS;
   while (true) {
-    std::string checked = instrument(
+    std::string checked = instrumentLoops(
         source, checking,
         [](size_t k, const std::string& v) {
           return "(" + v + ") ? 0 : (reach_error() /*argus-inv-" + std::to_string(k) + "*/, 0)";
@@ -465,7 +344,7 @@ void validateCorrectness(const json& entry, const std::string& file, const std::
   }
   out.notes.push_back("every invariant holds at its loop (k-induction, with the program's own errors also unreachable)");
   // strength: the invariants assumed, k-induction without its own invariant generator
-  std::string assumed = instrument(source, invs,
+  std::string assumed = instrumentLoops(source, invs,
                                    [](size_t, const std::string& v) { return "__VERIFIER_assume(" + v + "), 0"; }, note);
   req.source = decl + assumed;
   req.algorithm = engine::Algorithm::KindNoInv;
