@@ -37,6 +37,7 @@ size_t matchParen(const std::string& s, size_t open) {
 struct Edit {
   size_t at;
   std::string text;
+  size_t order = 0;  // at equal positions, a later edit's text goes after an earlier one's
 };
 
 }  // namespace
@@ -98,7 +99,9 @@ std::string instrumentLoops(const std::string& src, const std::vector<LoopInv>& 
     edits.push_back({semi1 + 1, "(" + check + "), (" + (empty ? std::string("1") : std::string())});
     edits.push_back({semi2, ")"});
   }
-  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.at > b.at; });
+  for (size_t i = 0; i < edits.size(); ++i) edits[i].order = i;
+  std::sort(edits.begin(), edits.end(),
+            [](const Edit& a, const Edit& b) { return a.at != b.at ? a.at > b.at : a.order > b.order; });
   std::string out = src;
   for (const Edit& e : edits) out.insert(e.at, e.text);
   return out;

@@ -308,9 +308,19 @@ void validateCorrectness(const json& entry, const std::string& file, const std::
     }
     engine::VerifyOutcome r1 = engine::verify(req);
     if (r1.inputError) {
-      out.notes.push_back("the program with the invariants checked does not parse (an invariant is not a C "
-                          "expression over the loop's variables?): " + r1.error);
-      out.witness = "rejected";
+      // the witness's fault only if the same places take a plain `1`
+      std::vector<LoopInv> ones = checking;
+      for (LoopInv& v : ones) v.value = "1";
+      std::string plain = instrumentLoops(source, ones, [](size_t, const std::string& v) { return "(" + v + ") ? 0 : 0"; }, note);
+      frontend::FrontendOptions fo;
+      fo.dataModel = dm;
+      bool instrumentationParses = !plain.empty() && frontend::parseSource(plain, file, fo).ok();
+      out.notes.push_back(std::string("the program with the invariants checked does not parse") +
+                          (instrumentationParses ? " (an invariant is not a C expression over its loop's variables): "
+                                                 : " (nor with `1` for every invariant: this validator's instrumentation "
+                                                   "fails here): ") +
+                          r1.error);
+      if (instrumentationParses) out.witness = "rejected";
       return;
     }
     if (r1.result.verdict == result::Verdict::False) {

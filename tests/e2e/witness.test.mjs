@@ -302,3 +302,48 @@ int main(void) {
   const v = validateWitness(out, input);
   assert.equal(v.witness, 'confirmed', JSON.stringify(v));
 });
+
+test('validation instruments a for (;;) loop', () => {
+  const dir = tempDir();
+  const input = path.join(dir, 'forever.c');
+  fs.writeFileSync(input, `extern void reach_error(void);
+int main(void) {
+  int i = 0;
+  for (;;) {
+    i++;
+    if (i == 100) break;
+  }
+  if (i != 100) reach_error();
+  return 0;
+}
+`);
+  const out = path.join(dir, 'w.yml');
+  fs.writeFileSync(out, `- entry_type: invariant_set
+  metadata:
+    format_version: "2.0"
+    uuid: 00000000-0000-4000-8000-000000000000
+    creation_time: 2026-01-01T00:00:00Z
+    producer: {name: hand, version: "1"}
+    task:
+      input_files: [forever.c]
+      input_file_hashes: {}
+      specification: CHECK( init(main()), LTL(G ! call(reach_error())) )
+      data_model: LP64
+      language: C
+  content:
+    - invariant:
+        type: loop_invariant
+        location: {file_name: forever.c, line: 4, column: 3, function: main}
+        value: 0 <= i && i <= 99
+        format: c_expression
+`.replace('producer: {name: hand, version: "1"}', 'producer:\n      name: hand\n      version: "1"')
+   .replace('input_file_hashes: {}', 'input_file_hashes: {}')
+   .replace('location: {file_name: forever.c, line: 4, column: 3, function: main}',
+     'location:\n          file_name: forever.c\n          line: 4\n          column: 3\n          function: main'));
+  const v = validateWitness(out, input);
+  assert.equal(v.witness, 'confirmed', JSON.stringify(v));
+  fs.writeFileSync(out, fs.readFileSync(out, 'utf8').replace('i <= 99', 'i <= 50'));
+  const w = validateWitness(out, input);
+  assert.equal(w.witness, 'rejected', JSON.stringify(w));
+  assert.deepEqual(w.failed_invariants.map((f) => f.value), ['0 <= i && i <= 50']);
+});
