@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -43,6 +45,8 @@ const char* kUsage =
     "  --jobs N, -j N     tasks run in parallel (default 1)\n"
     "  --sarif FILE       also a SARIF 2.1.0 log: every counterexample (with its path as a\n"
     "                     code flow) and every unknown task's condition (a note)\n"
+    "  --witness-dir DIR  also an SV-COMP witness (format 2.0) per decided task:\n"
+    "                     DIR/<task id, / as __>.yml (verify --witness-out)\n"
     "  --out FILE         results file (default results.json), rewritten after each\n"
     "                     task with \"in_progress\": true until the run ends\n"
     "  --filter TEXT      only tasks whose id contains TEXT (repeatable: any matches)\n"
@@ -60,11 +64,23 @@ struct Options {
   int jobs = 1;
   std::string out = "results.json";
   std::optional<std::string> sarif;  // also write a SARIF 2.1.0 log of every task
+  std::optional<std::string> witnessDir;  // also an SV-COMP witness per decided task
   std::vector<std::string> filters;
   std::optional<long> limit;
   double grace = 10;
   bool help = false;
 };
+
+// A task id as a file name: characters other than [A-Za-z0-9._-] become '_', '/' "__".
+std::string witnessFileName(const std::string& id) {
+  std::string n;
+  for (char c : id) {
+    if (c == '/') n += "__";
+    else if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') n += c;
+    else n += '_';
+  }
+  return n + ".yml";
+}
 
 // Writes next to `path` and renames, so a reader never sees half a file.
 bool writeResults(const std::string& path, const nlohmann::json& j) {
@@ -111,7 +127,7 @@ std::string parseOptions(const std::vector<std::string>& args, Options& o) {
       a = a.substr(0, eq);
     }
     static const char* known[] = {"--algorithm", "--refiner", "--solver", "--timeout", "--memory-mb", "--jobs",
-                                  "-j",          "--out",     "--filter", "--limit",   "--grace",     "--chain", "--sarif",
+                                  "-j",          "--out",     "--filter", "--limit",   "--grace",     "--chain", "--sarif", "--witness-dir",
                                   "--abstraction", "--abstraction-formulas"};
     if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return a == k; }) ==
         std::end(known))
@@ -159,6 +175,9 @@ std::string parseOptions(const std::vector<std::string>& args, Options& o) {
     } else if (a == "--sarif") {
       if (v.empty()) return "empty --sarif";
       o.sarif = v;
+    } else if (a == "--witness-dir") {
+      if (v.empty()) return "empty --witness-dir";
+      o.witnessDir = v;
     } else if (a == "--filter") {
       o.filters.push_back(v);
     } else if (a == "--limit") {
@@ -240,6 +259,13 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
   limits.memoryBytes = std::uint64_t(opt.memoryMb) << 20;
   limits.wallSec = 2 * opt.timeout + opt.grace;
   std::vector<ChildSpec> specs;
+  std::vector<std::string> witnessFiles(selected.size());
+  if (opt.witnessDir) {
+    std::error_code ec;
+    std::filesystem::create_directories(*opt.witnessDir, ec);
+    if (ec) return badInput("cannot create " + *opt.witnessDir + ": " + ec.message(), false);
+    for (std::size_t i = 0; i < selected.size(); ++i) witnessFiles[i] = (std::filesystem::path(*opt.witnessDir) / witnessFileName(selected[i]->id)).string();
+  }
   for (const ManifestTask* t : selected) {
     ChildSpec s;
     s.limits = limits;
@@ -252,6 +278,7 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
     if (opt.refiner) s.argv.insert(s.argv.end(), {"--refiner", *opt.refiner});
     if (opt.abstraction) s.argv.insert(s.argv.end(), {"--abstraction", *opt.abstraction});
     if (opt.abstractionFormulas) s.argv.insert(s.argv.end(), {"--abstraction-formulas", *opt.abstractionFormulas});
+    if (opt.witnessDir) s.argv.insert(s.argv.end(), {"--witness-out", witnessFiles[specs.size()]});
     specs.push_back(std::move(s));
   }
 
@@ -311,6 +338,8 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
     r.done = true;
     r.outcome = evaluateChild(child, limits);
     r.cls = classify(r.outcome.verdict, r.task->expectedSafe, r.task->expectedViolation, r.outcome.violatedProperty);
+    // what the bench decided counts: no witness for a task it did not take as decided
+    if (opt.witnessDir && r.outcome.verdict == Verdict::Unknown) std::remove(witnessFiles[i].c_str());
     if (opt.sarif) {
       nlohmann::json j = nlohmann::json::parse(child.out, nullptr, false);
       // what the bench decided counts (a timeout kill leaves no JSON, a bad exit code voids it)

@@ -9,9 +9,11 @@
 #include <fstream>
 #include <sstream>
 #include <functional>
+#include <iterator>
 #include <iostream>
 #include <limits.h>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -19,12 +21,15 @@
 
 #include "core/engine/verify.h"
 #include "core/result/sarif.h"
+#include "core/result/witness.h"
 #include "core/support/deadline.h"
 #include "server/argus/bench.h"
+#include "server/argus/loop_instrument.h"
 #include "server/argus/native_check.h"
 #include "server/argus/project.h"
 #include "server/argus/remote.h"
 #include "server/argus/render.h"
+#include "server/argus/validate.h"
 
 namespace {
 
@@ -47,6 +52,11 @@ const char* kUsage =
     "        + - * / and unary - out of range), div-by-zero, shift (amount < 0 or >= width), or an\n"
     "        SV-COMP .prp file; a violation prints false(PROPERTY). valid-memsafety, valid-deref,\n"
     "        valid-free, valid-memtrack, valid-memcleanup are known but not checked yet (unknown)\n"
+    "                      [--harness-out F.c] [--no-native-check] [--witness-out F.yml] [-- CLANG-FLAGS...]\n"
+    "      --witness-out F.yml: an SV-COMP witness (format 2.0) for a `true` (invariant_set: the\n"
+    "        proof's loop invariants) or a `false` (violation_sequence: the nondeterministic\n"
+    "        values as function_return waypoints, the error call as the target); none (and F\n"
+    "        removed) for `unknown`\n"
     "      every `false` is confirmed natively by default (concrete playback): the program is\n"
     "        compiled with a harness returning the counterexample's nondeterministic values\n"
     "        (cc, -fsanitize=undefined, -m32 for ILP32) and run; a counterexample the run does\n"
@@ -84,7 +94,12 @@ const char* kUsage =
     "        abstract interpretation only (a proof or unknown, never false)\n"
     "  argus bench MANIFEST.tsv [--algorithm A] [--refiner R] [--solver S] [--chain SPEC]\n"
     "                      [--timeout SEC] [--jobs N] [--out results.json] [--memory-mb MB]\n"
-    "                      [--filter TEXT] [--limit N]\n"
+    "                      [--filter TEXT] [--limit N] [--sarif FILE] [--witness-dir DIR]\n"
+    "  argus validate --witness W.yml FILE.c [--data-model M] [--timeout SEC] [--format text|json]\n"
+    "      an SV-COMP witness (format 2.0): a violation sequence is run on the concrete\n"
+    "      interpreter with its values (confirmed: VERDICT false); an invariant set's loop\n"
+    "      invariants are checked with k-induction, the failing ones listed (all hold:\n"
+    "      confirmed, VERDICT true); `argus validate --help` says more\n"
     "  argus project [DIR | compile_commands.json] [--jobs N] [--timeout-per-function S]\n"
     "                      [--format text|json] [--algorithm A] [--solver S] [--data-model M]\n"
     "                      [--limit N] [--store PATH | --no-store]\n"
@@ -202,6 +217,7 @@ int runVerify(const std::vector<std::string>& args) {
   bool progress = false, haveFile = false, stats = false, noInvariants = false;
   std::string kikiMode;
   std::string conditionIn;
+  std::string witnessOut;  // --witness-out
   auto count = [](const std::string& v) -> uint64_t {
     char* end = nullptr;
     unsigned long long x = std::strtoull(v.c_str(), &end, 10);
@@ -283,6 +299,7 @@ int runVerify(const std::vector<std::string>& args) {
       else if (a == "--monitor-overflow") req.monitorOverflow = true;
       else if (a == "--harness-out") native.harnessOut = value();  // concrete playback (native_check.h)
       else if (a == "--no-native-check") native.run = false;
+      else if (a == "--witness-out") witnessOut = value();
       else if (a == "--corrupt-harness-for-test") native.corruptForTest = true;
       else if (a == "--") {
         req.extraArgs.assign(args.begin() + i + 1, args.end());
@@ -297,6 +314,7 @@ int runVerify(const std::vector<std::string>& args) {
     return usageError(e.what());
   }
   if (!haveFile) return usageError("verify needs a C file");
+  if (!witnessOut.empty()) std::remove(witnessOut.c_str());  // no stale witness from an earlier run
   if (noInvariants) {
     if (req.algorithm != argus::engine::Algorithm::Kind && req.algorithm != argus::engine::Algorithm::KindNoInv)
       return usageError("--no-invariants needs --algorithm kind");
@@ -359,6 +377,31 @@ int runVerify(const std::vector<std::string>& args) {
   argus::cli::nativeCheck(req.file, req.source ? &*req.source : nullptr, out.result, native);
   if (stallS && !stallAt) stall();
   watchdog->finish([&] {
+    if (!witnessOut.empty()) {
+      // the witness of what this run answers (after the native check); the watchdog's
+      // `unknown` never gets here
+      argus::result::WitnessTask wt;
+      wt.file = req.file;
+      if (req.source) wt.source = *req.source;
+      else {
+        std::ifstream in(req.file, std::ios::binary);
+        wt.source.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      }
+      wt.dataModel = req.dataModel == argus::frontend::DataModel::ILP32 ? "ILP32" : "LP64";
+      wt.commandLine = argv;
+      if (out.result.verdict == argus::result::Verdict::True) {  // only what holds in C at the loop
+        argus::frontend::FrontendOptions fo;
+        fo.dataModel = req.dataModel;
+        fo.extraArgs = req.extraArgs;
+        wt.invariants = argus::cli::inScopeInvariants(argus::result::witnessInvariants(out.result.invariant, req.file),
+                                                      req.file, wt.source, fo);
+      }
+      if (std::optional<std::string> w = argus::result::toWitness(out.result, wt)) {
+        std::ofstream f(witnessOut, std::ios::binary);
+        f << *w;
+        if (!f) std::cerr << "argus: cannot write '" << witnessOut << "'\n";
+      }
+    }
     std::cout << render(out.result) << std::flush;
     if (stats && format == "text") {
       const auto& st = out.result.stats;
@@ -386,6 +429,7 @@ int main(int argc, char** argv) {
   if (cmd == "bench") return argus::cli::runBench(args, selfExe(argv[0]));
   if (cmd == "project") return argus::cli::runProject(args);
   if (cmd == "remote") return argus::cli::runRemote(args);
+  if (cmd == "validate") return argus::cli::runValidate(args);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     std::cout << kUsage;
     return 0;

@@ -1,0 +1,453 @@
+#include "server/argus/validate.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/engine/verify.h"
+#include "core/frontend/frontend.h"
+#include "core/result/replay.h"
+#include "core/result/yaml.h"
+#include "core/support/sha256.h"
+#include "server/argus/loop_instrument.h"
+
+namespace argus::cli {
+
+namespace {
+
+using nlohmann::json;
+
+const char* kUsage =
+    "usage: argus validate --witness W.yml FILE.c [--data-model ILP32|LP64] [--timeout SEC]\n"
+    "                      [--format text|json]\n"
+    "  validates an SV-COMP witness (format 2.0) for FILE.c:\n"
+    "  violation_sequence: the program runs on the concrete interpreter with the witness's\n"
+    "    function_return values; confirmed when that run follows the waypoints and reaches\n"
+    "    the error at the target (VERDICT: false)\n"
+    "  invariant_set: each loop invariant is checked at its loop's condition by k-induction\n"
+    "    (the ones that can fail are listed), then the program is verified with them\n"
+    "    assumed there; confirmed when both hold (VERDICT: true)\n"
+    "  anything the validator cannot decide is unknown, never a guess\n";
+
+struct Outcome {
+  std::string witness = "unknown";  // confirmed | rejected | unknown
+  std::string verdict = "unknown";  // what the validation shows about the program
+  std::string type;                 // violation_sequence | invariant_set
+  std::vector<std::string> notes;
+  json failed = json::array();      // correctness: the invariants that can fail
+};
+
+std::string readFile(const std::string& path, bool& ok) {
+  std::ifstream in(path, std::ios::binary);
+  ok = static_cast<bool>(in);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string baseName(const std::string& p) {
+  size_t s = p.find_last_of('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+
+std::string where(const cfa::SourceRange& r) { return baseName(r.file) + ":" + std::to_string(r.line); }
+
+// "\result == V" (V a decimal integer, maybe negative, maybe with a U/L suffix).
+std::optional<int64_t> returnValue(const std::string& c) {
+  std::string s;
+  for (char ch : c)
+    if (ch != ' ' && ch != '(' && ch != ')') s += ch;
+  const std::string pre = "\\result==";
+  if (s.rfind(pre, 0) != 0) return std::nullopt;
+  std::string v = s.substr(pre.size());
+  while (!v.empty() && (v.back() == 'u' || v.back() == 'U' || v.back() == 'l' || v.back() == 'L')) v.pop_back();
+  if (v.empty() || v.find_first_not_of("-0123456789") != std::string::npos || v.find('-', 1) != std::string::npos)
+    return std::nullopt;
+  try {
+    if (v[0] == '-') return std::stoll(v);
+    return static_cast<int64_t>(std::stoull(v));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// ------------------------------------------------------------------ violation witnesses
+
+struct Waypoint {
+  std::string type;
+  uint32_t line = 0;
+  std::optional<int64_t> value;  // function_return
+};
+
+void validateViolation(const json& entry, const std::string& file, const std::string& source,
+                       frontend::DataModel dm, Outcome& out) {
+  std::vector<Waypoint> follow;
+  const json& content = entry["content"];
+  if (!content.is_array() || content.empty()) {
+    out.notes.push_back("the violation sequence has no segments");
+    return;
+  }
+  for (size_t si = 0; si < content.size(); ++si) {
+    const json& seg = content[si].is_object() && content[si].contains("segment") ? content[si]["segment"] : json();
+    if (!seg.is_array() || seg.empty()) {
+      out.notes.push_back("segment " + std::to_string(si + 1) + " is malformed");
+      return;
+    }
+    for (const json& item : seg) {
+      const json w = item.is_object() && item.contains("waypoint") ? item["waypoint"] : json();
+      std::string type = w.is_object() ? w.value("type", "") : "";
+      std::string action = w.is_object() ? w.value("action", "follow") : "";
+      if (action != "follow") {
+        out.notes.push_back("waypoint action '" + action + "' is outside this validator");
+        return;
+      }
+      Waypoint p;
+      p.type = type;
+      const json loc = w.is_object() && w.contains("location") ? w["location"] : json();
+      if (loc.is_object() && loc.contains("line") && loc["line"].is_number_integer()) p.line = loc["line"].get<uint32_t>();
+      if (loc.is_object() && loc.contains("file_name") && loc["file_name"].is_string() &&
+          baseName(loc["file_name"].get<std::string>()) != baseName(file)) {
+        out.notes.push_back("a waypoint in another file (" + loc["file_name"].get<std::string>() + ")");
+        return;
+      }
+      if (type == "function_return") {
+        std::string c = w.contains("constraint") && w["constraint"].is_object() ? w["constraint"].value("value", "") : "";
+        p.value = returnValue(c);
+        if (!p.value) {
+          out.notes.push_back("function_return constraint '" + c + "' is not of the form \\result == V");
+          return;
+        }
+      } else if (type != "target") {
+        out.notes.push_back("waypoint type '" + type + "' is outside this validator");
+        return;
+      }
+      if (p.line == 0) {
+        out.notes.push_back("a waypoint without a line");
+        return;
+      }
+      follow.push_back(p);
+    }
+  }
+  if (follow.back().type != "target" ||
+      std::count_if(follow.begin(), follow.end(), [](const Waypoint& w) { return w.type == "target"; }) != 1) {
+    out.notes.push_back("the last waypoint must be the only target");
+    return;
+  }
+  frontend::FrontendOptions fo;
+  fo.dataModel = dm;
+  frontend::ParseResult pr = frontend::parseSource(source, file, fo);
+  if (!pr.ok()) {
+    out.notes.push_back("the program does not parse: " + pr.diagnostics);
+    return;
+  }
+  const cfa::Program& prog = *pr.program;
+  auto it = prog.funcByName.find("main");
+  if (it == prog.funcByName.end()) {
+    out.notes.push_back("no main function");
+    return;
+  }
+  if (!prog.functions[it->second].params.empty()) {
+    out.notes.push_back("main takes parameters, which a witness cannot fix");
+    return;
+  }
+  // The run's values, chosen as the run meets each Havoc edge (it is deterministic, so
+  // the run is repeated with one more value each time): a nondeterministic call on the
+  // line of the next function_return waypoint gets its value (the waypoint is passed);
+  // any other Havoc (a call the witness does not constrain, scanf, an uninitialised
+  // local) gets 0, one of its possible values, and is counted: with such defaults, a run
+  // that misses the target shows nothing about the witness.
+  std::vector<uint64_t> nondets;
+  size_t nextWaypoint = 0, defaulted = 0;
+  std::string firstDefault;
+  for (size_t round = 0; round < 200000; ++round) {
+    result::ReplayInput in;
+    in.nondets = nondets;
+    result::ReplayResult rr = result::replay(prog, it->second, in, 10'000'000, true);
+    if (rr.outcome == result::ReplayOutcome::OutOfNondets) {
+      const cfa::Edge* next = nullptr;
+      if (rr.endFunc != cfa::kNoFunc) {
+        const cfa::Function& f = prog.functions[rr.endFunc];
+        for (uint32_t ei : f.locs[rr.endLoc].out)
+          if (f.edges[ei].kind == cfa::EdgeKind::Havoc) next = &f.edges[ei];
+      }
+      size_t seen = 0;
+      for (const result::ReplayStep& st : rr.steps) {  // or the Havoc recorded as the last step
+        const cfa::Edge& e = prog.functions[st.func].edges[st.edge];
+        if (e.kind == cfa::EdgeKind::Havoc && seen++ == nondets.size()) next = &e;
+      }
+      if (!next) {
+        out.notes.push_back("the run needs a value the validator cannot place: " + rr.message);
+        return;
+      }
+      const Waypoint& w = follow[nextWaypoint];
+      if ((next->isNondetCall || !next->nondetFunction.empty()) && w.type == "function_return" &&
+          w.line == next->range.line) {
+        nondets.push_back(static_cast<uint64_t>(*w.value));
+        ++nextWaypoint;
+      } else {
+        if (defaulted++ == 0) firstDefault = next->text + " at " + where(next->range);
+        nondets.push_back(0);
+      }
+      continue;
+    }
+    size_t returns = follow.size() - 1;
+    bool followed = nextWaypoint == returns;
+    bool determined = defaulted == 0 && rr.uninitialisedReads == 0;
+    std::string defaults =
+        defaulted == 0 ? std::string()
+                       : " (" + std::to_string(defaulted) + " value(s) the witness leaves open were taken as 0, the first " +
+                             firstDefault + ")";
+    if (rr.outcome == result::ReplayOutcome::ReachedError) {
+      const result::ReplayStep& last = rr.steps.back();
+      const cfa::Edge& e = prog.functions[last.func].edges[last.edge];
+      if (followed && e.range.line == follow.back().line) {
+        out.witness = "confirmed";
+        out.verdict = "false";
+        out.notes.push_back("the run with the witness's values reaches the error at " + where(e.range) + " after " +
+                            std::to_string(rr.stepCount) + " steps" + defaults);
+        return;
+      }
+      out.witness = determined ? "rejected" : "unknown";
+      out.notes.push_back("the run reaches an error at " + where(e.range) + " after passing " +
+                          std::to_string(nextWaypoint) + " of the " + std::to_string(returns) +
+                          " function_return waypoints, not the target at line " + std::to_string(follow.back().line) +
+                          defaults);
+      return;
+    }
+    if (rr.outcome == result::ReplayOutcome::Terminated || rr.outcome == result::ReplayOutcome::Blocked) {
+      out.witness = determined ? "rejected" : "unknown";
+      out.notes.push_back("the run with the witness's values passes " + std::to_string(nextWaypoint) + " of the " +
+                          std::to_string(returns) + " function_return waypoints and ends without an error: " +
+                          result::outcomeName(rr.outcome) + (rr.message.empty() ? "" : " (" + rr.message + ")") +
+                          defaults);
+      return;
+    }
+    out.notes.push_back(std::string("the run stopped: ") + result::outcomeName(rr.outcome) +
+                        (rr.message.empty() ? "" : " (" + rr.message + ")"));
+    return;
+  }
+  out.notes.push_back("too many values");
+}
+
+// ------------------------------------------------------------------ correctness witnesses
+
+void validateCorrectness(const json& entry, const std::string& file, const std::string& source,
+                         frontend::DataModel dm, double timeoutS, Outcome& out) {
+  std::vector<LoopInv> invs;
+  const json& content = entry["content"];
+  if (!content.is_array()) {
+    out.notes.push_back("the invariant set has no content list");
+    return;
+  }
+  for (const json& item : content) {
+    const json inv = item.is_object() && item.contains("invariant") ? item["invariant"] : json();
+    if (!inv.is_object() || inv.value("type", "") != "loop_invariant" || inv.value("format", "c_expression") != "c_expression") {
+      out.notes.push_back("only loop_invariant entries in c_expression format are validated");
+      return;
+    }
+    const json loc = inv.contains("location") ? inv["location"] : json();
+    LoopInv v;
+    if (loc.is_object() && loc.contains("line") && loc["line"].is_number_integer()) v.line = loc["line"].get<uint32_t>();
+    if (loc.is_object() && loc.contains("column") && loc["column"].is_number_integer()) v.column = loc["column"].get<uint32_t>();
+    v.value = inv.value("value", "");
+    if (v.line == 0 || v.value.empty()) {
+      out.notes.push_back("an invariant without a line or a value");
+      return;
+    }
+    if (v.column == 0) {  // leftmost loop keyword on the line
+      std::string l;
+      size_t p = offsetOf(source, v.line, 1);
+      if (p != std::string::npos) l = source.substr(p, source.find('\n', p) - p);
+      size_t a = std::min(l.find("while"), l.find("for"));
+      v.column = a == std::string::npos ? 1 : static_cast<uint32_t>(a + 1);
+    }
+    invs.push_back(v);
+  }
+  // the check: a failing invariant is an error at its loop (the program's own error
+  // calls stay, so a `false` there shows the program itself is wrong)
+  std::string note;
+  const std::string decl = "extern void reach_error(void); extern void __VERIFIER_assume(int);\n";
+  // one invariant at a time may show up as failing (the search stops at the first
+  // error): drop it from the checked set and check the rest again
+  std::vector<LoopInv> checking = invs;
+  engine::VerifyRequest req;
+  req.file = file;
+  req.dataModel = dm;
+  req.timeoutS = timeoutS;
+  while (true) {
+    std::string checked = instrumentLoops(
+        source, checking,
+        [](size_t k, const std::string& v) {
+          return "(" + v + ") ? 0 : (reach_error() /*argus-inv-" + std::to_string(k) + "*/, 0)";
+        },
+        note);
+    if (checked.empty()) {
+      out.notes.push_back(note);
+      return;
+    }
+    // the declaration line before the program shifts every line by one (the frontend
+    // reports spelling lines, #line does not move them)
+    req.source = decl + checked;
+    req.algorithm = engine::Algorithm::Kind;
+    // where each check's error call is in the checked text (1-based line and column, as
+    // the counterexample reports them)
+    std::map<std::pair<uint32_t, uint32_t>, size_t> checkAt;
+    for (size_t k = 0; k < checking.size(); ++k) {
+      const std::string& text = *req.source;
+      size_t m = text.find("reach_error() /*argus-inv-" + std::to_string(k) + "*/");
+      if (m == std::string::npos) continue;
+      size_t lineStart = text.rfind('\n', m);
+      lineStart = lineStart == std::string::npos ? 0 : lineStart + 1;
+      uint32_t line = 1 + static_cast<uint32_t>(std::count(text.begin(), text.begin() + static_cast<long>(m), '\n'));
+      checkAt[{line, static_cast<uint32_t>(m - lineStart + 1)}] = k;
+    }
+    engine::VerifyOutcome r1 = engine::verify(req);
+    if (r1.inputError) {
+      // the witness's fault only if the same places take a plain `1`
+      std::vector<LoopInv> ones = checking;
+      for (LoopInv& v : ones) v.value = "1";
+      std::string plain = instrumentLoops(source, ones, [](size_t, const std::string& v) { return "(" + v + ") ? 0 : 0"; }, note);
+      frontend::FrontendOptions fo;
+      fo.dataModel = dm;
+      bool instrumentationParses = !plain.empty() && frontend::parseSource(plain, file, fo).ok();
+      out.notes.push_back(std::string("the program with the invariants checked does not parse") +
+                          (instrumentationParses ? " (an invariant is not a C expression over its loop's variables): "
+                                                 : " (nor with `1` for every invariant: this validator's instrumentation "
+                                                   "fails here): ") +
+                          r1.error);
+      if (instrumentationParses) out.witness = "rejected";
+      return;
+    }
+    if (r1.result.verdict == result::Verdict::False) {
+      const auto& steps = r1.result.counterexample->steps;
+      uint32_t line = steps.empty() || steps.back().line == 0 ? 0 : steps.back().line - 1;
+      auto at = steps.empty() ? checkAt.end() : checkAt.find({steps.back().line, steps.back().column});
+      auto bad = at == checkAt.end() ? checking.end() : checking.begin() + static_cast<long>(at->second);
+      out.witness = "rejected";
+      if (bad == checking.end()) {
+        out.verdict = "false";
+        out.notes.push_back("the program reaches an error at line " + std::to_string(line) +
+                            " (the witness claims it is correct)");
+        return;
+      }
+      out.failed.push_back({{"line", bad->line}, {"column", bad->column}, {"value", bad->value}});
+      out.notes.push_back("the invariant at line " + std::to_string(line) + " does not hold (an execution violates it)");
+      checking.erase(bad);
+      if (checking.empty()) return;
+      continue;
+    }
+    if (r1.result.verdict != result::Verdict::True) {
+      out.notes.push_back("the invariants could not all be checked: " + r1.result.reason);
+      if (!out.failed.empty()) out.witness = "rejected";
+      return;
+    }
+    break;
+  }
+  if (!out.failed.empty()) {
+    out.notes.push_back("the other " + std::to_string(checking.size()) + " invariant(s) hold");
+    return;
+  }
+  out.notes.push_back("every invariant holds at its loop (k-induction, with the program's own errors also unreachable)");
+  // strength: the invariants assumed, k-induction without its own invariant generator
+  std::string assumed = instrumentLoops(source, invs,
+                                   [](size_t, const std::string& v) { return "__VERIFIER_assume(" + v + "), 0"; }, note);
+  req.source = decl + assumed;
+  req.algorithm = engine::Algorithm::KindNoInv;
+  engine::VerifyOutcome r2 = engine::verify(req);
+  out.witness = "confirmed";
+  out.verdict = "true";
+  if (!r2.inputError && r2.result.verdict == result::Verdict::True)
+    out.notes.push_back("with them assumed, k-induction without generated invariants proves the program");
+  else
+    out.notes.push_back("with them assumed, k-induction without generated invariants does not prove the program (" +
+                        (r2.inputError ? r2.error : r2.result.reason) + "): the proof also needs invariants of its own");
+}
+
+}  // namespace
+
+int runValidate(const std::vector<std::string>& args) {
+  std::string witnessFile, file, format = "text";
+  frontend::DataModel dm = frontend::DataModel::LP64;
+  bool dmGiven = false;
+  double timeoutS = 30;
+  try {
+    for (size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      auto value = [&]() -> const std::string& {
+        if (i + 1 >= args.size()) throw std::invalid_argument("option " + a + " needs a value");
+        return args[++i];
+      };
+      if (a == "--help" || a == "-h") {
+        std::cout << kUsage;
+        return 0;
+      }
+      if (a == "--witness") witnessFile = value();
+      else if (a == "--data-model") {
+        dm = frontend::parseDataModel(value());
+        dmGiven = true;
+      } else if (a == "--timeout") timeoutS = std::stod(value());
+      else if (a == "--format") {
+        format = value();
+        if (format != "text" && format != "json") throw std::invalid_argument("bad --format '" + format + "'");
+      } else if (!a.empty() && a[0] == '-') throw std::invalid_argument("unknown option '" + a + "'");
+      else if (file.empty()) file = a;
+      else throw std::invalid_argument("more than one input file");
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "argus validate: " << e.what() << "\n" << kUsage;
+    return 2;
+  }
+  if (witnessFile.empty() || file.empty()) {
+    std::cerr << "argus validate: needs --witness W.yml and a C file\n" << kUsage;
+    return 2;
+  }
+  bool ok1 = false, ok2 = false;
+  std::string wtext = readFile(witnessFile, ok1), source = readFile(file, ok2);
+  if (!ok1 || !ok2) {
+    std::cerr << "argus validate: cannot read " << (!ok1 ? witnessFile : file) << "\n";
+    return 2;
+  }
+  Outcome out;
+  json doc;
+  try {
+    doc = result::parseYamlSubset(wtext);
+  } catch (const std::exception& e) {
+    out.notes.push_back(std::string("the witness is not YAML this validator reads: ") + e.what());
+  }
+  if (out.notes.empty() && (!doc.is_array() || doc.empty() || !doc[0].is_object())) out.notes.push_back("the witness is not a list of entries");
+  if (out.notes.empty()) {
+    const json& entry = doc[0];
+    out.type = entry.value("entry_type", "");
+    const json meta = entry.contains("metadata") ? entry["metadata"] : json();
+    const json task = meta.is_object() && meta.contains("task") ? meta["task"] : json();
+    std::string hash = support::sha256Hex(source);
+    if (task.is_object() && task.contains("input_file_hashes") && task["input_file_hashes"].is_object()) {
+      for (const auto& [f, h] : task["input_file_hashes"].items())
+        if (baseName(f) == baseName(file) && h.is_string() && h.get<std::string>() != hash)
+          out.notes.push_back("the witness's hash of " + f + " is not this file's (" + hash + "); validating anyway");
+    }
+    if (!dmGiven && task.is_object() && task.value("data_model", "") == "ILP32") dm = frontend::DataModel::ILP32;
+    if (doc.size() > 1) out.notes.push_back("only the first of " + std::to_string(doc.size()) + " entries is validated");
+    if (out.type == "violation_sequence") validateViolation(entry, file, source, dm, out);
+    else if (out.type == "invariant_set") validateCorrectness(entry, file, source, dm, timeoutS, out);
+    else out.notes.push_back("entry type '" + out.type + "' is outside this validator");
+  }
+  if (format == "json") {
+    json j = {{"witness", out.witness}, {"verdict", out.verdict}, {"entry_type", out.type}, {"notes", out.notes}};
+    if (out.type == "invariant_set") j["failed_invariants"] = out.failed;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    for (const std::string& n : out.notes) std::cout << n << "\n";
+    for (const json& f : out.failed)
+      std::cout << "failed invariant at line " << f["line"] << ": " << f["value"].get<std::string>() << "\n";
+    std::cout << "WITNESS: " << out.witness << "\nVERDICT: " << out.verdict << "\n";
+  }
+  return 0;
+}
+
+}  // namespace argus::cli
