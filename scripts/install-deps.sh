@@ -45,6 +45,7 @@ case "$PROFILE" in
       redis-server                                         # the Redis the team-service tests start on a loopback port (tests/e2e/redis.test.mjs)
       gcc-multilib                                         # native confirmation of ILP32 counterexamples (cc -m32; server/argus/native_check.cpp)
       csmith libcsmith-dev                                 # differential soundness suite (scripts/differential.sh); -dev has csmith.h/safe_math.h
+      python3-matplotlib                                   # benchmark plots: scripts/bench-plot.py, argus bench --plot (tests/cli/bench-plot.sh)
       chromium ripgrep libkrb5-dev                         # VS Code extension e2e test: headless browser, code-server's install (scripts/install-code-server.sh)
     )
     # Node.js + npm for the argusd end-to-end tests (node --test); only if node is absent

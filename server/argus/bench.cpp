@@ -2,6 +2,8 @@
 // process pool, verdict evaluation and reports live in bench_*.cpp.
 #include "bench.h"
 
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -47,6 +49,8 @@ const char* kUsage =
     "                     code flow) and every unknown task's condition (a note)\n"
     "  --witness-dir DIR  also an SV-COMP witness (format 2.0) per decided task:\n"
     "                     DIR/<task id, / as __>.yml (verify --witness-out)\n"
+    "  --plot DIR         at the end, quantile plot of the results (PNG and SVG) into DIR\n"
+    "                     via scripts/bench-plot.py (python3-matplotlib; a warning if missing)\n"
     "  --out FILE         results file (default results.json), rewritten after each\n"
     "                     task with \"in_progress\": true until the run ends\n"
     "  --filter TEXT      only tasks whose id contains TEXT (repeatable: any matches)\n"
@@ -65,6 +69,7 @@ struct Options {
   std::string out = "results.json";
   std::optional<std::string> sarif;  // also write a SARIF 2.1.0 log of every task
   std::optional<std::string> witnessDir;  // also an SV-COMP witness per decided task
+  std::optional<std::string> plotDir;     // quantile plot of the results at the end (bench-plot.py)
   std::vector<std::string> filters;
   std::optional<long> limit;
   double grace = 10;
@@ -127,7 +132,7 @@ std::string parseOptions(const std::vector<std::string>& args, Options& o) {
       a = a.substr(0, eq);
     }
     static const char* known[] = {"--algorithm", "--refiner", "--solver", "--timeout", "--memory-mb", "--jobs",
-                                  "-j",          "--out",     "--filter", "--limit",   "--grace",     "--chain", "--sarif", "--witness-dir",
+                                  "-j",          "--out",     "--filter", "--limit",   "--grace",     "--chain", "--sarif", "--witness-dir", "--plot",
                                   "--abstraction", "--abstraction-formulas"};
     if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return a == k; }) ==
         std::end(known))
@@ -178,6 +183,9 @@ std::string parseOptions(const std::vector<std::string>& args, Options& o) {
     } else if (a == "--witness-dir") {
       if (v.empty()) return "empty --witness-dir";
       o.witnessDir = v;
+    } else if (a == "--plot") {
+      if (v.empty()) return "empty --plot";
+      o.plotDir = v;
     } else if (a == "--filter") {
       o.filters.push_back(v);
     } else if (a == "--limit") {
@@ -194,6 +202,63 @@ std::string formatSeconds(double s) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%g", s);
   return buf;
+}
+
+// scripts/bench-plot.py: installed beside the executable (<prefix>/share/argus/scripts),
+// in the source tree the build directory sits in (build/argus -> scripts/), or in the
+// source tree this executable was built from.
+std::string findPlotScript(const std::string& argusExe) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> candidates;
+  if (const char* env = std::getenv("ARGUS_BENCH_PLOT"); env && *env) return env;
+  std::error_code ec;
+  fs::path dir = fs::path(argusExe).parent_path();
+  if (!dir.empty()) {
+    candidates.push_back(dir / "../share/argus/scripts/bench-plot.py");
+    candidates.push_back(dir / "scripts/bench-plot.py");
+    candidates.push_back(dir / "../scripts/bench-plot.py");
+  }
+#ifdef ARGUS_SOURCE_DIR
+  candidates.push_back(fs::path(ARGUS_SOURCE_DIR) / "scripts/bench-plot.py");
+#endif
+  for (const fs::path& c : candidates)
+    if (fs::is_regular_file(c, ec)) return fs::weakly_canonical(c, ec).string();
+  return "";
+}
+
+// Runs `python3 bench-plot.py RESULTS --out DIR`. A missing python3, matplotlib or script
+// is a warning: the bench's results are already written and stay valid.
+void drawPlots(const std::string& argusExe, const std::string& results, const std::string& dir) {
+  const std::string script = findPlotScript(argusExe);
+  if (script.empty()) {
+    std::cerr << "argus bench: warning: scripts/bench-plot.py not found (set ARGUS_BENCH_PLOT); no plots drawn\n";
+    return;
+  }
+  std::vector<std::string> args{"python3", script, results, "--out", dir};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  pid_t pid = 0;
+  if (int e = posix_spawnp(&pid, "python3", nullptr, nullptr, argv.data(), environ); e != 0) {
+    std::cerr << "argus bench: warning: cannot run python3 (" << std::strerror(e)
+              << "); install python3 and python3-matplotlib for --plot; no plots drawn\n";
+    return;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    std::cerr << "argus bench: plots written to " << dir << "\n";
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+    std::cerr << "argus bench: warning: python3-matplotlib is missing (apt-get install python3-matplotlib); "
+                 "no plots drawn\n";
+  } else {
+    std::cerr << "argus bench: warning: " << script << " failed ("
+              << (WIFEXITED(status) ? "exit code " + std::to_string(WEXITSTATUS(status))
+                                    : "signal " + std::to_string(WTERMSIG(status)))
+              << "); no plots drawn\n";
+  }
 }
 
 volatile std::sig_atomic_t gStop = 0;
@@ -394,6 +459,7 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
     }
     std::cerr << "argus bench: SARIF written to " << *opt.sarif << "\n";
   }
+  if (opt.plotDir) drawPlots(argusExe, opt.out, *opt.plotDir);
   return rc;
 }
 
