@@ -95,6 +95,7 @@ def quantile_plot(plt, runs, labels, out_dir):
     if timeouts:
         ax.set_ylim(top=max(timeouts) * 2)
     ax.set_xlim(0, most + 1)
+    ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
     ax.set_xlabel("n-th fastest correctly solved task")
     ax.set_ylabel("CPU time (s)")
     ax.set_title("Quantile plot: CPU time of correctly solved tasks")

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include "bench_manifest.h"
@@ -51,6 +52,9 @@ const char* kUsage =
     "                     DIR/<task id, / as __>.yml (verify --witness-out)\n"
     "  --plot DIR         at the end, quantile plot of the results (PNG and SVG) into DIR\n"
     "                     via scripts/bench-plot.py (python3-matplotlib; a warning if missing)\n"
+    "  --html FILE        at the end, one self-contained HTML page of the run: summary,\n"
+    "                     quantile plot, one row per task with its counterexample or\n"
+    "                     condition, filters (scripts/bench-html.py; a warning if missing)\n"
     "  --out FILE         results file (default results.json), rewritten after each\n"
     "                     task with \"in_progress\": true until the run ends\n"
     "  --filter TEXT      only tasks whose id contains TEXT (repeatable: any matches)\n"
@@ -70,6 +74,7 @@ struct Options {
   std::optional<std::string> sarif;  // also write a SARIF 2.1.0 log of every task
   std::optional<std::string> witnessDir;  // also an SV-COMP witness per decided task
   std::optional<std::string> plotDir;     // quantile plot of the results at the end (bench-plot.py)
+  std::optional<std::string> html;        // HTML report of the run at the end (bench-html.py)
   std::vector<std::string> filters;
   std::optional<long> limit;
   double grace = 10;
@@ -132,7 +137,7 @@ std::string parseOptions(const std::vector<std::string>& args, Options& o) {
       a = a.substr(0, eq);
     }
     static const char* known[] = {"--algorithm", "--refiner", "--solver", "--timeout", "--memory-mb", "--jobs",
-                                  "-j",          "--out",     "--filter", "--limit",   "--grace",     "--chain", "--sarif", "--witness-dir", "--plot",
+                                  "-j",          "--out",     "--filter", "--limit",   "--grace",     "--chain", "--sarif", "--witness-dir", "--plot", "--html",
                                   "--abstraction", "--abstraction-formulas"};
     if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return a == k; }) ==
         std::end(known))
@@ -183,6 +188,9 @@ std::string parseOptions(const std::vector<std::string>& args, Options& o) {
     } else if (a == "--witness-dir") {
       if (v.empty()) return "empty --witness-dir";
       o.witnessDir = v;
+    } else if (a == "--html") {
+      if (v.empty()) return "empty --html";
+      o.html = v;
     } else if (a == "--plot") {
       if (v.empty()) return "empty --plot";
       o.plotDir = v;
@@ -207,34 +215,36 @@ std::string formatSeconds(double s) {
 // scripts/bench-plot.py: installed beside the executable (<prefix>/share/argus/scripts),
 // in the source tree the build directory sits in (build/argus -> scripts/), or in the
 // source tree this executable was built from.
-std::string findPlotScript(const std::string& argusExe) {
+std::string findScript(const std::string& argusExe, const std::string& name) {
   namespace fs = std::filesystem;
   std::vector<fs::path> candidates;
-  if (const char* env = std::getenv("ARGUS_BENCH_PLOT"); env && *env) return env;
+  if (const char* env = std::getenv("ARGUS_BENCH_PLOT"); env && *env && name == "bench-plot.py") return env;
   std::error_code ec;
   fs::path dir = fs::path(argusExe).parent_path();
   if (!dir.empty()) {
-    candidates.push_back(dir / "../share/argus/scripts/bench-plot.py");
-    candidates.push_back(dir / "scripts/bench-plot.py");
-    candidates.push_back(dir / "../scripts/bench-plot.py");
+    candidates.push_back(dir / "../share/argus/scripts" / name);
+    candidates.push_back(dir / "scripts" / name);
+    candidates.push_back(dir / "../scripts" / name);
   }
 #ifdef ARGUS_SOURCE_DIR
-  candidates.push_back(fs::path(ARGUS_SOURCE_DIR) / "scripts/bench-plot.py");
+  candidates.push_back(fs::path(ARGUS_SOURCE_DIR) / "scripts" / name);
 #endif
   for (const fs::path& c : candidates)
     if (fs::is_regular_file(c, ec)) return fs::weakly_canonical(c, ec).string();
   return "";
 }
 
-// Runs `python3 bench-plot.py RESULTS --out DIR`. A missing python3, matplotlib or script
-// is a warning: the bench's results are already written and stay valid.
-void drawPlots(const std::string& argusExe, const std::string& results, const std::string& dir) {
-  const std::string script = findPlotScript(argusExe);
+// Runs `python3 SCRIPT RESULTS --out OUT` (bench-plot.py, bench-html.py). A missing
+// python3, matplotlib or script is a warning: the bench's results are already written
+// and stay valid.
+void runReportScript(const std::string& argusExe, const std::string& name, const std::string& results,
+                     const std::string& out, const std::string& what) {
+  const std::string script = findScript(argusExe, name);
   if (script.empty()) {
-    std::cerr << "argus bench: warning: scripts/bench-plot.py not found (set ARGUS_BENCH_PLOT); no plots drawn\n";
+    std::cerr << "argus bench: warning: scripts/" << name << " not found; no " << what << " written\n";
     return;
   }
-  std::vector<std::string> args{"python3", script, results, "--out", dir};
+  std::vector<std::string> args{"python3", script, results, "--out", out};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -242,22 +252,22 @@ void drawPlots(const std::string& argusExe, const std::string& results, const st
   pid_t pid = 0;
   if (int e = posix_spawnp(&pid, "python3", nullptr, nullptr, argv.data(), environ); e != 0) {
     std::cerr << "argus bench: warning: cannot run python3 (" << std::strerror(e)
-              << "); install python3 and python3-matplotlib for --plot; no plots drawn\n";
+              << "); install python3 and python3-matplotlib; no " << what << " written\n";
     return;
   }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-    std::cerr << "argus bench: plots written to " << dir << "\n";
+    std::cerr << "argus bench: " << what << " written to " << out << "\n";
   } else if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
     std::cerr << "argus bench: warning: python3-matplotlib is missing (apt-get install python3-matplotlib); "
-                 "no plots drawn\n";
+                 "no " << what << " written\n";
   } else {
     std::cerr << "argus bench: warning: " << script << " failed ("
               << (WIFEXITED(status) ? "exit code " + std::to_string(WEXITSTATUS(status))
                                     : "signal " + std::to_string(WTERMSIG(status)))
-              << "); no plots drawn\n";
+              << "); no " << what << " written\n";
   }
 }
 
@@ -405,7 +415,7 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
     r.cls = classify(r.outcome.verdict, r.task->expectedSafe, r.task->expectedViolation, r.outcome.violatedProperty);
     // what the bench decided counts: no witness for a task it did not take as decided
     if (opt.witnessDir && r.outcome.verdict == Verdict::Unknown) std::remove(witnessFiles[i].c_str());
-    if (opt.sarif) {
+    if (opt.sarif || opt.html) {
       nlohmann::json j = nlohmann::json::parse(child.out, nullptr, false);
       // what the bench decided counts (a timeout kill leaves no JSON, a bad exit code voids it)
       if (!j.is_object() || r.outcome.verdict == Verdict::Unknown) {
@@ -459,7 +469,25 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
     }
     std::cerr << "argus bench: SARIF written to " << *opt.sarif << "\n";
   }
-  if (opt.plotDir) drawPlots(argusExe, opt.out, *opt.plotDir);
+  if (opt.plotDir) runReportScript(argusExe, "bench-plot.py", opt.out, *opt.plotDir, "plots");
+  if (opt.html) {
+    // the results with each task's counterexample (the results file keeps none)
+    nlohmann::json data = resultsJson(info, results);
+    std::map<std::string, const nlohmann::json*> byId;
+    for (std::size_t i = 0; i < results.size(); ++i)
+      if (results[i].done && verifierJson[i].is_object() && verifierJson[i].contains("counterexample"))
+        byId[results[i].task->id] = &verifierJson[i]["counterexample"];
+    for (nlohmann::json& t : data["tasks"])
+      if (auto it = byId.find(t.value("task", "")); it != byId.end() && t.value("verdict", "") == "false")
+        t["counterexample"] = *it->second;
+    const std::string dataFile = *opt.html + ".data.json";
+    if (!writeResults(dataFile, data)) {
+      std::cerr << "argus bench: cannot write " << dataFile << "\n";
+      return 1;
+    }
+    runReportScript(argusExe, "bench-html.py", dataFile, *opt.html, "HTML report");
+    std::remove(dataFile.c_str());
+  }
   return rc;
 }
 
