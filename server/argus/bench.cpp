@@ -250,7 +250,13 @@ void runReportScript(const std::string& argusExe, const std::string& name, const
   argv.push_back(nullptr);
   std::cout.flush();
   pid_t pid = 0;
-  if (int e = posix_spawnp(&pid, "python3", nullptr, nullptr, argv.data(), environ); e != 0) {
+  // the script's list of written files goes to stderr: stdout stays the summary table
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
+  int e = posix_spawnp(&pid, "python3", &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (e != 0) {
     std::cerr << "argus bench: warning: cannot run python3 (" << std::strerror(e)
               << "); install python3 and python3-matplotlib; no " << what << " written\n";
     return;
