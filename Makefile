@@ -21,7 +21,8 @@ demo: build
 e2e-deps:
 	@if [ ! -d tests/e2e/node_modules ]; then cd tests/e2e && npm ci --no-audit --no-fund; fi
 
-test: build e2e-deps
+# vscode-deps: the extension's tests and the bench HTML report's browser test (playwright-core)
+test: build e2e-deps vscode-deps
 	@cd $(BUILD) && ARGUS_SHARED=$(SHARED) ctest --output-on-failure -j $(JOBS)
 
 bench: build
