@@ -280,3 +280,43 @@ export function diagnosticFunction(data: unknown, message: string): string | und
   const m = /entry '([^']+)'/.exec(message) ?? /'([^']+)'/.exec(message);
   return m ? m[1] : undefined;
 }
+
+// What of the status tree must be redrawn since the last snapshot. Redrawing a node makes
+// VS Code drop the node's click command and register a new one; a click that lands in
+// between finds no command ("Actual command not found"). So only nodes whose text changed
+// are redrawn: a running function's clock ticks without touching its finished siblings.
+// A snapshot is the tree as it would be drawn: files in order, each with a signature of
+// its own row and its functions' keys and row signatures in order.
+export interface TreeSnapshot {
+  files: { uri: string; sig: string; children: { key: string; sig: string }[] }[];
+}
+export type TreeChanges = { all: true } | { all: false; files: string[]; functions: string[] };
+
+export class TreeDiffer {
+  private order: string | undefined;
+  private files = new Map<string, { sig: string; childOrder: string; children: Map<string, string> }>();
+
+  // Everything is redrawn at the next diff (after the tree was cleared or rebuilt).
+  reset(): void { this.order = undefined; this.files.clear(); }
+
+  diff(s: TreeSnapshot): TreeChanges {
+    const order = s.files.map(f => f.uri).join('\n');
+    const next = new Map<string, { sig: string; childOrder: string; children: Map<string, string> }>();
+    for (const f of s.files)
+      next.set(f.uri, { sig: f.sig, childOrder: f.children.map(c => c.key).join('\n'), children: new Map(f.children.map(c => [c.key, c.sig])) });
+    const all = this.order === undefined || this.order !== order;
+    const files: string[] = [];
+    const functions: string[] = [];
+    if (!all) {
+      for (const [uri, f] of next) {
+        const old = this.files.get(uri)!;
+        // a file row redrawn redraws its children too: their own changes are covered
+        if (old.sig !== f.sig || old.childOrder !== f.childOrder) { files.push(uri); continue; }
+        for (const [key, sig] of f.children) if (old.children.get(key) !== sig) functions.push(key);
+      }
+    }
+    this.order = order;
+    this.files = next;
+    return all ? { all: true } : { all: false, files, functions };
+  }
+}

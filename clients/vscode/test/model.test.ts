@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import {
   StatusStore, Trace, conditionText, describe, diagnosticFunction, formatValues, parseHostPort, resolveServerPath,
-  serverConfig, stateLabel, stepPath, FunctionStatus, Counterexample,
+  serverConfig, stateLabel, stepPath, FunctionStatus, Counterexample, TreeDiffer,
 } from '../src/model';
 
 const U = 'file:///w/a.c';
@@ -140,4 +140,29 @@ test('the function of an argus diagnostic', () => {
   assert.equal(diagnosticFunction({ function: 'swap', state: 'violated' }, ''), 'swap');
   assert.equal(diagnosticFunction(undefined, "error reachable from entry 'main' (initial state): reach_error()"), 'main');
   assert.equal(diagnosticFunction(undefined, "argus: 'g' verified for loops unrolled ≤ 3 times"), 'g');
+});
+
+test('the status tree redraws only the rows whose text changed', () => {
+  const d = new TreeDiffer();
+  const snap = (rows: Record<string, [string, [string, string][]]>) =>
+    ({ files: Object.entries(rows).map(([uri, [sig, ch]]) => ({ uri, sig, children: ch.map(([key, s]) => ({ key, sig: s })) })) });
+  assert.deepEqual(d.diff(snap({ a: ['1 running', [['a#f', 'running 1.0 s'], ['a#main', 'counterexample']]] })), { all: true });
+  // the running clock ticks: that row only, not its finished sibling
+  assert.deepEqual(d.diff(snap({ a: ['1 running', [['a#f', 'running 2.0 s'], ['a#main', 'counterexample']]] })),
+    { all: false, files: [], functions: ['a#f'] });
+  // nothing changed: nothing redrawn
+  assert.deepEqual(d.diff(snap({ a: ['1 running', [['a#f', 'running 2.0 s'], ['a#main', 'counterexample']]] })),
+    { all: false, files: [], functions: [] });
+  // the file's counts change: the file row (and with it its children)
+  assert.deepEqual(d.diff(snap({ a: ['1 verified', [['a#f', 'verified'], ['a#main', 'counterexample']]] })),
+    { all: false, files: ['a'], functions: [] });
+  // a second file: the whole tree; then a change in one file leaves the other alone
+  assert.deepEqual(d.diff(snap({ a: ['1 verified', [['a#f', 'verified']]], b: ['1 queued', [['b#g', 'queued']]] })), { all: true });
+  assert.deepEqual(d.diff(snap({ a: ['1 verified', [['a#f', 'verified']]], b: ['1 queued', [['b#g', 'queued (x)']]] })),
+    { all: false, files: [], functions: ['b#g'] });
+  // a function appears: its file's children are re-read
+  assert.deepEqual(d.diff(snap({ a: ['1 verified', [['a#f', 'verified'], ['a#h', 'queued']]], b: ['1 queued', [['b#g', 'queued (x)']]] })),
+    { all: false, files: ['a'], functions: [] });
+  d.reset();
+  assert.deepEqual(d.diff(snap({ a: ['x', []] })), { all: true });
 });
