@@ -45,6 +45,10 @@ enum class VarKind : uint8_t { Global, Local, Param, Temp, Return, Address };
 // (FrontendOptions::linkMode) for cfa::link (core/cfa/link.h); None otherwise.
 enum class Linkage : uint8_t { None, Internal, External };
 
+// How a value is shown to a person (counterexample steps): an integer (its sign from
+// isSigned / storeSigned), an address, or the bit image of a float/double.
+enum class ValueShape : uint8_t { Integer, Pointer, Float };
+
 struct Variable {
   std::string name;       // unique in the program, e.g. "main::i", "g", "main::tmp3"
   std::string cName;      // the C identifier (for counterexamples), "" for temporaries
@@ -53,6 +57,7 @@ struct Variable {
   VarKind kind = VarKind::Local;
   FuncId func = kNoFunc;  // owner (kNoFunc for globals)
   Linkage linkage = Linkage::None;  // globals, link mode only
+  ValueShape shape = ValueShape::Integer;  // of the C value (Address variables: Pointer)
 };
 
 enum class EdgeKind : uint8_t {
@@ -116,6 +121,11 @@ struct Edge {
   // `args` say what the interpreter must find violated when it takes the edge.
   std::string property;
   CheckKind check = CheckKind::None;
+  // Store: the C type of the lvalue written (how the value is shown in a trace).
+  ValueShape storeShape = ValueShape::Integer;
+  bool storeSigned = false;
+  // Alloc of a declared array: the size of one element (a trace shows `buf[3]`), else 0.
+  uint64_t elemBytes = 0;
 };
 
 struct Location {

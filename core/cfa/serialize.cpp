@@ -9,7 +9,8 @@ namespace argus::cfa {
 namespace {
 
 constexpr std::string_view kMagic = "ARGUSCFA";
-constexpr uint64_t kFormat = 4;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check
+constexpr uint64_t kFormat = 5;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
+                                  // 5: value shapes (Variable::shape, Edge::storeShape/storeSigned/elemBytes)
 
 struct Out {
   std::string bytes;
@@ -45,6 +46,7 @@ class Serializer {
       body_.u(static_cast<uint64_t>(v.kind));
       body_.u(v.func);
       body_.u(static_cast<uint64_t>(v.linkage));
+      body_.u(static_cast<uint64_t>(v.shape));
     }
     body_.u(p.funcByName.size());
     for (const auto& [name, id] : p.funcByName) {
@@ -161,6 +163,9 @@ class Serializer {
       str(e.nondetFunction);
       str(e.property);
       body_.u(static_cast<uint64_t>(e.check));
+      body_.u(static_cast<uint64_t>(e.storeShape));
+      body_.u(e.storeSigned);
+      body_.u(e.elemBytes);
     }
     body_.u(f.entry);
     body_.u(f.exit);
@@ -212,6 +217,7 @@ class Deserializer {
       v.kind = static_cast<VarKind>(small(static_cast<uint64_t>(VarKind::Address)));
       v.func = u32();
       v.linkage = static_cast<Linkage>(small(static_cast<uint64_t>(Linkage::External)));
+      v.shape = static_cast<ValueShape>(small(static_cast<uint64_t>(ValueShape::Float)));
       p->vars.push_back(std::move(v));
     }
     for (uint64_t i = 0, n = count(); i < n; ++i) {
@@ -368,6 +374,9 @@ class Deserializer {
       e.nondetFunction = str();
       e.property = str();
       e.check = static_cast<CheckKind>(small(static_cast<uint64_t>(CheckKind::ShiftUnsigned)));
+      e.storeShape = static_cast<ValueShape>(small(static_cast<uint64_t>(ValueShape::Float)));
+      e.storeSigned = u() != 0;
+      e.elemBytes = u();
       if (e.from >= nLocs || e.to >= nLocs) fail("edge between missing locations");
       f.edges.push_back(std::move(e));
     }

@@ -123,6 +123,8 @@ public:
   uint32_t widthOf(clang::QualType t) const;     // bits
   uint64_t sizeOf(clang::QualType t) const;      // bytes (0 for incomplete/VLA)
   bool isSignedT(clang::QualType t) const;
+  // How a value of type t is shown in a trace (pointer, float bit image, integer).
+  cfa::ValueShape shapeOf(clang::QualType t) const;
 
   // CFA building
   cfa::LocId newLoc();

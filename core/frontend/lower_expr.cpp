@@ -68,6 +68,8 @@ void Lowerer::store(const LValue& lv, ExprPtr v) {
   e.addr = lv.addr;
   e.value = v;
   e.bytes = v->width / 8;
+  e.storeShape = shapeOf(lv.type);
+  e.storeSigned = !lv.type.isNull() && e.storeShape == cfa::ValueShape::Integer && isSignedT(lv.type);
   emit(std::move(e));
 }
 

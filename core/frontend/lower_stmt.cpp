@@ -167,6 +167,14 @@ bool Lowerer::isFloating(QualType t) const {
   return (t->isRealFloatingType() || t->isAnyComplexType()) && !isFloatT(t);
 }
 
+cfa::ValueShape Lowerer::shapeOf(QualType t) const {
+  if (t.isNull()) return cfa::ValueShape::Integer;
+  t = stripAtomic(t);
+  if (t->isPointerType() || t->isArrayType() || t->isFunctionType() || t->isNullPtrType()) return cfa::ValueShape::Pointer;
+  if (isFloatT(t)) return cfa::ValueShape::Float;
+  return cfa::ValueShape::Integer;
+}
+
 std::string Lowerer::floatTypeName(QualType t) const {
   t = stripAtomic(t);
   std::string n = t.getUnqualifiedType().getAsString();
@@ -346,9 +354,11 @@ Lowerer::VarRef& Lowerer::varFor(const VarDecl* vd) {
     v.width = ptrWidth;
     v.isSigned = false;
     v.kind = cfa::VarKind::Address;
+    v.shape = cfa::ValueShape::Pointer;
   } else {
     v.width = widthOf(t);
     v.isSigned = isSignedT(t);
+    v.shape = shapeOf(t);
   }
   ref.reg = prog.addVar(std::move(v));
   return vars.emplace(vd, ref).first->second;
@@ -476,8 +486,10 @@ void Lowerer::declareSignature(const FunctionDecl* fd) {
     if (isScalar(rt) && widthOf(rt) <= 64) {
       v.width = widthOf(rt);
       v.isSigned = isSignedT(rt);
+      v.shape = shapeOf(rt);
     } else {
       v.width = ptrWidth;  // aggregates are returned by address
+      v.shape = cfa::ValueShape::Pointer;
     }
     fn->retVar = prog.addVar(std::move(v));
   }
@@ -491,6 +503,7 @@ void Lowerer::declareSignature(const FunctionDecl* fd) {
     bool aggregate = !isScalar(t) || widthOf(t) > 64 || isFloating(t);
     in.width = aggregate ? ptrWidth : widthOf(t);
     in.isSigned = !aggregate && isSignedT(t);
+    in.shape = aggregate ? cfa::ValueShape::Pointer : shapeOf(t);
     fn->params.push_back(prog.addVar(std::move(in)));
   }
   fn = nullptr;
@@ -934,6 +947,7 @@ void Lowerer::lowerDecl(const VarDecl* vd) {
   a.size = size;
   a.zeroInit = init != nullptr && !isScalar(t);
   a.text = "declare " + vd->getNameAsString();
+  if (const clang::ConstantArrayType* cat = ctx.getAsConstantArrayType(t)) a.elemBytes = sizeOf(cat->getElementType());
   emit(std::move(a));
   if (init) initObject(Expr::mkVar(ref.reg, ptrWidth), t, init, !isScalar(t));
 }
@@ -1067,6 +1081,7 @@ void Lowerer::buildInit(bool nondet) {
     a.zeroInit = !nondet;
     a.range = rangeOfDecl(vd);
     a.text = "global " + vd->getNameAsString();
+    if (const clang::ConstantArrayType* cat = ctx.getAsConstantArrayType(t)) a.elemBytes = sizeOf(cat->getElementType());
     emit(std::move(a));
     endPart({ref.reg});
   }

@@ -543,6 +543,7 @@ ReplayResult Interpreter::run(FuncId entry) {
         case EdgeKind::Blank:
         case EdgeKind::Assume:
         case EdgeKind::Free:
+          if (e.addr) step.freed = eval(e.addr) & amask_;
           fr.loc = e.to;
           break;
         case EdgeKind::Assign: {
@@ -565,6 +566,7 @@ ReplayResult Interpreter::run(FuncId entry) {
         case EdgeKind::Alloc: {
           uint64_t size = eval(e.size) & amask_;
           uint64_t base = brk_;
+          step.allocSize = size;
           uint64_t inc = ((size == 0 ? 1 : size) + 7) & ~uint64_t{7} & amask_;
           brk_ = (brk_ + inc) & amask_;
           if (e.zeroInit) mem_.zero(base, size);

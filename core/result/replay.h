@@ -73,6 +73,8 @@ struct ReplayStep {
   // callee's parameters; for a Return the caller's lhs (its value after the call).
   std::vector<std::pair<cfa::VarId, uint64_t>> assigned;
   std::optional<std::pair<uint64_t, uint64_t>> stored;  // (address, value) for a Store
+  std::optional<uint64_t> allocSize;                    // the size asked for, for an Alloc
+  std::optional<uint64_t> freed;                        // the address freed, for a Free
   uint32_t depth = 0;  // call depth of the frame executing the edge (entry/init: 0)
 };
 

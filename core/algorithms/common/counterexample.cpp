@@ -1,25 +1,128 @@
 #include "core/algorithms/common/counterexample.h"
 
 #include <algorithm>
+#include <cstring>
+#include <map>
 #include <string>
 
 namespace argus::algorithms {
 
-static std::string valueText(const cfa::Variable& v, uint64_t x) {
-  if (v.isSigned && v.width > 0 && v.width <= 64) {
-    uint64_t sign = uint64_t(1) << (v.width - 1);
+namespace {
+
+std::string hex(uint64_t x) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(x));
+  return buf;
+}
+
+std::string baseName(const std::string& file) {
+  auto slash = file.find_last_of('/');
+  return slash == std::string::npos ? file : file.substr(slash + 1);
+}
+
+// An integer of `width` bits as C prints it.
+std::string integerText(uint64_t x, uint32_t width, bool isSigned) {
+  if (isSigned && width > 0 && width <= 64) {
+    uint64_t sign = uint64_t(1) << (width - 1);
     if (x & sign) {
-      int64_t s = v.width == 64 ? static_cast<int64_t>(x) : static_cast<int64_t>(x | ~((sign << 1) - 1));
+      int64_t s = width == 64 ? static_cast<int64_t>(x) : static_cast<int64_t>(x | ~((sign << 1) - 1));
       return std::to_string(s);
     }
   }
-  if (v.kind == cfa::VarKind::Address || (!v.isSigned && v.width == 64 && x > 0xffffffffull)) {
-    char buf[32];
-    snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(x));
-    return buf;
-  }
+  if (!isSigned && width == 64 && x > 0xffffffffull) return hex(x);
   return std::to_string(x);
 }
+
+// The float or double whose IEEE 754 bit image x is.
+std::string floatText(uint64_t x, uint32_t width) {
+  char buf[64];
+  if (width == 32) {
+    uint32_t b = static_cast<uint32_t>(x);
+    float f;
+    std::memcpy(&f, &b, sizeof f);
+    snprintf(buf, sizeof buf, "%.9g", static_cast<double>(f));
+  } else if (width == 64) {
+    double d;
+    std::memcpy(&d, &x, sizeof d);
+    snprintf(buf, sizeof buf, "%.17g", d);
+  } else {
+    return hex(x);
+  }
+  return buf;
+}
+
+// The objects of the execution so far (addresses are never reused: a bump allocator),
+// so that addresses are shown as the C objects they point into: `&a`, `&buf[4]`,
+// `block from f.c:12 + 8`, `(freed) block from f.c:12`.
+class ObjectNames {
+ public:
+  void allocate(uint64_t base, uint64_t size, std::string name, uint64_t elemBytes, bool heap) {
+    objects_[base] = {base, size, std::move(name), elemBytes, heap, false};
+  }
+  void free(uint64_t addr) {
+    if (auto it = objects_.find(addr); it != objects_.end()) it->second.freed = true;
+  }
+
+  // A pointer value.
+  std::string pointer(uint64_t addr) const {
+    if (addr == 0) return "NULL";
+    const Object* o = find(addr, true);
+    if (!o) return hex(addr);
+    uint64_t off = addr - o->base;
+    std::string text;
+    if (o->heap) {
+      text = off == 0 ? o->name : o->name + " + " + std::to_string(off);
+    } else if (off == 0) {
+      text = "&" + o->name;
+    } else if (o->elemBytes > 0 && off % o->elemBytes == 0) {
+      text = "&" + o->name + "[" + std::to_string(off / o->elemBytes) + "]";
+    } else {
+      text = "(char *)&" + o->name + " + " + std::to_string(off);
+    }
+    return o->freed ? "(freed) " + text : text;
+  }
+
+  // The object written by a store of `bytes` bytes at addr ("" if none is known).
+  std::string lvalue(uint64_t addr, uint32_t bytes) const {
+    const Object* o = find(addr, false);
+    if (!o) return "";
+    uint64_t off = addr - o->base;
+    if (off == 0 && bytes == o->size) return o->name;
+    if (o->elemBytes > 0 && off % o->elemBytes == 0 && bytes == o->elemBytes)
+      return o->name + "[" + std::to_string(off / o->elemBytes) + "]";
+    return o->name + " (bytes " + std::to_string(off) + ".." + std::to_string(off + bytes - 1) + ")";
+  }
+
+ private:
+  struct Object {
+    uint64_t base, size;
+    std::string name;
+    uint64_t elemBytes;
+    bool heap, freed;
+  };
+  // the object containing addr (onePast: also the address just past its end)
+  const Object* find(uint64_t addr, bool onePast) const {
+    auto it = objects_.upper_bound(addr);
+    if (it == objects_.begin()) return nullptr;
+    --it;
+    const Object& o = it->second;
+    uint64_t end = o.base + std::max<uint64_t>(o.size, 1);
+    if (addr < end || (onePast && addr == o.base + o.size)) return &o;
+    return nullptr;
+  }
+  std::map<uint64_t, Object> objects_;
+};
+
+std::string valueText(const cfa::Variable& v, uint64_t x, const ObjectNames& objects) {
+  switch (v.shape) {
+    case cfa::ValueShape::Pointer: return objects.pointer(x);
+    case cfa::ValueShape::Float: return floatText(x, v.width);
+    case cfa::ValueShape::Integer: break;
+  }
+  return integerText(x, v.width, v.isSigned);
+}
+
+}  // namespace
 
 result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::FuncId entry,
                                                 const result::ReplayResult& run) {
@@ -54,8 +157,22 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
   }
   if (run.uninitialisedReads > 0)
     cex.uncontrolled.push_back(std::to_string(run.uninitialisedReads) + " read(s) of uninitialised memory");
+  ObjectNames objects;
   for (const result::ReplayStep& st : run.steps) {
     const cfa::Function& f = prog.functions[st.func];
+    {
+      const cfa::Edge& e = f.edges[st.edge];
+      if (e.kind == cfa::EdgeKind::Alloc && e.lhs && !st.assigned.empty()) {
+        const cfa::Variable& v = prog.vars[*e.lhs];
+        bool named = v.kind == cfa::VarKind::Address && !v.cName.empty();
+        std::string name = named ? v.cName
+                           : e.text == "string literal" ? "string literal at " + baseName(e.range.file) + ":" + std::to_string(e.range.line)
+                           : "block from " + baseName(e.range.file) + ":" + std::to_string(e.range.line);
+        objects.allocate(st.assigned.front().second, st.allocSize.value_or(0), std::move(name), e.elemBytes, !named);
+      } else if (e.kind == cfa::EdgeKind::Free && st.freed) {
+        objects.free(*st.freed);
+      }
+    }
     if (st.func == prog.initFunc || st.func == prog.initNondetFunc) {
       // the initialisation is shown only where it chose nondeterministic values
       if (st.assigned.empty() || f.edges[st.edge].kind != cfa::EdgeKind::Havoc) continue;
@@ -79,11 +196,19 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
       const cfa::Variable& v = prog.vars[vid];
       std::string name = v.cName.empty() ? (ts.nondet ? "nondet" : "") : v.cName;
       if (name.empty()) continue;  // compiler temporaries
-      ts.values.push_back({name, valueText(v, val)});
+      if (e.kind == cfa::EdgeKind::Alloc && v.kind == cfa::VarKind::Address) continue;  // "declare a" says it
+      ts.values.push_back({name, valueText(v, val, objects)});
     }
     if (e.kind == cfa::EdgeKind::Store && st.stored && ts.values.empty()) {
-      // show the stored value for memory writes
-      ts.values.push_back({"*" + std::to_string(st.stored->first), std::to_string(st.stored->second)});
+      // a memory write: the object written and the value in the C type written
+      auto [addr, value] = *st.stored;
+      uint32_t width = e.bytes * 8;
+      std::string where = objects.lvalue(addr, e.bytes);
+      if (where.empty()) where = "*" + objects.pointer(addr);
+      std::string shown = e.storeShape == cfa::ValueShape::Pointer ? objects.pointer(value)
+                          : e.storeShape == cfa::ValueShape::Float ? floatText(value, width)
+                                                                   : integerText(value, width, e.storeSigned);
+      ts.values.push_back({where, shown});
     }
     if (e.kind == cfa::EdgeKind::Assign && ts.values.empty() && e.text.empty()) continue;
     cex.steps.push_back(std::move(ts));
