@@ -283,7 +283,9 @@ public:
   std::set<const clang::Decl*> nullTested;  // parameters and fields tested against NULL
   void collectNullTests(clang::TranslationUnitDecl* tu);
   void buildEntryModel(const clang::FunctionDecl* fd);
-  int32_t entryObjectFor(clang::QualType pointee, unsigned depth, std::vector<cfa::EntryObject>& objs);
+  // root: a parameter's own object, made even beyond kEntryMaxObjects (only slots become null)
+  int32_t entryObjectFor(clang::QualType pointee, unsigned depth, std::vector<cfa::EntryObject>& objs,
+                         bool root = false);
   void entrySlots(clang::QualType t, uint64_t offset, unsigned depth, std::vector<cfa::EntryObject::Slot>& slots,
                   std::vector<cfa::EntryObject>& objs, const clang::FieldDecl* field = nullptr);
   void buildInit(bool nondet);

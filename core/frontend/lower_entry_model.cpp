@@ -9,7 +9,8 @@
 //  - the pointer slots inside such an object (struct fields, array elements up to
 //    kEntryArraySlots, a pointee that is itself a pointer) point to further fresh objects
 //    up to depth kEntryDepth (the parameter's own object is depth 1); beyond it they are
-//    null. At most kEntryMaxObjects objects per function; slots beyond that are null.
+//    null. At most kEntryMaxObjects objects per function; slots beyond that are null
+//    (every pointer parameter still gets its own object).
 //    Function pointers and pointers inside unions are left nondeterministic;
 //  - a parameter may be null only when the function itself tests it against NULL
 //    (`p == NULL`, `p != 0`, `!p`, `if (p)`, `p ? :`, `p && …`, assert(p)) or it is
@@ -85,8 +86,8 @@ void Lowerer::collectNullTests(TranslationUnitDecl* tu) {
       if (fd->doesThisDeclarationHaveABody() && !skipModelDecl(fd)) v.TraverseStmt(fd->getBody());
 }
 
-int32_t Lowerer::entryObjectFor(QualType pointee, unsigned depth, std::vector<cfa::EntryObject>& objs) {
-  if (objs.size() >= kEntryMaxObjects) return -1;
+int32_t Lowerer::entryObjectFor(QualType pointee, unsigned depth, std::vector<cfa::EntryObject>& objs, bool root) {
+  if (!root && objs.size() >= kEntryMaxObjects) return -1;
   pointee = pointee.getCanonicalType();
   auto idx = static_cast<int32_t>(objs.size());
   objs.emplace_back();
@@ -152,10 +153,10 @@ void Lowerer::buildEntryModel(const FunctionDecl* fd) {
       if (pt->getPointeeType()->isFunctionType()) continue;  // left as today: any target
       if (auto n = t->getNullability(ctx); n && *n == NullabilityKind::Nullable) params[i].nullable = true;
       if (nullTested.count(pd->getCanonicalDecl())) params[i].nullable = true;
-      params[i].object = entryObjectFor(pt->getPointeeType(), 1, objs);
+      params[i].object = entryObjectFor(pt->getPointeeType(), 1, objs, true);
       any = any || params[i].object >= 0;
     } else if (canon->isRecordType()) {
-      params[i].object = entryObjectFor(canon, 0, objs);  // by value: its fields are depth 1
+      params[i].object = entryObjectFor(canon, 0, objs, true);  // by value: its fields are depth 1
       any = any || params[i].object >= 0;
     }
   }

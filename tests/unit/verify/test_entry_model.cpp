@@ -104,6 +104,17 @@ TEST(EntryModel, PointerFieldsToDepthTwoThenNull) {
                Verdict::True);
 }
 
+TEST(EntryModel, ObjectBoundLeavesLaterParametersTheirOwnObjects) {
+  // the first parameter's 70 pointer fields exhaust the 64 objects: the rest are null,
+  // and q still points to a fresh object of its own
+  std::string fields;
+  for (int i = 0; i < 70; ++i) fields += " int *f" + std::to_string(i) + ";";
+  expectModels("struct Big {" + fields + " };\n"
+               "int f(struct Big *b, int *q) { *q = 1; if ((unsigned long)b->f69 != 0 || *q != 1 || (unsigned long)q == 0)\n"
+               "  reach_error(); b->f0[0] = 2; if (*q != 1) reach_error(); return 0; }\n",
+               "f", Verdict::True);
+}
+
 TEST(EntryModel, BuffersForCharAndVoidPointees) {
   // char*, void*: a 64-byte buffer each, separate
   expectModels("int f(char *a, void *b) { a[63] = 1; ((char*)b)[0] = 2; if (a[63] != 1) reach_error(); return 0; }\n",
