@@ -136,6 +136,37 @@ struct Location {
   SourceRange range;                // the C construct that starts here (loop heads: the loop)
 };
 
+// The entry model of a function's parameters (README "Entry models"), recorded by the
+// frontend from the C types and read by the engine's harness (core/cfa/entry_harness.h)
+// when the function is verified as its own entry. Pure data: no variable or function ids,
+// so slicing and linking copy it as it is.
+//
+// An EntryObject is one fresh object the harness allocates (nondeterministic contents):
+// `size` bytes, and at each of `pointers` a pointer slot the harness sets to a further
+// fresh object (`object` >= 0, an index into Function::entryObjects), or to null
+// (`object` < 0: beyond the depth bound, or a function pointer / union member the harness
+// leaves alone when `keep` is set). A slot that some code of the translation unit tests
+// against NULL is `nullable`: the harness lets it be null or the object.
+struct EntryObject {
+  struct Slot {
+    uint64_t offset = 0;
+    int32_t object = -1;
+    bool nullable = false;
+    bool keep = false;              // leave the slot's bytes nondeterministic
+  };
+  uint64_t size = 0;
+  std::vector<Slot> pointers;
+};
+// One per parameter of Function::params (empty: no parameter needs a model). A scalar
+// parameter has `object` < 0 and is left nondeterministic; a pointer parameter (or a
+// struct passed by value, whose register holds the address of its bytes) is set to the
+// fresh object `object`, or may also be null when `nullable` (the function compares it
+// with NULL, or it is declared _Nullable).
+struct EntryParam {
+  int32_t object = -1;
+  bool nullable = false;
+};
+
 struct Function {
   FuncId id = 0;
   std::string name;
@@ -153,6 +184,9 @@ struct Function {
   // Defined in a system header (a static inline function of <byteswap.h>, say): a
   // callee of the user's code, never an entry of its own.
   bool systemHeader = false;
+  // The entry model (see EntryObject); filled by the frontend for functions with a body.
+  std::vector<EntryParam> entryParams;
+  std::vector<EntryObject> entryObjects;
 
   LocId addLoc(const SourceRange& r = {});
   uint32_t addEdge(Edge e);         // fills in/out lists; returns the edge index

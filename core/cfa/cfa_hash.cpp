@@ -143,6 +143,18 @@ struct FnHasher {
     for (VarId v : f.params) var(v);
     h.add(static_cast<uint64_t>(f.retVar.has_value()));
     if (f.retVar) var(*f.retVar);
+    // the entry model (what a harness entry starts from)
+    h.add(static_cast<uint64_t>(f.entryParams.size()));
+    for (const EntryParam& ep : f.entryParams) h.add(uint64_t(int64_t(ep.object) + 1) << 1 | uint64_t(ep.nullable));
+    h.add(static_cast<uint64_t>(f.entryObjects.size()));
+    for (const EntryObject& o : f.entryObjects) {
+      h.add(o.size);
+      h.add(static_cast<uint64_t>(o.pointers.size()));
+      for (const EntryObject::Slot& sl : o.pointers) {
+        h.add(sl.offset);
+        h.add(uint64_t(int64_t(sl.object) + 1) << 2 | uint64_t(sl.nullable) << 1 | uint64_t(sl.keep));
+      }
+    }
     if (relLines) {
       h.add(f.range.column);
       h.add(static_cast<uint64_t>(int64_t(f.range.endLine) - int64_t(f.range.line)));

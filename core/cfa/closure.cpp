@@ -227,6 +227,8 @@ std::unique_ptr<Program> slice(const Program& p, FuncId entry) {
     nf.range = of.range;
     nf.variadic = of.variadic;
     nf.systemHeader = of.systemHeader;
+    nf.entryParams = of.entryParams;
+    nf.entryObjects = of.entryObjects;
     out->funcByName[nf.name] = nf.id;
     if (f == p.initFunc) out->initFunc = nf.id;
     if (f == p.initNondetFunc) out->initNondetFunc = nf.id;

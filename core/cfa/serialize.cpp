@@ -9,8 +9,8 @@ namespace argus::cfa {
 namespace {
 
 constexpr std::string_view kMagic = "ARGUSCFA";
-constexpr uint64_t kFormat = 5;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
-                                  // 5: value shapes (Variable::shape, Edge::storeShape/storeSigned/elemBytes)
+constexpr uint64_t kFormat = 6;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
+                                  // 5: entry model, 6: value shapes (Variable::shape, Edge::storeShape/storeSigned/elemBytes)
 
 struct Out {
   std::string bytes;
@@ -175,6 +175,21 @@ class Serializer {
     for (VarId v : f.params) body_.u(v);
     body_.u(f.retVar ? uint64_t(*f.retVar) + 1 : 0);
     body_.u(f.variadic);
+    body_.u(f.entryParams.size());
+    for (const EntryParam& ep : f.entryParams) {
+      body_.u(static_cast<uint64_t>(static_cast<int64_t>(ep.object) + 1));
+      body_.u(ep.nullable);
+    }
+    body_.u(f.entryObjects.size());
+    for (const EntryObject& o : f.entryObjects) {
+      body_.u(o.size);
+      body_.u(o.pointers.size());
+      for (const EntryObject::Slot& sl : o.pointers) {
+        body_.u(sl.offset);
+        body_.u(static_cast<uint64_t>(static_cast<int64_t>(sl.object) + 1));
+        body_.u(uint64_t(sl.nullable) | uint64_t(sl.keep) << 1);
+      }
+    }
   }
 
   Out body_, exprs_;
@@ -391,6 +406,31 @@ class Deserializer {
     for (uint64_t k = 0, n = count(); k < n; ++k) f.params.push_back(u32());
     if (uint64_t r = u()) f.retVar = static_cast<VarId>(r - 1);
     f.variadic = u() != 0;
+    for (uint64_t k = 0, n = count(); k < n; ++k) {
+      EntryParam ep;
+      ep.object = static_cast<int32_t>(static_cast<int64_t>(u()) - 1);
+      ep.nullable = u() != 0;
+      f.entryParams.push_back(ep);
+    }
+    uint64_t nObjects = count();
+    for (uint64_t k = 0; k < nObjects; ++k) {
+      EntryObject o;
+      o.size = u();
+      for (uint64_t m = 0, n = count(); m < n; ++m) {
+        EntryObject::Slot sl;
+        sl.offset = u();
+        sl.object = static_cast<int32_t>(static_cast<int64_t>(u()) - 1);
+        uint64_t flags = u();
+        sl.nullable = (flags & 1) != 0;
+        sl.keep = (flags & 2) != 0;
+        if (sl.object >= static_cast<int64_t>(nObjects)) fail("entry model slot refers to a missing object");
+        o.pointers.push_back(sl);
+      }
+      f.entryObjects.push_back(std::move(o));
+    }
+    for (const EntryParam& ep : f.entryParams)
+      if (ep.object >= static_cast<int64_t>(nObjects)) fail("entry model parameter refers to a missing object");
+    if (!f.entryParams.empty() && f.entryParams.size() != f.params.size()) fail("entry model of the wrong size");
     return f;
   }
 

@@ -31,6 +31,16 @@ enum class Algorithm { Bmc, Ibmc, Pred, Impact, Explicit, Cmc, Kind, KindNoInv, 
 Algorithm parseAlgorithm(const std::string& s);
 const char* algorithmName(Algorithm a);
 
+// How a function other than main starts when it is verified as its own entry (README
+// "Entry models"; core/cfa/entry_harness.h): Harness (the default) gives pointer
+// parameters fresh objects, to a bounded depth, null only where the function tests for
+// it; Arbitrary leaves every parameter an arbitrary value (a pointer any address). main
+// always starts from C's initial state.
+enum class EntryModel { Harness, Arbitrary };
+// Parses an --entry-model value; throws std::invalid_argument naming the known ones.
+EntryModel parseEntryModel(const std::string& s);
+const char* entryModelName(EntryModel m);
+
 class SessionCache;  // core/engine/sessions.h
 
 // ---- chains (conditional model checking), the one plan of every front end -------------
@@ -98,6 +108,7 @@ struct VerifyRequest {
   uint32_t maxBound = 0;               // stop BMC deepening at this bound (unknown + condition); 0 = no limit
   frontend::DataModel dataModel = frontend::DataModel::LP64;
   std::string function = "main";       // entry
+  EntryModel entryModel = EntryModel::Harness;  // a non-main entry's parameters
   std::vector<std::string> extraArgs;  // compiler flags
   // The properties to check (`--property`): SV-COMP names, comma-separated (see
   // parseProperties); "" = unreach-call. Only verify() parses with them; verifyParsed

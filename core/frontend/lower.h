@@ -276,6 +276,20 @@ public:
 
   // globals (lower_stmt.cpp)
   void prepass(clang::TranslationUnitDecl* tu);
+
+  // The entry model (lower_entry_model.cpp): Function::entryParams/entryObjects.
+  static constexpr unsigned kEntryDepth = 2;           // objects reached through pointers
+  static constexpr uint64_t kEntryBufferBytes = 64;    // void*, char*, incomplete pointees
+  static constexpr size_t kEntryMaxObjects = 64;       // per function
+  static constexpr uint64_t kEntryArraySlots = 16;     // pointer elements of an array
+  std::set<const clang::Decl*> nullTested;  // parameters and fields tested against NULL
+  void collectNullTests(clang::TranslationUnitDecl* tu);
+  void buildEntryModel(const clang::FunctionDecl* fd);
+  // root: a parameter's own object, made even beyond kEntryMaxObjects (only slots become null)
+  int32_t entryObjectFor(clang::QualType pointee, unsigned depth, std::vector<cfa::EntryObject>& objs,
+                         bool root = false);
+  void entrySlots(clang::QualType t, uint64_t offset, unsigned depth, std::vector<cfa::EntryObject::Slot>& slots,
+                  std::vector<cfa::EntryObject>& objs, const clang::FieldDecl* field = nullptr);
   void buildInit(bool nondet);
 
   // ---- link mode (lower_link.cpp; FrontendOptions::linkMode) ----

@@ -101,6 +101,7 @@ std::unique_ptr<cfa::Program> lowerTranslationUnit(ASTUnit& ast, const std::stri
 void Lowerer::run() {
   TranslationUnitDecl* tu = ctx.getTranslationUnitDecl();
   prepass(tu);
+  collectNullTests(tu);
   // Create one CFA per defined function first, so calls can refer to any of them.
   std::vector<const FunctionDecl*> defs;
   for (Decl* d : tu->decls()) {
@@ -559,6 +560,7 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
   curStmt = fd->getBody();
 
   if (fd->isVariadic()) unsupported("definition of a variadic function", fd->getBody());
+  if (!fd->isMain()) buildEntryModel(fd);
   for (size_t i = 0; i < fd->getNumParams(); ++i) {
     const ParmVarDecl* pd = fd->getParamDecl(i);
     QualType t = pd->getType();

@@ -38,7 +38,8 @@ const char* kUsage =
     "  argus verify FILE.c [--algorithm bmc|ibmc|bmc-cpa|kind|kind-noinv|ai|kiki|kiki-ibmc|kiki-kind|kiki-ai|\n"
     "                                   pred|impact|explicit|cmc|auto (default)] [--kiki-mode full|ibmc|kind|ai]\n"
     "                      [--solver z3|cvc5] [--timeout SEC] [--data-model ILP32|LP64] [--format text|json|sarif]\n"
-    "                      [--function NAME] [--refiner R] [--stats] [--progress] [--no-invariants]\n"
+    "                      [--function NAME] [--entry-model harness|arbitrary] [--refiner R] [--stats]\n"
+    "                      [--progress] [--no-invariants]\n"
     "                      [--property NAME[,NAME...] | FILE.prp]\n"
     "                      [--abstraction boolean|cartesian] [--abstraction-formulas smt|bdd]\n"
     "                      [--chain SPEC] [--condition-in F.json] [--condition-out F]\n"
@@ -48,6 +49,10 @@ const char* kUsage =
     "                      [--max-time-per-post MS] [--max-time-per-refinement MS]\n"
     "                      [--max-path-formula-size N] [--monitor-overflow]\n"
     "                      [--harness-out F.c] [--no-native-check] [-- CLANG-FLAGS...]\n"
+    "      --entry-model (a --function other than main): harness (default) starts it with each\n"
+    "        pointer parameter pointing to a fresh object (pointer fields too, to depth 2; null\n"
+    "        only where the function tests the pointer against NULL; README \"Entry models\");\n"
+    "        arbitrary leaves every parameter any value (a pointer any address)\n"
     "      --property: unreach-call (default: error calls, failed assertions), no-overflow (signed\n"
     "        + - * / and unary - out of range), div-by-zero, shift (amount < 0 or >= width), or an\n"
     "        SV-COMP .prp file; a violation prints false(PROPERTY). valid-memsafety, valid-deref,\n"
@@ -102,7 +107,7 @@ const char* kUsage =
     "      confirmed, VERDICT true); `argus validate --help` says more\n"
     "  argus project [DIR | compile_commands.json] [--jobs N] [--timeout-per-function S]\n"
     "                      [--format text|json] [--algorithm A] [--solver S] [--data-model M]\n"
-    "                      [--limit N] [--store PATH | --no-store]\n"
+    "                      [--entry-model harness|arbitrary] [--limit N] [--store PATH | --no-store]\n"
     "      every function of a project, translation units linked; exit 0 all verified or\n"
     "      conditional, 1 a counterexample, 2 input/link error, 3 some unknown or error\n"
     "  argus remote verify FILE.c --server HOST:PORT --token-file F [--format text|json|sarif]\n"
@@ -260,6 +265,7 @@ int runVerify(const std::vector<std::string>& args) {
         if (format != "text" && format != "json" && format != "sarif")
           throw std::invalid_argument("bad --format '" + format + "' (text, json or sarif)");
       } else if (a == "--function") req.function = value();
+      else if (a == "--entry-model") req.entryModel = argus::engine::parseEntryModel(value());
       else if (a == "--property") {
         std::string v = value();
         if (v.size() > 4 && v.compare(v.size() - 4, 4, ".prp") == 0) {  // SV-COMP property file

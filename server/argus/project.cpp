@@ -8,6 +8,7 @@
 //   --timeout-per-function S   each function's wall time (default 10)
 //   --algorithm A       as for `argus verify` (default auto, as argus verify and argusd)
 //   --solver z3|cvc5, --data-model ILP32|LP64
+//   --entry-model harness|arbitrary   how non-main functions start (README "Entry models")
 //   --format text|json  text: a line per function and tables; json: see printJson
 //   --limit N           only the first N functions (by file and line); for trying huge projects
 //   --store PATH | --no-store   the result store (default: argusd's, see
@@ -145,11 +146,13 @@ int runProject(const std::vector<std::string>& args) {
   engine::Algorithm algorithm = engine::Algorithm::Auto;
   smt::SolverKind solver = smt::SolverKind::Z3;
   frontend::DataModel dataModel = frontend::DataModel::LP64;
+  engine::EntryModel entryModel = engine::EntryModel::Harness;
   auto usage = [](const std::string& m) {
     std::cerr << "argus project: " << m
               << "\nusage: argus project [DIR | compile_commands.json] [--jobs N] [--timeout-per-function S]\n"
                  "                     [--format text|json] [--algorithm A] [--solver z3|cvc5]\n"
-                 "                     [--data-model ILP32|LP64] [--limit N] [--store PATH | --no-store]\n";
+                 "                     [--data-model ILP32|LP64] [--entry-model harness|arbitrary]\n"
+                 "                     [--limit N] [--store PATH | --no-store]\n";
     return 2;
   };
   try {
@@ -168,6 +171,7 @@ int runProject(const std::vector<std::string>& args) {
       } else if (a == "--algorithm") algorithm = engine::parseAlgorithm(value());
       else if (a == "--solver") solver = smt::parseSolverKind(value());
       else if (a == "--data-model") dataModel = frontend::parseDataModel(value());
+      else if (a == "--entry-model") entryModel = engine::parseEntryModel(value());
       else if (a == "--store") storePath = value();
       else if (a == "--limit") limit = static_cast<size_t>(std::stoul(value()));
       else if (a == "--no-store") storePath.clear();
@@ -285,7 +289,8 @@ int runProject(const std::vector<std::string>& args) {
     cfa::Hasher h;
     for (const std::string& s : {std::string("argus-project-v1"), engine, closure[f.name], f.name,
                                  std::string(engine::algorithmName(algorithm)), std::string(smt::solverName(solver)),
-                                 std::string(frontend::dataModelName(dataModel)), std::to_string(perFunction)})
+                                 std::string(frontend::dataModelName(dataModel)), std::to_string(perFunction),
+                                 std::string("entry-model:") + engine::entryModelName(entryModel)})
       h.add(s);
     j.key = h.hex();
     if (auto v = store.get(j.key)) {
@@ -359,6 +364,7 @@ int runProject(const std::vector<std::string>& args) {
         req.algorithm = algorithm;
         req.solver = solver;
         req.dataModel = dataModel;
+        req.entryModel = entryModel;
         req.timeoutS = perFunction;
         req.function = j.name;
         json reply;

@@ -129,6 +129,8 @@ std::string stageKey(const std::string& engineId, const std::string& base, const
   }
   h.add(smt::solverName(c.solver));
   h.add(frontend::dataModelName(c.dataModel));
+  // the entry model of a non-main function (the engine's default; README "Entry models")
+  h.add(std::string("entry-model:") + engine::entryModelName(engine::VerifyRequest{}.entryModel));
   for (const auto& f : flags) h.add(f);
   h.add(c.systemHeadersOnly ? "system-headers-only" : "");
   return h.hex();

@@ -53,6 +53,40 @@ TEST(CfaSerialize, EveryExampleRoundTripsToTheSameCfa) {
   EXPECT_GE(n, 10);
 }
 
+// The entry model (README "Entry models") survives the round trip.
+TEST(CfaSerialize, EntryModelsRoundTrip) {
+  frontend::ParseResult pr = frontend::parseSource(
+      "struct N { int v; struct N *next; char *name; };\n"
+      "int f(struct N *n, int *p, int k, void *buf) { if (!p) return 0; return n->v + k; }\n",
+      "t.c", {});
+  ASSERT_TRUE(pr.ok()) << pr.diagnostics;
+  const cfa::Function* f = pr.program->find("f");
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->entryParams.size(), 4u);
+  EXPECT_GE(f->entryParams[0].object, 0);
+  EXPECT_FALSE(f->entryParams[0].nullable);
+  EXPECT_TRUE(f->entryParams[1].nullable);  // tested with !p
+  EXPECT_LT(f->entryParams[2].object, 0);   // a scalar
+  EXPECT_GE(f->entryParams[3].object, 0);   // a buffer
+  std::unique_ptr<cfa::Program> back = cfa::deserialize(cfa::serialize(*pr.program));
+  const cfa::Function* g = back->find("f");
+  ASSERT_TRUE(g);
+  ASSERT_EQ(g->entryParams.size(), f->entryParams.size());
+  for (size_t i = 0; i < f->entryParams.size(); ++i) {
+    EXPECT_EQ(g->entryParams[i].object, f->entryParams[i].object);
+    EXPECT_EQ(g->entryParams[i].nullable, f->entryParams[i].nullable);
+  }
+  ASSERT_EQ(g->entryObjects.size(), f->entryObjects.size());
+  for (size_t i = 0; i < f->entryObjects.size(); ++i) {
+    EXPECT_EQ(g->entryObjects[i].size, f->entryObjects[i].size);
+    ASSERT_EQ(g->entryObjects[i].pointers.size(), f->entryObjects[i].pointers.size());
+    for (size_t k = 0; k < f->entryObjects[i].pointers.size(); ++k) {
+      EXPECT_EQ(g->entryObjects[i].pointers[k].offset, f->entryObjects[i].pointers[k].offset);
+      EXPECT_EQ(g->entryObjects[i].pointers[k].object, f->entryObjects[i].pointers[k].object);
+    }
+  }
+}
+
 // Property check edges (issue 26) keep their property, check kind and operands.
 TEST(CfaSerialize, PropertyCheckEdgesRoundTrip) {
   frontend::FrontendOptions fo;

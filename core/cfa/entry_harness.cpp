@@ -1,0 +1,197 @@
+#include "core/cfa/entry_harness.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace argus::cfa {
+
+namespace {
+
+struct Builder {
+  Program& p;
+  Function& f;
+  LocId cur;
+  SourceRange range;
+
+  VarId temp(const std::string& what) {
+    Variable v;
+    v.name = f.name + "::$entry" + std::to_string(p.vars.size()) + "$" + what;
+    v.width = p.ptrWidth;
+    v.kind = VarKind::Temp;
+    v.func = f.id;
+    return p.addVar(std::move(v));
+  }
+  void emit(Edge e) {
+    LocId to = f.addLoc(range);
+    e.from = cur;
+    e.to = to;
+    e.range = range;
+    f.addEdge(std::move(e));
+    cur = to;
+  }
+  ExprPtr ptr(uint64_t v) const { return Expr::mkConst(v, p.ptrWidth); }
+
+  // A nondeterministic choice: `onNull` on one branch, nothing on the other; both meet.
+  void maybe(const std::string& text, const std::function<void()>& onNull) {
+    VarId c = temp("choice");
+    Edge h;
+    h.kind = EdgeKind::Havoc;
+    h.lhs = c;
+    h.text = "entry model: " + text + " may be null";
+    emit(std::move(h));
+    LocId fork = cur;
+    LocId join = f.addLoc(range);
+    Edge yes;
+    yes.kind = EdgeKind::Assume;
+    yes.cond = Expr::mkBinary(BinOp::Eq, Expr::mkVar(c, p.ptrWidth), ptr(0), p.ptrWidth);
+    yes.text = text + " is null";
+    emit(std::move(yes));
+    onNull();
+    Edge b;
+    b.kind = EdgeKind::Blank;
+    b.from = cur;
+    b.to = join;
+    b.range = range;
+    f.addEdge(std::move(b));
+    cur = fork;
+    Edge no;
+    no.kind = EdgeKind::Assume;
+    no.cond = Expr::mkBinary(BinOp::Eq, Expr::mkVar(c, p.ptrWidth), ptr(0), p.ptrWidth);
+    no.positive = false;
+    no.text = text + " is not null";
+    no.from = cur;
+    no.to = join;
+    no.range = range;
+    f.addEdge(std::move(no));
+    cur = join;
+  }
+
+  // Allocates object `o` into `into`, then fills its pointer slots.
+  void object(const std::vector<EntryObject>& objs, int32_t o, VarId into, const std::string& what) {
+    const EntryObject& ob = objs[o];
+    Edge a;
+    a.kind = EdgeKind::Alloc;
+    a.lhs = into;
+    a.size = ptr(ob.size);
+    a.text = "entry model: " + what + " = fresh object of " + std::to_string(ob.size) + " bytes";
+    emit(std::move(a));
+    for (const EntryObject::Slot& s : ob.pointers) {
+      if (s.keep) continue;
+      std::string sw = what + "[+" + std::to_string(s.offset) + "]";
+      ExprPtr addr = s.offset ? Expr::mkBinary(BinOp::Add, Expr::mkVar(into, p.ptrWidth), ptr(s.offset), p.ptrWidth)
+                              : Expr::mkVar(into, p.ptrWidth);
+      auto store = [&](ExprPtr v, const std::string& text) {
+        Edge st;
+        st.kind = EdgeKind::Store;
+        st.addr = addr;
+        st.value = std::move(v);
+        st.bytes = p.ptrWidth / 8;
+        st.text = text;
+        emit(std::move(st));
+      };
+      if (s.object < 0) {
+        store(ptr(0), "entry model: " + sw + " = null (depth bound)");
+        continue;
+      }
+      VarId t = temp("obj");
+      object(objs, s.object, t, sw);
+      store(Expr::mkVar(t, p.ptrWidth), "entry model: " + sw + " points to its object");
+      if (s.nullable) maybe(sw, [&] { store(ptr(0), "entry model: " + sw + " = null"); });
+    }
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<Program> withEntryHarness(const Program& src, FuncId entry) {
+  if (entry >= src.functions.size()) return nullptr;
+  const Function& sf = src.functions[entry];
+  bool any = false;
+  for (const EntryParam& ep : sf.entryParams) any = any || ep.object >= 0;
+  if (!any || sf.entryParams.size() != sf.params.size() || sf.locs.empty()) return nullptr;
+  bool recursive = false;
+  for (const Function& g : src.functions)
+    for (const Edge& e : g.edges)
+      if (e.kind == EdgeKind::Call && e.callee == entry) recursive = true;
+
+  auto out = std::make_shared<Program>(src);
+  Function& f = out->functions[entry];
+  const LocId body = f.entry;
+  Builder b{*out, f, f.addLoc(f.range), f.range};
+  f.entry = b.cur;
+
+  std::optional<VarId> done;
+  if (recursive) {
+    // run the harness on the first entry only
+    Variable v;
+    v.name = "$entry_harness_done$" + f.name;
+    v.width = 8;
+    v.kind = VarKind::Global;
+    done = out->addVar(std::move(v));
+    cfa::FuncId initF = out->initNondetFunc;
+    if (initF == kNoFunc) return nullptr;  // nowhere to clear the flag: keep the program as it is
+    Function& init = out->functions[initF];
+    LocId old = init.entry;
+    LocId start = init.addLoc(init.locs[old].range);
+    Edge clr;
+    clr.kind = EdgeKind::Assign;
+    clr.lhs = *done;
+    clr.rhs = Expr::mkConst(0, 8);
+    clr.text = "entry model: harness not run yet";
+    clr.from = start;
+    clr.to = old;
+    init.addEdge(std::move(clr));
+    init.entry = start;
+    LocId fork = b.cur;
+    Edge again;
+    again.kind = EdgeKind::Assume;
+    again.cond = Expr::mkBinary(BinOp::Ne, Expr::mkVar(*done, 8), Expr::mkConst(0, 8), 8);
+    again.text = "entry model: a recursive call, no harness";
+    again.from = fork;
+    again.to = body;
+    again.range = f.range;
+    f.addEdge(std::move(again));
+    Edge first;
+    first.kind = EdgeKind::Assume;
+    first.cond = Expr::mkBinary(BinOp::Ne, Expr::mkVar(*done, 8), Expr::mkConst(0, 8), 8);
+    first.positive = false;
+    first.text = "entry model: the first entry";
+    b.emit(std::move(first));
+    Edge set;
+    set.kind = EdgeKind::Assign;
+    set.lhs = *done;
+    set.rhs = Expr::mkConst(1, 8);
+    set.text = "entry model: harness run";
+    b.emit(std::move(set));
+  }
+
+  const std::vector<EntryObject> objs = f.entryObjects;
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    const EntryParam& ep = f.entryParams[i];
+    if (ep.object < 0) continue;
+    VarId pv = f.params[i];
+    if (out->vars[pv].width != out->ptrWidth) continue;  // not an address: left as it is
+    std::string name = out->vars[pv].cName.empty() ? out->vars[pv].name : out->vars[pv].cName;
+    b.object(objs, ep.object, pv, name);
+    if (ep.nullable) {
+      b.maybe(name, [&] {
+        Edge z;
+        z.kind = EdgeKind::Assign;
+        z.lhs = pv;
+        z.rhs = b.ptr(0);
+        z.text = "entry model: " + name + " = NULL";
+        b.emit(std::move(z));
+      });
+    }
+  }
+  Edge go;
+  go.kind = EdgeKind::Blank;
+  go.from = b.cur;
+  go.to = body;
+  go.range = f.range;
+  f.addEdge(std::move(go));
+  return out;
+}
+
+}  // namespace argus::cfa

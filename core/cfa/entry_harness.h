@@ -1,0 +1,34 @@
+// The harness of a function verified as its own entry (issue 29 item 3; README "Entry
+// models"). The frontend records each function's entry model from the C types
+// (Function::entryParams / entryObjects, see core/cfa/cfa.h and
+// core/frontend/lower_entry_model.cpp); withEntryHarness turns it into edges at the
+// start of the entry, before its body reads the parameters:
+//
+//   for each modelled parameter p (in order):
+//     Alloc p, size          (fresh object, nondeterministic contents)
+//     for each pointer slot of the object, depth first:
+//       Alloc t, size'       (the slot's own fresh object, and its slots)  | Store 0
+//       Store [p + off] := t
+//       nullable: a nondeterministic choice between the object and null
+//     nullable p: a nondeterministic choice p := 0
+//
+// The parameter's incoming value is still read (the replay interpreter and the encoder
+// treat entry parameters as inputs) and then overwritten, so the counterexample's
+// trace shows the harness's own steps ("entry model: ...").
+//
+// An entry called inside its closure (recursion) runs the harness only on the first
+// entry: a global register flag, set to 0 at the start of the init function and to 1
+// by the harness, guards it.
+#pragma once
+
+#include <memory>
+
+#include "core/cfa/cfa.h"
+
+namespace argus::cfa {
+
+// A copy of `p` whose function `entry` starts with its harness, or null when the entry
+// has no modelled parameter (the program is then verified as it is).
+std::shared_ptr<Program> withEntryHarness(const Program& p, FuncId entry);
+
+}  // namespace argus::cfa

@@ -1,0 +1,168 @@
+// Lowering: the entry model of each function (issue 29 item 3, README "Entry models").
+// When a function other than main is verified as its own entry, the engine's harness
+// (core/cfa/entry_harness.h) starts it from objects this file describes, from the C
+// types of its parameters (cfa::EntryParam, cfa::EntryObject):
+//
+//  - a pointer parameter points to a fresh object of its pointee type (contents
+//    nondeterministic); a pointee of type void, char (signed/unsigned) or an incomplete
+//    type gets a buffer of kEntryBufferBytes;
+//  - the pointer slots inside such an object (struct fields, array elements up to
+//    kEntryArraySlots, a pointee that is itself a pointer) point to further fresh objects
+//    up to depth kEntryDepth (the parameter's own object is depth 1); beyond it they are
+//    null. At most kEntryMaxObjects objects per function; slots beyond that are null
+//    (every pointer parameter still gets its own object).
+//    Function pointers and pointers inside unions are left nondeterministic;
+//  - a parameter may be null only when the function itself tests it against NULL
+//    (`p == NULL`, `p != 0`, `!p`, `if (p)`, `p ? :`, `p && …`, assert(p)) or it is
+//    declared _Nullable; a pointer field may be null only when some function of the
+//    translation unit tests that field (`x->next == NULL`, ...);
+//  - a struct passed by value is a fresh object like a pointee (its register holds the
+//    address of its bytes);
+//  - parameters never alias: each gets objects of its own.
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/RecordLayout.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+
+#include <cstdint>
+
+#include "core/frontend/lower.h"
+
+namespace argus::frontend {
+
+using namespace clang;
+
+namespace {
+
+// The declaration a null test is about: a parameter (DeclRefExpr) or a field (MemberExpr).
+const Decl* testedDecl(const Expr* e) {
+  if (!e) return nullptr;
+  e = e->IgnoreParenImpCasts();
+  if (!e->getType()->isPointerType()) return nullptr;
+  if (auto* dr = dyn_cast<DeclRefExpr>(e)) return dyn_cast<ParmVarDecl>(dr->getDecl());
+  if (auto* me = dyn_cast<MemberExpr>(e)) return dyn_cast<FieldDecl>(me->getMemberDecl());
+  return nullptr;
+}
+
+class NullTests : public RecursiveASTVisitor<NullTests> {
+ public:
+  NullTests(ASTContext& ctx, std::set<const Decl*>& out) : ctx_(ctx), out_(out) {}
+  void add(const Expr* e) {
+    if (const Decl* d = testedDecl(e)) out_.insert(d->getCanonicalDecl());
+  }
+  bool VisitBinaryOperator(BinaryOperator* bo) {
+    if (bo->getOpcode() == BO_EQ || bo->getOpcode() == BO_NE) {
+      const Expr* l = bo->getLHS();
+      const Expr* r = bo->getRHS();
+      if (r->isNullPointerConstant(ctx_, Expr::NPC_ValueDependentIsNotNull)) add(l);
+      if (l->isNullPointerConstant(ctx_, Expr::NPC_ValueDependentIsNotNull)) add(r);
+    } else if (bo->getOpcode() == BO_LAnd || bo->getOpcode() == BO_LOr) {
+      add(bo->getLHS());
+      add(bo->getRHS());
+    }
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator* uo) {
+    if (uo->getOpcode() == UO_LNot) add(uo->getSubExpr());
+    return true;
+  }
+  bool VisitIfStmt(IfStmt* s) { add(s->getCond()); return true; }
+  bool VisitWhileStmt(WhileStmt* s) { add(s->getCond()); return true; }
+  bool VisitDoStmt(DoStmt* s) { add(s->getCond()); return true; }
+  bool VisitForStmt(ForStmt* s) { add(s->getCond()); return true; }
+  bool VisitConditionalOperator(ConditionalOperator* c) { add(c->getCond()); return true; }
+  bool VisitBinaryConditionalOperator(BinaryConditionalOperator* c) { add(c->getCommon()); return true; }
+
+ private:
+  ASTContext& ctx_;
+  std::set<const Decl*>& out_;
+};
+
+}  // namespace
+
+void Lowerer::collectNullTests(TranslationUnitDecl* tu) {
+  NullTests v(ctx, nullTested);
+  for (Decl* d : tu->decls())
+    if (auto* fd = dyn_cast<FunctionDecl>(d))
+      if (fd->doesThisDeclarationHaveABody() && !skipModelDecl(fd)) v.TraverseStmt(fd->getBody());
+}
+
+int32_t Lowerer::entryObjectFor(QualType pointee, unsigned depth, std::vector<cfa::EntryObject>& objs, bool root) {
+  if (!root && objs.size() >= kEntryMaxObjects) return -1;
+  pointee = pointee.getCanonicalType();
+  auto idx = static_cast<int32_t>(objs.size());
+  objs.emplace_back();
+  const Type* t = pointee.getTypePtr();
+  uint64_t size = sizeOf(pointee);
+  if (t->isVoidType() || t->isCharType() || size == 0) {
+    objs[idx].size = kEntryBufferBytes;
+    return idx;
+  }
+  objs[idx].size = size;
+  std::vector<cfa::EntryObject::Slot> slots;
+  entrySlots(pointee, 0, depth, slots, objs);
+  objs[idx].pointers = std::move(slots);
+  return idx;
+}
+
+void Lowerer::entrySlots(QualType t, uint64_t offset, unsigned depth, std::vector<cfa::EntryObject::Slot>& slots,
+                         std::vector<cfa::EntryObject>& objs, const FieldDecl* field) {
+  t = t.getCanonicalType();
+  if (t->isAtomicType()) t = t->castAs<AtomicType>()->getValueType().getCanonicalType();
+  if (const auto* pt = t->getAs<PointerType>()) {
+    cfa::EntryObject::Slot s;
+    s.offset = offset;
+    QualType pointee = pt->getPointeeType();
+    if (pointee->isFunctionType()) {
+      s.keep = true;  // a function pointer: the indirect call dispatches over its targets
+    } else {
+      s.nullable = field && nullTested.count(field->getCanonicalDecl());
+      if (depth < kEntryDepth) s.object = entryObjectFor(pointee, depth + 1, objs);
+    }
+    slots.push_back(s);
+    return;
+  }
+  if (const auto* rt = t->getAs<RecordType>()) {
+    const RecordDecl* rd = rt->getDecl()->getDefinition();
+    if (!rd || rd->isUnion()) return;  // union members: contents left nondeterministic
+    const ASTRecordLayout& layout = ctx.getASTRecordLayout(rd);
+    for (const FieldDecl* fd : rd->fields()) {
+      if (fd->isBitField()) continue;
+      uint64_t off = offset + layout.getFieldOffset(fd->getFieldIndex()) / 8;
+      entrySlots(fd->getType(), off, depth, slots, objs, fd);
+    }
+    return;
+  }
+  if (const auto* at = dyn_cast<ConstantArrayType>(t.getTypePtr())) {
+    uint64_t n = at->getSize().getZExtValue();
+    uint64_t es = sizeOf(at->getElementType());
+    if (es == 0) return;
+    for (uint64_t i = 0; i < n && i < kEntryArraySlots; ++i)
+      entrySlots(at->getElementType(), offset + i * es, depth, slots, objs, field);
+  }
+}
+
+void Lowerer::buildEntryModel(const FunctionDecl* fd) {
+  std::vector<cfa::EntryParam> params(fd->getNumParams());
+  std::vector<cfa::EntryObject> objs;
+  bool any = false;
+  for (size_t i = 0; i < fd->getNumParams(); ++i) {
+    const ParmVarDecl* pd = fd->getParamDecl(i);
+    QualType t = pd->getType();
+    QualType canon = t.getCanonicalType();
+    if (const auto* pt = canon->getAs<PointerType>()) {
+      if (pt->getPointeeType()->isFunctionType()) continue;  // left as today: any target
+      if (auto n = t->getNullability(ctx); n && *n == NullabilityKind::Nullable) params[i].nullable = true;
+      if (nullTested.count(pd->getCanonicalDecl())) params[i].nullable = true;
+      params[i].object = entryObjectFor(pt->getPointeeType(), 1, objs, true);
+      any = any || params[i].object >= 0;
+    } else if (canon->isRecordType()) {
+      params[i].object = entryObjectFor(canon, 0, objs, true);  // by value: its fields are depth 1
+      any = any || params[i].object >= 0;
+    }
+  }
+  if (!any) return;
+  fn->entryParams = std::move(params);
+  fn->entryObjects = std::move(objs);
+}
+
+}  // namespace argus::frontend

@@ -1,0 +1,156 @@
+// Entry models (issue 29 item 3, README "Entry models", core/cfa/entry_harness.h): a
+// function other than main verified as its own entry starts from fresh, separate objects
+// behind its pointer parameters (to depth 2), null only where the function tests the
+// pointer; --entry-model arbitrary keeps every parameter an arbitrary value. Each rule is
+// checked in both data models, and each program below is `false` under the arbitrary
+// model, so the harness is what makes the difference.
+#include <gtest/gtest.h>
+
+#include "core/engine/verify.h"
+#include "tests/unit/verify/verify_helpers.h"
+
+using namespace argus;
+using argus::result::Verdict;
+
+namespace {
+
+const frontend::DataModel kModels[] = {frontend::DataModel::LP64, frontend::DataModel::ILP32};
+const engine::Algorithm kAlgorithms[] = {engine::Algorithm::Bmc, engine::Algorithm::Kind};
+
+engine::VerifyOutcome run(const std::string& body, const std::string& function, engine::EntryModel m,
+                          frontend::DataModel dm, engine::Algorithm alg = engine::Algorithm::Bmc) {
+  engine::VerifyRequest req = argus::testing::snippetRequest(body, alg, smt::SolverKind::Z3, 60);
+  req.function = function;
+  req.entryModel = m;
+  req.dataModel = dm;
+  req.maxBound = 6;
+  return engine::verify(req);
+}
+
+std::string name(frontend::DataModel dm) { return dm == frontend::DataModel::ILP32 ? "ILP32" : "LP64"; }
+
+// `body`'s `function` is `harness` under the harness model and false under the arbitrary one.
+void expectModels(const std::string& body, const std::string& function, Verdict harness) {
+  for (auto dm : kModels) {
+    for (auto alg : kAlgorithms) {
+      auto h = run(body, function, engine::EntryModel::Harness, dm, alg);
+      EXPECT_FALSE(h.inputError) << h.error;
+      EXPECT_EQ(h.result.verdict, harness) << name(dm) << " " << engine::algorithmName(alg) << " harness: "
+                                           << h.result.reason;
+      if (harness == Verdict::False) {
+        ASSERT_TRUE(h.result.counterexample);
+        EXPECT_TRUE(h.result.counterexample->replayed);
+      }
+    }
+    auto a = run(body, function, engine::EntryModel::Arbitrary, dm);
+    EXPECT_EQ(a.result.verdict, Verdict::False) << name(dm) << " arbitrary: " << a.result.reason;
+  }
+}
+
+TEST(EntryModel, PointerParametersPointToSeparateFreshObjects) {
+  // arbitrary: p may point into *s, or at the global g
+  expectModels("struct S { int a; int b; }; int g;\n"
+               "int f(struct S *s, int *p) { g = 3; s->a = 1; s->b = 2; *p = 7;\n"
+               "  if (s->a != 1 || s->b != 2 || g != 3) reach_error(); return 0; }\n",
+               "f", Verdict::True);
+}
+
+TEST(EntryModel, FreshObjectsHaveNondeterministicContents) {
+  // the harness does not make the pointee's contents anything in particular
+  for (auto dm : kModels) {
+    auto o = run("struct S { int a; long b; }; int f(struct S *s) { if (s->a == 42 && s->b == -1) reach_error(); return 0; }\n",
+                 "f", engine::EntryModel::Harness, dm);
+    EXPECT_EQ(o.result.verdict, Verdict::False) << name(dm) << ": " << o.result.reason;
+    ASSERT_TRUE(o.result.counterexample);
+    EXPECT_TRUE(o.result.counterexample->replayed);
+  }
+}
+
+TEST(EntryModel, NullOnlyWhereTheFunctionTestsThePointer) {
+  // no test against NULL: never null (the integer comparison is not a null test)
+  expectModels("int f(int *p) { int x = *p; if ((unsigned long)p == 0) reach_error(); return x; }\n", "f",
+               Verdict::True);
+  // each form of a test makes null possible
+  for (const char* test : {"p == 0", "0 == p", "!p", "p != (void*)0 ? 0 : 1"}) {
+    std::string body = std::string("int f(int *p) { if (") + test + ") reach_error(); return 0; }\n";
+    expectModels(body, "f", Verdict::False);
+  }
+  expectModels("int f(int *p, int x) { if (p && x == 3) return 1; if (x == 3) reach_error(); return 0; }\n", "f",
+               Verdict::False);
+  expectModels("int f(int *p) { if (p) return 1; reach_error(); return 0; }\n", "f", Verdict::False);
+  // declared _Nullable
+  expectModels("int f(int * _Nullable p) { if ((unsigned long)p == 0) reach_error(); return 0; }\n", "f",
+               Verdict::False);
+  // a test of another parameter says nothing about this one
+  expectModels("int f(int *p, int *q) { if (q == 0) return 0; if ((unsigned long)p == 0) reach_error(); return 0; }\n",
+               "f", Verdict::True);
+}
+
+TEST(EntryModel, PointerFieldsToDepthTwoThenNull) {
+  const std::string list = "struct N { int v; struct N *next; };\n";
+  // n (depth 1) and n->next (depth 2) are fresh, distinct objects
+  expectModels(list + "int f(struct N *n) { struct N *m = n->next; n->v = 1; m->v = 2;\n"
+                      "  if (m == n || n->v != 1 || (unsigned long)m == 0) reach_error(); return 0; }\n",
+               "f", Verdict::True);
+  // beyond depth 2: null
+  expectModels(list + "int f(struct N *n) { if ((unsigned long)n->next->next != 0) reach_error(); return 0; }\n", "f",
+               Verdict::True);
+  // a field some function tests against NULL may be null
+  expectModels(list + "int len(struct N *n) { int k = 0; while (n->next != 0 && k < 3) { n = n->next; k++; } return k; }\n"
+                      "int f(struct N *n) { if ((unsigned long)n->next == 0) reach_error(); return 0; }\n",
+               "f", Verdict::False);
+  // a pointer to a pointer: both levels fresh
+  expectModels("int f(int **pp) { **pp = 5; if (**pp != 5 || (unsigned long)*pp == 0) reach_error(); return 0; }\n", "f",
+               Verdict::True);
+}
+
+TEST(EntryModel, ObjectBoundLeavesLaterParametersTheirOwnObjects) {
+  // the first parameter's 70 pointer fields exhaust the 64 objects: the rest are null,
+  // and q still points to a fresh object of its own
+  std::string fields;
+  for (int i = 0; i < 70; ++i) fields += " int *f" + std::to_string(i) + ";";
+  expectModels("struct Big {" + fields + " };\n"
+               "int f(struct Big *b, int *q) { *q = 1; if ((unsigned long)b->f69 != 0 || *q != 1 || (unsigned long)q == 0)\n"
+               "  reach_error(); b->f0[0] = 2; if (*q != 1) reach_error(); return 0; }\n",
+               "f", Verdict::True);
+}
+
+TEST(EntryModel, BuffersForCharAndVoidPointees) {
+  // char*, void*: a 64-byte buffer each, separate
+  expectModels("int f(char *a, void *b) { a[63] = 1; ((char*)b)[0] = 2; if (a[63] != 1) reach_error(); return 0; }\n",
+               "f", Verdict::True);
+}
+
+TEST(EntryModel, StructsPassedByValueGetFreshPointerFields) {
+  expectModels("struct P { int *x; int *y; };\n"
+               "int f(struct P p) { *p.x = 1; *p.y = 2; if (*p.x != 1) reach_error(); return 0; }\n",
+               "f", Verdict::True);
+}
+
+TEST(EntryModel, RecursiveCallsDoNotRunTheHarnessAgain) {
+  // only the recursive call passes null
+  for (auto dm : kModels) {
+    auto o = run("int f(int *p, int d) { if (d == 7) { if ((unsigned long)p == 0) reach_error(); return 0; }\n"
+                 "  if (d == 0) return f(0, 7); return 0; }\n",
+                 "f", engine::EntryModel::Harness, dm);
+    EXPECT_EQ(o.result.verdict, Verdict::False) << name(dm) << ": " << o.result.reason;
+  }
+}
+
+TEST(EntryModel, MainKeepsTheInitialStateOfC) {
+  for (auto dm : kModels) {
+    auto o = run("int *g; int main(void) { if (g != 0) reach_error(); return 0; }\n", "main", engine::EntryModel::Harness,
+                 dm);
+    EXPECT_EQ(o.result.verdict, Verdict::True) << name(dm) << ": " << o.result.reason;
+  }
+}
+
+TEST(EntryModel, Names) {
+  EXPECT_EQ(engine::parseEntryModel("harness"), engine::EntryModel::Harness);
+  EXPECT_EQ(engine::parseEntryModel("arbitrary"), engine::EntryModel::Arbitrary);
+  EXPECT_THROW(engine::parseEntryModel("lazy"), std::invalid_argument);
+  EXPECT_STREQ(engine::entryModelName(engine::EntryModel::Arbitrary), "arbitrary");
+  EXPECT_EQ(engine::VerifyRequest{}.entryModel, engine::EntryModel::Harness);
+}
+
+}  // namespace
