@@ -84,80 +84,76 @@ private:
   std::optional<VerificationResult> checkBound(VerificationResult& r, uint32_t k, uint32_t d, bool finalDepth) {
     uint32_t& verifiedBound = verifiedBound_;
     bool& anyBound = anyBound_;
-    {
-      {
-        if (!opts_.incremental || !unw_ || unw_->maxCallDepth() != d) fresh(d);
-        lastDepth_ = d;
-        unw_->unwindTo(k, [&](Term t) { solver_->add(t); });
-        r.stats.bound = k;
-        r.stats.unrollNodes = unw_->nodeCount();
-        const bool depthCut = unw_->depthCutCount() > 0;
-        if (unw_->skippedCalls()) r.stats.extra["skipped_calls"] = static_cast<double>(unw_->skippedCalls());
-        if (depthCut) r.stats.extra["call_depth"] = d;
-        else r.stats.extra.erase("call_depth");
-        // 1. any error within the bound?
-        double t0 = solverSeconds();
-        CheckResult cr = checkAny(unw_->errors());
-        double tErr = solverSeconds() - t0;
-        if (cr == CheckResult::Sat) return counterexample(std::move(r));
-        if (cr == CheckResult::Unknown) return unknown(std::move(r), "solver: " + solver_->reasonUnknown(), verifiedBound, anyBound);
-        verifiedBound = k;
-        verifiedDepth_ = depthCut ? std::optional<uint32_t>(d) : std::nullopt;
-        anyBound = true;
-        // 2. forward condition: does any path go beyond the bound?
-        auto cuts = unw_->currentCuts();
-        t0 = solverSeconds();
-        // a cut taken on every execution needs no query (its model is not used)
-        bool cutAlways = std::any_of(cuts.begin(), cuts.end(), [](const auto& c) { return c.taken->isTrue(); });
-        CheckResult fc = cuts.empty() ? CheckResult::Unsat : cutAlways ? CheckResult::Sat : checkAny(cuts);
-        double tFc = solverSeconds() - t0;
-        if (fc == CheckResult::Unknown) return unknown(std::move(r), "solver: " + solver_->reasonUnknown(), verifiedBound, anyBound);
-        if (opts_.progress) {
-          std::ostringstream o;
-          o << "bound " << k << (depthCut ? " (calls nested <= " + std::to_string(d) + " deep)" : "") << ": no error; "
-            << unw_->nodeCount() << " nodes; "
-            << (fc == CheckResult::Sat ? "longer paths exist" : "no longer paths")
-            << " (solver " << std::fixed << std::setprecision(2) << tErr << " s error query, " << tFc
-            << " s forward condition)";
-          opts_.progress(o.str());
-        }
-        if (fc == CheckResult::Unsat) {
-          // 3. every path is covered, unless an unsupported construct is reachable
-          const auto& uns = unw_->unsupported();
-          CheckResult ur = uns.empty() ? CheckResult::Unsat : checkAny(uns);
-          if (ur == CheckResult::Unsat) {
-            r.verdict = Verdict::True;
-            r.condition.kind = "none";
-            r.condition.summary = "verified: no error on any path (all loops fully unrolled within bound " +
-                                  std::to_string(k) + ")";
-            r.condition.bound = k;
-            return finish(std::move(r));
-          }
-          const cfa::Edge* e = firstReachable(uns);
-          std::string what = e ? e->text + " at " + edgeWhere(e) : "an unsupported construct";
-          r.condition.excluded.push_back(what);
-          return unknown(std::move(r), "unsupported: " + what, verifiedBound, anyBound, "unsupported");
-        }
-        // Only depth cuts left and no deeper call fits the budget: a larger bound would
-        // build the same unwinding again.
-        if (depthCut && finalDepth && unw_->boundCutCount() == 0)
-          return unknown(std::move(r),
-                         "calls nested more than " + std::to_string(d) + " deep not expanded (unwinding budget of " +
-                             std::to_string(opts_.maxNodes) + " nodes)",
-                         verifiedBound, anyBound);
-        // 4. k-induction: the base case for k passed; does the inductive step hold?
-        // An unsupported construct within the bound rules out a proof (the step case
-        // treats those constructs as errors; the base case must exclude them as well),
-        // and so does a depth cut (the base case did not cover the calls below it).
-        if (opts_.inductiveStep && !depthCut && checkAny(unw_->unsupported()) == CheckResult::Unsat &&
-            opts_.inductiveStep(k)) {
-          r.verdict = Verdict::True;
-          r.condition.kind = "none";
-          r.condition.summary = "verified by k-induction with k = " + std::to_string(k);
-          r.condition.bound = k;
-          return finish(std::move(r));
-        }
+    if (!opts_.incremental || !unw_ || unw_->maxCallDepth() != d) fresh(d);
+    lastDepth_ = d;
+    unw_->unwindTo(k, [&](Term t) { solver_->add(t); });
+    r.stats.bound = k;
+    r.stats.unrollNodes = unw_->nodeCount();
+    const bool depthCut = unw_->depthCutCount() > 0;
+    if (unw_->skippedCalls()) r.stats.extra["skipped_calls"] = static_cast<double>(unw_->skippedCalls());
+    if (depthCut) r.stats.extra["call_depth"] = d;
+    else r.stats.extra.erase("call_depth");
+    // 1. any error within the bound?
+    double t0 = solverSeconds();
+    CheckResult cr = checkAny(unw_->errors());
+    double tErr = solverSeconds() - t0;
+    if (cr == CheckResult::Sat) return counterexample(std::move(r));
+    if (cr == CheckResult::Unknown) return unknown(std::move(r), "solver: " + solver_->reasonUnknown(), verifiedBound, anyBound);
+    verifiedBound = k;
+    verifiedDepth_ = depthCut ? std::optional<uint32_t>(d) : std::nullopt;
+    anyBound = true;
+    // 2. forward condition: does any path go beyond the bound?
+    auto cuts = unw_->currentCuts();
+    t0 = solverSeconds();
+    // a cut taken on every execution needs no query (its model is not used)
+    bool cutAlways = std::any_of(cuts.begin(), cuts.end(), [](const auto& c) { return c.taken->isTrue(); });
+    CheckResult fc = cuts.empty() ? CheckResult::Unsat : cutAlways ? CheckResult::Sat : checkAny(cuts);
+    double tFc = solverSeconds() - t0;
+    if (fc == CheckResult::Unknown) return unknown(std::move(r), "solver: " + solver_->reasonUnknown(), verifiedBound, anyBound);
+    if (opts_.progress) {
+      std::ostringstream o;
+      o << "bound " << k << (depthCut ? " (calls nested <= " + std::to_string(d) + " deep)" : "") << ": no error; "
+        << unw_->nodeCount() << " nodes; "
+        << (fc == CheckResult::Sat ? "longer paths exist" : "no longer paths")
+        << " (solver " << std::fixed << std::setprecision(2) << tErr << " s error query, " << tFc
+        << " s forward condition)";
+      opts_.progress(o.str());
+    }
+    if (fc == CheckResult::Unsat) {
+      // 3. every path is covered, unless an unsupported construct is reachable
+      const auto& uns = unw_->unsupported();
+      CheckResult ur = uns.empty() ? CheckResult::Unsat : checkAny(uns);
+      if (ur == CheckResult::Unsat) {
+        r.verdict = Verdict::True;
+        r.condition.kind = "none";
+        r.condition.summary = "verified: no error on any path (all loops fully unrolled within bound " +
+                              std::to_string(k) + ")";
+        r.condition.bound = k;
+        return finish(std::move(r));
       }
+      const cfa::Edge* e = firstReachable(uns);
+      std::string what = e ? e->text + " at " + edgeWhere(e) : "an unsupported construct";
+      r.condition.excluded.push_back(what);
+      return unknown(std::move(r), "unsupported: " + what, verifiedBound, anyBound, "unsupported");
+    }
+    // Only depth cuts left and no deeper call fits the budget: a larger bound would
+    // build the same unwinding again.
+    if (depthCut && finalDepth && unw_->boundCutCount() == 0)
+      return unknown(std::move(r),
+                     "calls nested more than " + std::to_string(d) + " deep not expanded (unwinding budget of " +
+                         std::to_string(opts_.maxNodes) + " nodes)",
+                     verifiedBound, anyBound);
+    // 4. k-induction: the base case for k passed; does the inductive step hold?
+    // An unsupported construct within the bound rules out a proof (the step case
+    // treats those constructs as errors; the base case must exclude them as well),
+    // and so does a depth cut (the base case did not cover the calls below it).
+    if (opts_.inductiveStep && !depthCut && checkAny(unw_->unsupported()) == CheckResult::Unsat &&
+        opts_.inductiveStep(k)) {
+      r.verdict = Verdict::True;
+      r.condition.kind = "none";
+      r.condition.summary = "verified by k-induction with k = " + std::to_string(k);
+      r.condition.bound = k;
+      return finish(std::move(r));
     }
     return std::nullopt;
   }
