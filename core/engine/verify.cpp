@@ -434,7 +434,13 @@ void attachBoundCondition(const cfa::Program& program, const cfa::Function& entr
     if (loops.size() > 5) r.condition.summary += " and " + std::to_string(loops.size() - 5) + " more loops";
     r.condition.summary += " beyond " + k + " iterations";
   }
-  if (auto a = algorithms::boundAutomaton(program, entry.id, *r.condition.bound)) {
+  uint32_t depth = r.condition.callDepth.value_or(UINT32_MAX);
+  if (r.condition.callDepth) {
+    std::string d = std::to_string(depth);
+    r.condition.excluded.push_back("calls nested more than " + d + " deep below '" + entry.name + "'");
+    r.condition.summary += "; not verified: calls nested more than " + d + " deep";
+  }
+  if (auto a = algorithms::boundAutomaton(program, entry.id, *r.condition.bound, 100000, depth)) {
     r.stats.extra["bound_automaton_states"] = static_cast<double>(a->ordinaryStates());
     r.condition.automaton = std::make_shared<result::AssumptionAutomaton>(std::move(*a));
   }
@@ -495,6 +501,7 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
   } else if (alg == Algorithm::Kind || alg == Algorithm::KindNoInv) {
     auto ko = commonOptions<algorithms::KInductionOptions>(req, timeoutS);
     if (sp.bound > 0) ko.maxBound = sp.bound;
+    if (req.maxUnwindNodes) ko.maxNodes = req.maxUnwindNodes;
     ko.invariants = alg == Algorithm::Kind;
     r = algorithms::runKInduction(program, entry.id, ko);
     attachBoundCondition(program, entry, r);
@@ -502,6 +509,7 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
              alg == Algorithm::KikiAi) {
     auto ko = commonOptions<algorithms::KikiOptions>(req, timeoutS);
     if (sp.bound > 0) ko.maxBound = sp.bound;
+    if (req.maxUnwindNodes) ko.maxNodes = req.maxUnwindNodes;
     ko.mode = alg == Algorithm::KikiIbmc ? algorithms::KikiMode::Ibmc
               : alg == Algorithm::KikiKind ? algorithms::KikiMode::Kind
               : alg == Algorithm::KikiAi   ? algorithms::KikiMode::Ai
@@ -529,6 +537,7 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     auto bo = commonOptions<algorithms::BmcOptions>(req, timeoutS);
     bo.incremental = alg == Algorithm::Ibmc;
     if (sp.bound > 0) bo.maxBound = sp.bound;
+    if (req.maxUnwindNodes) bo.maxNodes = req.maxUnwindNodes;
     if (req.sessions && alg == Algorithm::Ibmc && !req.sessionKey.empty() && req.keepAlive) {
       // continue a warm deepening, or start one that later stages can continue
       std::unique_ptr<SessionCache::Entry> e = req.sessions->take(req.sessionKey);
@@ -799,7 +808,10 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     }
     reasons += (reasons.empty() ? "" : "; ") + m.stage->spec + ": " + m.r->reason;
     const result::VerificationResult& r = *m.r;
-    if (!best || (r.condition.bound && (!best->condition.bound || *r.condition.bound > *best->condition.bound)))
+    // more loop iterations first; at the same bound, more calls expanded (no depth cut best)
+    auto depth = [](const result::VerificationResult& x) { return x.condition.callDepth.value_or(UINT32_MAX); };
+    if (!best || (r.condition.bound && (!best->condition.bound || *r.condition.bound > *best->condition.bound ||
+                                        (*r.condition.bound == *best->condition.bound && depth(r) > depth(*best)))))
       best = &r;
   }
   out = *best;

@@ -106,6 +106,9 @@ struct VerifyRequest {
   bool bddAbstractions = false;
   double timeoutS = 0;                 // whole run, wall clock; 0 = none
   uint32_t maxBound = 0;               // stop BMC deepening at this bound (unknown + condition); 0 = no limit
+  // The BMC unwinding's node budget (bmc, ibmc, and the base case of kind and kiki):
+  // calls nested too deep for it are not expanded (BmcOptions::maxNodes); 0 = default.
+  size_t maxUnwindNodes = 0;
   frontend::DataModel dataModel = frontend::DataModel::LP64;
   std::string function = "main";       // entry
   EntryModel entryModel = EntryModel::Harness;  // a non-main entry's parameters

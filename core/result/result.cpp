@@ -70,6 +70,7 @@ nlohmann::json toJson(const VerificationResult& r) {
   c["kind"] = r.condition.kind;
   c["summary"] = r.condition.summary;
   if (r.condition.bound) c["bound"] = *r.condition.bound;
+  if (r.condition.callDepth) c["call_depth"] = *r.condition.callDepth;
   c["excluded"] = r.condition.excluded;
   if (!r.condition.assumptions.empty()) {
     // the formula can be long: the first clauses here, all of them in --condition-out

@@ -76,6 +76,9 @@ struct Condition {
   std::string kind;        // "none" (nothing excluded), "bound", "unsupported", "timeout", ...
   std::string summary;     // human sentence, e.g. "verified for loops unrolled <= 8 times"
   std::optional<uint32_t> bound;  // loop/recursion unwinding bound that was fully checked
+  // With `bound`: calls nested deeper than this were not expanded (BMC's unwinding budget,
+  // core/algorithms/bmc/unwinding_estimate.h); absent when every call was expanded.
+  std::optional<uint32_t> callDepth;
   std::vector<std::string> excluded;  // parts not verified, each "what at file:line"
   // The assumption formula (conditional model checking): one clause pc = l => psi per
   // part that was not verified; empty when nothing is excluded or the run cannot say.

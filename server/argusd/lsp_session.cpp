@@ -267,10 +267,17 @@ json statusJson(const FunctionStatus& f) {
           {"verifications", f.runs}, {"cacheHits", f.cached}};
 }
 
+// BMC's bound as a condition, with the call depth when the unwinding budget cut calls.
+std::string boundText(const result::Condition& c) {
+  std::string t = "verified for loops unrolled ≤ " + std::to_string(*c.bound) + " times";
+  if (c.callDepth) t += " and calls nested ≤ " + std::to_string(*c.callDepth) + " deep";
+  return t;
+}
+
 std::string lensTitle(const FunctionStatus& f) {
   auto conditional = [&]() -> std::string {
     const auto& r = *f.result;
-    if (r.condition.bound) return "verified for loops unrolled ≤ " + std::to_string(*r.condition.bound) + " times";
+    if (r.condition.bound) return boundText(r.condition);
     // conditional model checking: the summary names what was left out
     if (r.condition.summary.rfind("verified except", 0) == 0) return "unknown: " + r.condition.summary;
     return "unknown: " + (r.reason.empty() ? r.condition.summary : r.reason);
@@ -793,7 +800,7 @@ void LspSession::onSnapshot(const std::string& uri, const DocumentSnapshot& snap
            json{{"function", f.name}, {"state", "violated"}});
     } else if (f.state == FunctionState::Conditional && f.result) {
       std::string what = f.result->condition.bound
-                             ? "verified for loops unrolled ≤ " + std::to_string(*f.result->condition.bound) + " times"
+                             ? boundText(f.result->condition)
                          : f.result->condition.summary.rfind("verified except", 0) == 0
                              ? "unknown: " + f.result->condition.summary
                              : "unknown: " + (f.result->reason.empty() ? f.result->condition.summary : f.result->reason);

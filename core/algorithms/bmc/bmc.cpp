@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/algorithms/bmc/unwinding.h"
+#include "core/algorithms/bmc/unwinding_estimate.h"
 #include "core/algorithms/common/counterexample.h"
 #include "core/result/replay.h"
 #include "core/support/deadline.h"
@@ -38,61 +39,28 @@ public:
     bool& anyBound = anyBound_;
     try {
       for (uint32_t k = nextK_; k <= maxBound; ++k) {
-        if (!opts_.incremental || !unw_) fresh();
-        unw_->unwindTo(k, [&](Term t) { solver_->add(t); });
-        r.stats.bound = k;
-        r.stats.unrollNodes = unw_->nodeCount();
-        // 1. any error within the bound?
-        double t0 = solverSeconds();
-        CheckResult cr = checkAny(unw_->errors());
-        double tErr = solverSeconds() - t0;
-        if (cr == CheckResult::Sat) return counterexample(std::move(r));
-        if (cr == CheckResult::Unknown) return unknown(std::move(r), "solver: " + solver_->reasonUnknown(), verifiedBound, anyBound);
-        verifiedBound = k;
-        anyBound = true;
-        // 2. forward condition: does any path go beyond the bound?
-        auto cuts = unw_->currentCuts();
-        t0 = solverSeconds();
-        // a cut taken on every execution needs no query (its model is not used)
-        bool cutAlways = std::any_of(cuts.begin(), cuts.end(), [](const auto& c) { return c.taken->isTrue(); });
-        CheckResult fc = cuts.empty() ? CheckResult::Unsat : cutAlways ? CheckResult::Sat : checkAny(cuts);
-        double tFc = solverSeconds() - t0;
-        if (fc == CheckResult::Unknown) return unknown(std::move(r), "solver: " + solver_->reasonUnknown(), verifiedBound, anyBound);
-        if (opts_.progress) {
-          std::ostringstream o;
-          o << "bound " << k << ": no error; " << unw_->nodeCount() << " nodes; "
-            << (fc == CheckResult::Sat ? "longer paths exist" : "no longer paths")
-            << " (solver " << std::fixed << std::setprecision(2) << tErr << " s error query, " << tFc
-            << " s forward condition)";
-          opts_.progress(o.str());
-        }
-        if (fc == CheckResult::Unsat) {
-          // 3. every path is covered, unless an unsupported construct is reachable
-          const auto& uns = unw_->unsupported();
-          CheckResult ur = uns.empty() ? CheckResult::Unsat : checkAny(uns);
-          if (ur == CheckResult::Unsat) {
-            r.verdict = Verdict::True;
-            r.condition.kind = "none";
-            r.condition.summary = "verified: no error on any path (all loops fully unrolled within bound " +
-                                  std::to_string(k) + ")";
-            r.condition.bound = k;
-            return finish(std::move(r));
+        // the call depth that keeps the unwinding within its budget (issue 29 item 6)
+        if (!estimate_) estimate_ = std::make_unique<UnwindingEstimate>(prog_, entry_, opts_.maxNodes);
+        std::optional<uint32_t> dMax = estimate_->maxDepth(k);
+        if (!dMax)
+          return unknown(std::move(r),
+                         "bound " + std::to_string(k) + " does not fit the unwinding budget of " +
+                             std::to_string(opts_.maxNodes) + " nodes even with no call expanded",
+                         verifiedBound, anyBound, "bound");
+        // Raise d before k: within the first bound that needs a depth limit, step d up
+        // (each step about four times the size of the last), so that a condition comes
+        // early; later bounds start at the depth reached.
+        uint32_t d = *dMax;
+        if (d != UnwindingEstimate::kNoDepthLimit) {
+          uint32_t from = depthSteps_ ? std::min(lastDepth_, d) : 0;
+          depthSteps_ = true;
+          while (from < d) {
+            uint64_t size = estimate_->nodes(k, from);
+            if (auto done = checkBound(r, k, from, false)) return std::move(*done);
+            from = std::max(from + 1, estimate_->depthFor(k, 4 * size, from, d));
           }
-          const cfa::Edge* e = firstReachable(uns);
-          std::string what = e ? e->text + " at " + edgeWhere(e) : "an unsupported construct";
-          r.condition.excluded.push_back(what);
-          return unknown(std::move(r), "unsupported: " + what, verifiedBound, anyBound, "unsupported");
         }
-        // 4. k-induction: the base case for k passed; does the inductive step hold?
-        // An unsupported construct within the bound rules out a proof (the step case
-        // treats those constructs as errors; the base case must exclude them as well).
-        if (opts_.inductiveStep && checkAny(unw_->unsupported()) == CheckResult::Unsat && opts_.inductiveStep(k)) {
-          r.verdict = Verdict::True;
-          r.condition.kind = "none";
-          r.condition.summary = "verified by k-induction with k = " + std::to_string(k);
-          r.condition.bound = k;
-          return finish(std::move(r));
-        }
+        if (auto done = checkBound(r, k, d, true)) return std::move(*done);
       }
       nextK_ = maxBound + 1;
       resumable_ = true;
@@ -100,7 +68,9 @@ public:
     } catch (const Unwinding::DeadlineExceeded&) {
       return unknown(std::move(r), "timeout", verifiedBound, anyBound);
     } catch (const Unwinding::TooLarge&) {
-      return unknown(std::move(r), "unwinding too large (node limit)", verifiedBound, anyBound);
+      // the estimate is an upper bound: only a defect of it leads here
+      return unknown(std::move(r), "unwinding larger than its estimate (" + std::to_string(opts_.maxNodes) + " nodes)",
+                     verifiedBound, anyBound);
     } catch (const smt::SolverError& e) {
       return unknown(std::move(r), std::string("solver error: ") + e.what(), verifiedBound, anyBound);
     } catch (const std::bad_alloc&) {
@@ -109,6 +79,85 @@ public:
   }
 
 private:
+  // One check at bound k with calls nested <= d deep: a final result, or nullopt to go on.
+  // finalDepth: d is the deepest that fits at k (and so at any larger bound).
+  std::optional<VerificationResult> checkBound(VerificationResult& r, uint32_t k, uint32_t d, bool finalDepth) {
+    uint32_t& verifiedBound = verifiedBound_;
+    bool& anyBound = anyBound_;
+    if (!opts_.incremental || !unw_ || unw_->maxCallDepth() != d) fresh(d);
+    lastDepth_ = d;
+    unw_->unwindTo(k, [&](Term t) { solver_->add(t); });
+    r.stats.bound = k;
+    r.stats.unrollNodes = unw_->nodeCount();
+    const bool depthCut = unw_->depthCutCount() > 0;
+    if (unw_->skippedCalls()) r.stats.extra["skipped_calls"] = static_cast<double>(unw_->skippedCalls());
+    if (depthCut) r.stats.extra["call_depth"] = d;
+    else r.stats.extra.erase("call_depth");
+    // 1. any error within the bound?
+    double t0 = solverSeconds();
+    CheckResult cr = checkAny(unw_->errors());
+    double tErr = solverSeconds() - t0;
+    if (cr == CheckResult::Sat) return counterexample(std::move(r));
+    if (cr == CheckResult::Unknown) return unknown(std::move(r), "solver: " + solver_->reasonUnknown(), verifiedBound, anyBound);
+    verifiedBound = k;
+    verifiedDepth_ = depthCut ? std::optional<uint32_t>(d) : std::nullopt;
+    anyBound = true;
+    // 2. forward condition: does any path go beyond the bound?
+    auto cuts = unw_->currentCuts();
+    t0 = solverSeconds();
+    // a cut taken on every execution needs no query (its model is not used)
+    bool cutAlways = std::any_of(cuts.begin(), cuts.end(), [](const auto& c) { return c.taken->isTrue(); });
+    CheckResult fc = cuts.empty() ? CheckResult::Unsat : cutAlways ? CheckResult::Sat : checkAny(cuts);
+    double tFc = solverSeconds() - t0;
+    if (fc == CheckResult::Unknown) return unknown(std::move(r), "solver: " + solver_->reasonUnknown(), verifiedBound, anyBound);
+    if (opts_.progress) {
+      std::ostringstream o;
+      o << "bound " << k << (depthCut ? " (calls nested <= " + std::to_string(d) + " deep)" : "") << ": no error; "
+        << unw_->nodeCount() << " nodes; "
+        << (fc == CheckResult::Sat ? "longer paths exist" : "no longer paths")
+        << " (solver " << std::fixed << std::setprecision(2) << tErr << " s error query, " << tFc
+        << " s forward condition)";
+      opts_.progress(o.str());
+    }
+    if (fc == CheckResult::Unsat) {
+      // 3. every path is covered, unless an unsupported construct is reachable
+      const auto& uns = unw_->unsupported();
+      CheckResult ur = uns.empty() ? CheckResult::Unsat : checkAny(uns);
+      if (ur == CheckResult::Unsat) {
+        r.verdict = Verdict::True;
+        r.condition.kind = "none";
+        r.condition.summary = "verified: no error on any path (all loops fully unrolled within bound " +
+                              std::to_string(k) + ")";
+        r.condition.bound = k;
+        return finish(std::move(r));
+      }
+      const cfa::Edge* e = firstReachable(uns);
+      std::string what = e ? e->text + " at " + edgeWhere(e) : "an unsupported construct";
+      r.condition.excluded.push_back(what);
+      return unknown(std::move(r), "unsupported: " + what, verifiedBound, anyBound, "unsupported");
+    }
+    // Only depth cuts left and no deeper call fits the budget: a larger bound would
+    // build the same unwinding again.
+    if (depthCut && finalDepth && unw_->boundCutCount() == 0)
+      return unknown(std::move(r),
+                     "calls nested more than " + std::to_string(d) + " deep not expanded (unwinding budget of " +
+                         std::to_string(opts_.maxNodes) + " nodes)",
+                     verifiedBound, anyBound);
+    // 4. k-induction: the base case for k passed; does the inductive step hold?
+    // An unsupported construct within the bound rules out a proof (the step case
+    // treats those constructs as errors; the base case must exclude them as well),
+    // and so does a depth cut (the base case did not cover the calls below it).
+    if (opts_.inductiveStep && !depthCut && checkAny(unw_->unsupported()) == CheckResult::Unsat &&
+        opts_.inductiveStep(k)) {
+      r.verdict = Verdict::True;
+      r.condition.kind = "none";
+      r.condition.summary = "verified by k-induction with k = " + std::to_string(k);
+      r.condition.bound = k;
+      return finish(std::move(r));
+    }
+    return std::nullopt;
+  }
+
   const cfa::Program& prog_;
   cfa::FuncId entry_;
   BmcOptions opts_;
@@ -121,7 +170,7 @@ private:
 
   double solverSeconds() const { return solver_ ? solver_->stats().checkTimeS : 0; }
 
-  void fresh() {
+  void fresh(uint32_t callDepth) {
     if (solver_) {
       queries_ += solver_->stats().checks;
       solverTime_ += solver_->stats().checkTimeS;
@@ -134,6 +183,8 @@ private:
     solver_ = smt::makeSolver(opts_.solver, *tm_, so);
     unw_ = std::make_unique<Unwinding>(prog_, entry_, *tm_, opts_.incremental);
     unw_->setDeadline(deadline_.at());
+    unw_->setMaxNodes(opts_.maxNodes);
+    unw_->setMaxCallDepth(callDepth);
   }
 
   // Is any of the marked edges taken on a feasible path? One query, with a fresh
@@ -197,6 +248,10 @@ private:
     if (anyBound) {
       r.condition.bound = bound;
       r.condition.summary = "verified for loops and recursion unrolled <= " + std::to_string(bound) + " times";
+      if (verifiedDepth_) {
+        r.condition.callDepth = verifiedDepth_;
+        r.condition.summary += " and calls nested <= " + std::to_string(*verifiedDepth_) + " deep";
+      }
       if (!r.condition.excluded.empty()) r.condition.summary += " (except: " + r.condition.excluded.front() + ")";
     } else {
       r.condition.summary = "nothing verified";
@@ -224,6 +279,10 @@ public:
 private:
   uint32_t nextK_;
   uint32_t verifiedBound_ = 0;
+  std::optional<uint32_t> verifiedDepth_;  // the call depth of verifiedBound_ (none: no call was cut)
+  std::unique_ptr<UnwindingEstimate> estimate_;
+  uint32_t lastDepth_ = 0;
+  bool depthSteps_ = false;  // the depth has been stepped up once
   bool anyBound_ = false;
   bool resumable_ = false;
 };

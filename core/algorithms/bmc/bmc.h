@@ -30,6 +30,12 @@ struct BmcOptions {
   double timeoutS = 0;           // wall-clock limit for the whole run; 0 = none
   uint32_t maxBound = 1u << 20;  // stop deepening here (answer unknown with the bound)
   uint32_t startBound = 1;
+  // Node budget of the unwinding (issue 29 item 6): when the unwinding for bound k would
+  // exceed it, calls nested deeper than the largest depth d that fits are not expanded
+  // (depth cuts, unwinding.h) and the condition says "calls nested <= d deep". Within
+  // the first such bound, d is raised step by step (each step about four times the
+  // previous size), so that a condition comes early; then k is raised.
+  size_t maxNodes = 2'000'000;
   // Progress callback: "bound k: ..." lines.
   std::function<void(const std::string&)> progress;
   // Test hook: perturbs the nondeterministic values before replay, to check that a path
@@ -50,6 +56,7 @@ BmcOptions incrementalBmcOptions(const Options& o) {
   bo.solver = o.solver;
   bo.timeoutS = o.timeoutS;
   bo.maxBound = o.maxBound;
+  bo.maxNodes = o.maxNodes;
   bo.progress = o.progress;
   bo.corruptReplayForTest = o.corruptReplayForTest;
   return bo;

@@ -61,7 +61,7 @@ Counts filterTo(const Counts& c, const std::vector<cfa::LocId>& loops) {
 }  // namespace
 
 std::optional<AssumptionAutomaton> boundAutomaton(const cfa::Program& prog, cfa::FuncId entry, uint32_t k,
-                                                  size_t maxStates) {
+                                                  size_t maxStates, uint32_t callDepth) {
   cpa::ControlFlow cf(prog, entry);
   std::vector<LoopStructure> loops;
   for (const cfa::Function& f : prog.functions) loops.push_back(loopStructure(prog, f));
@@ -140,8 +140,8 @@ std::optional<AssumptionAutomaton> boundAutomaton(const cfa::Program& prog, cfa:
         }
         case cfa::StepKind::CallEnter: {
           uint32_t d = depthOf(key.depths, st.toFunc);
-          if (d > k) {
-            open = true;  // BMC cut this call (recursion deeper than the bound)
+          if (d > k || key.stack.size() >= callDepth) {
+            open = true;  // BMC cut this call (recursion deeper than the bound, or nested too deep)
             break;
           }
           const cfa::Edge& call = prog.functions[st.func].edges[st.edge];

@@ -9,8 +9,9 @@
 // loops containing the location (DFS back edges of loopStructure(); a count rises on a
 // back edge and restarts when the head is entered from outside). Along the program's
 // steps (step.h):
-//  - a back edge whose count would exceed k, and a call whose callee is already k deep
-//    on the stack, lead to the open state (the part BMC cut);
+//  - a back edge whose count would exceed k, a call whose callee is already k deep
+//    on the stack, and a call nested deeper than callDepth below the entry, lead to
+//    the open state (the part BMC cut);
 //  - an Unsupported edge (and a Call edge without a body, and any edge leaving a
 //    function's exit, which the unwinding does not follow) leads to the open state;
 //  - an Error edge has no transition (BMC found no error within the bound: verified),
@@ -29,7 +30,10 @@
 
 namespace argus::algorithms {
 
+// callDepth: a call nested deeper than this below the entry (BMC's depth cut,
+// unwinding.h) leads to the open state as well; UINT32_MAX: no limit.
 std::optional<result::AssumptionAutomaton> boundAutomaton(const cfa::Program& prog, cfa::FuncId entry, uint32_t k,
-                                                          size_t maxStates = 100000);
+                                                          size_t maxStates = 100000,
+                                                          uint32_t callDepth = UINT32_MAX);
 
 }  // namespace argus::algorithms

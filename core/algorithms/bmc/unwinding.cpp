@@ -125,6 +125,67 @@ static std::unique_ptr<LoopInfo> computeLoops(const cfa::Program& prog, const cf
   return li;
 }
 
+// Per function: its closure cannot influence a check (unwinding.h). Bottom-up over the
+// components of the call graph (callees first); a component is as good as its worst member.
+std::vector<bool> noEffectFunctions(const cfa::Program& prog) {
+  auto calls = [&](uint32_t f, auto&& to) {
+    for (const Edge& e : prog.functions[f].edges)
+      if (e.kind == EdgeKind::Call) to(e.callee);
+  };
+  std::vector<uint32_t> comp = support::sccIds(static_cast<uint32_t>(prog.functions.size()), calls);
+  std::vector<bool> noEffect(prog.functions.size(), false);
+  std::vector<bool> own(prog.functions.size(), true);
+  for (const cfa::Function& f : prog.functions) {
+    // only edges reachable from the entry count (the frontend leaves a Havoc of the
+    // return value "at the end of the function" after a final return, say)
+    std::vector<bool> reach(f.locs.size(), false);
+    std::vector<cfa::LocId> stack;
+    if (f.entry < f.locs.size()) {
+      reach[f.entry] = true;
+      stack.push_back(f.entry);
+    }
+    while (!stack.empty()) {
+      cfa::LocId l = stack.back();
+      stack.pop_back();
+      for (uint32_t ei : f.locs[l].out)
+        if (!reach[f.edges[ei].to]) {
+          reach[f.edges[ei].to] = true;
+          stack.push_back(f.edges[ei].to);
+        }
+    }
+    for (const Edge& e : f.edges) {
+      if (!reach[e.from]) continue;
+      switch (e.kind) {
+        case EdgeKind::Error:
+        case EdgeKind::Unsupported:
+        case EdgeKind::Abort:
+        case EdgeKind::Havoc:
+        case EdgeKind::Store:
+        case EdgeKind::Alloc:
+        case EdgeKind::Free:
+          own[f.id] = false;
+          break;
+        default:
+          break;
+      }
+      if (e.lhs && prog.vars[*e.lhs].func == cfa::kNoFunc) own[f.id] = false;
+    }
+  }
+  uint32_t nc = 0;
+  for (uint32_t c : comp) nc = std::max(nc, c + 1);
+  std::vector<std::vector<uint32_t>> members(nc);
+  for (uint32_t f = 0; f < comp.size(); ++f) members[comp[f]].push_back(f);
+  for (uint32_t c = 0; c < nc; ++c) {
+    bool ok = true;
+    for (uint32_t f : members[c]) {
+      ok = ok && own[f];
+      calls(f, [&](uint32_t g) { ok = ok && (comp[g] == c || noEffect[g]); });
+    }
+    for (uint32_t f : members[c]) noEffect[f] = ok;
+  }
+  return noEffect;
+}
+
 bool Unwinding::Key::operator<(const Key& o) const {
   if (inst != o.inst) return inst < o.inst;
   if (loc != o.loc) return loc < o.loc;
@@ -151,6 +212,7 @@ Unwinding::Unwinding(const cfa::Program& prog, cfa::FuncId entry, smt::TermManag
     recursive_[f.id] = compSize[comp[f.id]] > 1;
     calls(f.id, [&](uint32_t g) { recursive_[f.id] = recursive_[f.id] || g == f.id; });
   }
+  noEffect_ = noEffectFunctions(prog);
   for (const cfa::Function& f : prog.functions) {
     bool isInit = f.id == prog.initFunc || f.id == prog.initNondetFunc;
     if (isInit) continue;
@@ -230,6 +292,10 @@ void Unwinding::unwindTo(uint32_t k, const std::function<void(Term)>& sink) {
     std::vector<Cut> cuts;
     cuts.swap(cuts_);
     for (Cut& c : cuts) {
+      if (c.depth) {
+        cuts_.push_back(c);  // the call depth does not grow with k
+        continue;
+      }
       size_t before = nodes_.size();
       exploreEdge(c.node, c.edgeIndex);
       for (size_t n = before; n < nodes_.size(); ++n) work.push_back(static_cast<uint32_t>(n));
@@ -293,11 +359,23 @@ void Unwinding::exploreEdge(uint32_t n, uint32_t ei) {
     case EdgeKind::Unsupported:
       return;  // terminal: handled when the node is encoded
     case EdgeKind::Call: {
+      if (noEffect_[e.callee] &&
+          (!e.lhs || (prog_.vars[*e.lhs].func != cfa::kNoFunc && !loopInfo(fid).live(e.to, *e.lhs)))) {
+        ++skippedCalls_;
+        break;  // passed over: a Cfa edge to the return site (transfer treats it as Blank)
+      }
       const Instance& cur = instances_[instId];
       auto depthIt = cur.depthOf.find(e.callee);
       uint32_t depth = depthIt == cur.depthOf.end() ? 0 : depthIt->second;
       if (depth > bound_) {
         cuts_.push_back({n, &e, ei, nullptr});
+        return;
+      }
+      if (cur.level >= maxCallDepth_) {
+        Cut c{n, &e, ei, nullptr};
+        c.depth = true;
+        cuts_.push_back(c);
+        ++depthCuts_;
         return;
       }
       auto ik = std::make_tuple(n, &e);
@@ -311,6 +389,7 @@ void Unwinding::exploreEdge(uint32_t n, uint32_t ei) {
         ni.callEdge = &e;
         ni.depthOf = cur.depthOf;
         ni.depthOf[e.callee] = depth + 1;
+        ni.level = cur.level + 1;
         instances_.push_back(std::move(ni));
         calleeInst = static_cast<uint32_t>(instances_.size() - 1);
         instanceOfCall_[ik] = calleeInst;
@@ -467,6 +546,7 @@ std::pair<Term, Unwinding::State> Unwinding::transfer(const InEdge& inConst, uin
     case EdgeKind::Blank:
     case EdgeKind::Free:
     case EdgeKind::Return:
+    case EdgeKind::Call:  // a call that cannot influence a check, passed over
       break;
     default:
       throw std::logic_error("Unwinding: unexpected edge kind in transfer");
@@ -507,6 +587,11 @@ void Unwinding::encodePending(const std::function<void(Term)>& sink) {
     }
   }
   if (done != pending.size()) throw std::logic_error("Unwinding: cycle in the unwinding");
+  // A cut recorded at a node encoded in an earlier round (a re-explored recursion cut
+  // that now exceeds the call depth) gets its guard here: a cut without one would be
+  // missing from the forward condition.
+  for (Cut& c : cuts_)
+    if (!c.taken && nodes_[c.node].encoded) setCutTaken(c);
   // New in-edges of nodes encoded in an earlier round: extend through their proxies.
   for (uint32_t n = 0; n < nodes_.size(); ++n) {
     Node& node = nodes_[n];
@@ -610,20 +695,21 @@ bool Unwinding::encodeNode(uint32_t n, const std::function<void(Term)>& sink) {
   }
   auto cutsHere = cutsAt_.find(n);
   if (cutsHere != cutsAt_.end())
-    for (size_t ci : cutsHere->second) {
-      Cut& c = cuts_[ci];
-      if (c.taken) continue;
-      if (c.edge->kind == EdgeKind::Call) {
-        c.taken = node.act;
-      } else {
-        InEdge probe;
-        probe.from = n;
-        probe.kind = InKind::Cfa;
-        probe.edge = c.edge;
-        c.taken = transfer(probe, n).first;
-      }
-    }
+    for (size_t ci : cutsHere->second) setCutTaken(cuts_[ci]);
   return true;
+}
+
+void Unwinding::setCutTaken(Cut& c) {
+  if (c.taken) return;
+  if (c.edge->kind == EdgeKind::Call) {
+    c.taken = nodes_[c.node].act;
+  } else {
+    InEdge probe;
+    probe.from = c.node;
+    probe.kind = InKind::Cfa;
+    probe.edge = c.edge;
+    c.taken = transfer(probe, c.node).first;
+  }
 }
 
 // Classic BMC merge: the node is reached iff some in-edge is taken, and each variable is

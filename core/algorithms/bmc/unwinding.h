@@ -20,10 +20,24 @@
 // existing merge node v are added through p_v ⇔ (⋁ taken_new ∨ p_w), with p_w the new
 // dangling proxy — nothing is rebuilt and the solver keeps its state.
 //
+// Call depth (issue 29 item 6): with setMaxCallDepth(d), a call nested deeper than d
+// below the entry (the entry's own calls are depth 1) is not expanded; it is a *depth
+// cut*: recorded like a cut (the forward condition sees it, so the answer is never
+// `true` while one is reachable) but never explored by raising k. BMC chooses d from
+// the node budget before it builds the unwinding (unwinding_estimate.h).
+//
+// Calls that cannot matter (issue 29 item 1, cone of influence): a call whose callee's
+// closure has no error, unsupported, abort, havoc, store, allocation or free edge and
+// assigns no global, and whose result is dead (or absent), cannot influence a check:
+// it is not unwound but passed over like a Blank edge. That over-approximates the call
+// (an execution in which the callee does not return continues as well), so a `true`
+// stays sound, and a counterexample through it is replayed with the real callee.
+//
 // The formula for errors, cuts and unsupported constructs is exposed as lists of
 // Boolean terms; algorithms (bmc.cpp) decide what to ask.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -51,6 +65,10 @@ struct LoopStructure {
   std::vector<std::vector<cfa::LocId>> loopsOf;
 };
 LoopStructure loopStructure(const cfa::Program& prog, const cfa::Function& f);
+
+// Per function: its closure has no error, unsupported, abort, havoc, store, allocation
+// or free edge and assigns no global, so a call of it cannot influence a check.
+std::vector<bool> noEffectFunctions(const cfa::Program& prog);
 
 class Unwinding {
 public:
@@ -80,6 +98,20 @@ public:
   std::vector<smt::Term> danglingAssumptions() const;
 
   size_t nodeCount() const { return nodes_.size(); }
+
+  // Calls nested deeper than d below the entry are depth cuts (default: no limit).
+  // Set before the first unwindTo.
+  void setMaxCallDepth(uint32_t d) { maxCallDepth_ = d; }
+  uint32_t maxCallDepth() const { return maxCallDepth_; }
+  // Depth cuts recorded so far (reachable or not): 0 means the depth limit cut nothing.
+  size_t depthCutCount() const { return depthCuts_; }
+  // Calls passed over because they cannot influence a check.
+  size_t skippedCalls() const { return skippedCalls_; }
+  // Cuts a larger bound would explore (loop iterations, recursion): none means raising
+  // k changes nothing.
+  size_t boundCutCount() const {
+    return static_cast<size_t>(std::count_if(cuts_.begin(), cuts_.end(), [](const Cut& c) { return !c.depth; }));
+  }
 
   // A path through the unwinding, read from a model.
   struct PathStep {
@@ -115,6 +147,7 @@ private:
     const cfa::Edge* callEdge = nullptr;
     uint32_t exitNode = UINT32_MAX;
     std::map<cfa::FuncId, uint32_t> depthOf;  // occurrences of each function on the stack
+    uint32_t level = 0;       // calls nested below the entry (the entry and the initialisation: 0)
   };
   using Counts = std::vector<std::pair<cfa::LocId, uint32_t>>;
   struct Key {
@@ -151,6 +184,7 @@ private:
     uint32_t edgeIndex;
     smt::Term taken;
     bool explored = false;
+    bool depth = false;       // a call beyond the call-depth limit: never explored
   };
 
   const cfa::Program& prog_;
@@ -173,11 +207,15 @@ private:
   std::vector<bool> globalAssigned_;
   std::vector<cfa::VarId> globalVars_;
   std::vector<bool> recursive_;  // per function: on a call-graph cycle
+  std::vector<bool> noEffect_;   // per function: its closure cannot influence a check (see above)
+  size_t skippedCalls_ = 0;
   bool incremental_;
   bool memChanges_ = false;   // some function other than the initialisation writes memory
   bool brkChanges_ = false;   // ... or allocates
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   size_t maxNodes_ = 2'000'000;
+  uint32_t maxCallDepth_ = UINT32_MAX;
+  size_t depthCuts_ = 0;
 
   const LoopInfo& loopInfo(cfa::FuncId f);
   uint32_t getNode(const Key& k, bool& created);
@@ -185,6 +223,7 @@ private:
   void exploreFrom(uint32_t node);
   void exploreEdge(uint32_t node, uint32_t edgeIndex);
   void encodePending(const std::function<void(smt::Term)>& sink);
+  void setCutTaken(Cut& c);
   // Encodes node n; false when it is deferred (incremental mode: no live in-edge yet).
   bool encodeNode(uint32_t n, const std::function<void(smt::Term)>& sink);
   void mergeWithProxies(Node& node, uint32_t n, std::vector<std::pair<smt::Term, State>>& posts,

@@ -97,6 +97,7 @@ struct KikiOptions {
   TemplateOptions templates;
   double timeoutS = 0;
   uint32_t maxBound = 1u << 20;
+  size_t maxNodes = 2'000'000;  // the base case's unwinding budget (BmcOptions::maxNodes)
   std::function<void(const std::string&)> progress;
   bool corruptReplayForTest = false;
 };

@@ -55,6 +55,7 @@ struct KInductionOptions {
   smt::SolverKind solver = smt::SolverKind::Z3;
   double timeoutS = 0;
   uint32_t maxBound = 1u << 20;
+  size_t maxNodes = 2'000'000;  // the base case's unwinding budget (BmcOptions::maxNodes)
   bool invariants = true;  // run the concurrent interval invariant generator
   std::function<void(const std::string&)> progress;
   bool corruptReplayForTest = false;
