@@ -9,7 +9,7 @@ namespace argus::cfa {
 namespace {
 
 constexpr std::string_view kMagic = "ARGUSCFA";
-constexpr uint64_t kFormat = 4;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check
+constexpr uint64_t kFormat = 5;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check, 5: objectBits
 
 struct Out {
   std::string bytes;
@@ -32,6 +32,7 @@ class Serializer {
     body_.raw(p.mainFile);
     body_.u(p.ptrWidth);
     body_.u(p.heapBase);
+    body_.u(p.objectBits);
     body_.u(p.initFunc);
     body_.u(p.initNondetFunc);
     body_.u(p.notes.size());
@@ -198,6 +199,7 @@ class Deserializer {
     p->mainFile = raw();
     p->ptrWidth = u32();
     p->heapBase = u();
+    p->objectBits = u32();
     p->initFunc = u32();
     p->initNondetFunc = u32();
     for (uint64_t i = 0, n = count(); i < n; ++i) p->notes.push_back(raw());
@@ -367,7 +369,7 @@ class Deserializer {
       e.externalCallee = str();
       e.nondetFunction = str();
       e.property = str();
-      e.check = static_cast<CheckKind>(small(static_cast<uint64_t>(CheckKind::ShiftUnsigned)));
+      e.check = static_cast<CheckKind>(small(static_cast<uint64_t>(CheckKind::Leak)));
       if (e.from >= nLocs || e.to >= nLocs) fail("edge between missing locations");
       f.edges.push_back(std::move(e));
     }

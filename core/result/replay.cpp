@@ -375,8 +375,54 @@ class Interpreter {
         __int128 amount = e.check == CheckKind::ShiftSigned ? sval(0) : static_cast<__int128>(v[0] & maskOf(e.args[0]->width));
         return amount < 0 || amount >= static_cast<__int128>(v[1]);
       }
+      case CheckKind::Deref: {
+        if (v.size() < 2 || !p_.objectBits) return false;
+        if (v.size() == 3 && ((v[0] & amask_) >> p_.objectBits) != ((v[2] & amask_) >> p_.objectBits)) return true;
+        const Object* o = objectOf(v[0] & amask_);
+        unsigned __int128 off = (v[0] & amask_) & ((uint64_t(1) << p_.objectBits) - 1);
+        return !o || o->state != cfa::memlayout::kLive || off + (v[1] & amask_) > o->size;
+      }
+      case CheckKind::Index:
+        return v.size() == 2 && (v[0] & amask_) >= (v[1] & amask_);
+      case CheckKind::Free: {
+        if (v.size() != 1 || !p_.objectBits) return false;
+        uint64_t ptr = v[0] & amask_;
+        return ptr != 0 && !isHeapBlockStart(ptr);
+      }
+      case CheckKind::Leak:
+        if (!p_.objectBits) return false;
+        for (const auto& [id, o] : objects_)
+          if (o.kind == cfa::memlayout::kHeap && o.state == cfa::memlayout::kLive) return true;
+        return false;
     }
     return false;
+  }
+
+  // The memory-safety layout's objects (Program::objectBits), kept from the Alloc and
+  // Free edges alone, independently of the metadata the program writes to memory.
+  struct Object {
+    uint64_t size = 0;
+    uint8_t state = 0, kind = 0;
+  };
+  std::map<uint64_t, Object> objects_;
+  const Object* objectOf(uint64_t addr) const {
+    auto it = objects_.find(addr >> p_.objectBits);
+    return it == objects_.end() ? nullptr : &it->second;
+  }
+  bool isHeapBlockStart(uint64_t ptr) const {
+    const Object* o = objectOf(ptr);
+    return o && (ptr & ((uint64_t(1) << p_.objectBits) - 1)) == 0 && o->kind == cfa::memlayout::kHeap &&
+           o->state == cfa::memlayout::kLive;
+  }
+  void freeEdge(const cfa::Edge& e) {
+    uint64_t ptr = eval(e.addr) & amask_;
+    if (e.bytes == 0) {
+      if (ptr != 0 && isHeapBlockStart(ptr)) objects_[ptr >> p_.objectBits].state = cfa::memlayout::kFreed;
+    } else if (auto it = objects_.find(ptr >> p_.objectBits);
+               ptr != 0 && it != objects_.end() && it->second.kind == cfa::memlayout::kStack &&
+               it->second.state == cfa::memlayout::kLive) {
+      it->second.state = cfa::memlayout::kDead;
+    }
   }
 
   uint64_t eval(const cfa::ExprPtr& e) {
@@ -542,7 +588,10 @@ ReplayResult Interpreter::run(FuncId entry) {
       switch (e.kind) {
         case EdgeKind::Blank:
         case EdgeKind::Assume:
+          fr.loc = e.to;
+          break;
         case EdgeKind::Free:
+          if (p_.objectBits) freeEdge(e);
           fr.loc = e.to;
           break;
         case EdgeKind::Assign: {
@@ -568,6 +617,13 @@ ReplayResult Interpreter::run(FuncId entry) {
           uint64_t inc = ((size == 0 ? 1 : size) + 7) & ~uint64_t{7} & amask_;
           brk_ = (brk_ + inc) & amask_;
           if (e.zeroInit) mem_.zero(base, size);
+          if (p_.objectBits && e.rhs) {
+            Object o;
+            o.size = eval(e.rhs) & amask_;
+            o.state = cfa::memlayout::kLive;
+            o.kind = static_cast<uint8_t>(e.bytes);
+            objects_[base >> p_.objectBits] = o;
+          }
           if (e.lhs) step.assigned.emplace_back(*e.lhs, writeVar(*e.lhs, base));
           fr.loc = e.to;
           break;
