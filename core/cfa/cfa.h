@@ -145,6 +145,8 @@ struct Edge {
   // "shift", ...); "" for reach_error and failed assertions (unreach-call). `check` and
   // `args` say what the interpreter must find violated when it takes the edge.
   std::string property;
+  // (Also on the passing Assume edge of a memory-safety check, with the same args: the
+  // interpreter confirms there that its object table sees no violation.)
   CheckKind check = CheckKind::None;
 };
 

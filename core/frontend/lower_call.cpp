@@ -377,6 +377,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
   if (name == "reach_error" || name == "__VERIFIER_error" || name == "__assert_fail" ||
       name == "__assert_rtn" || name == "__assert" || name == "__assert_perror_fail") {
     // (not checking unreach-call: the call ends the execution, as __assert_fail does)
+    if (!errorCallsAreErrors) endOfProgram(false, false);
     Edge e = edge(errorCallsAreErrors ? EdgeKind::Error : EdgeKind::Abort);
     emitTo(e, errorCallsAreErrors ? fn->error : fn->sink);
     cur = newLoc();
@@ -387,10 +388,12 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     cfa::LocId ok = newLoc(), bad = newLoc();
     branch(ce->getArg(0), ok, bad);
     cur = bad;
-    if (errorCallsAreErrors)
+    if (errorCallsAreErrors) {
       emitTo(edge(EdgeKind::Error), fn->error);
-    else
+    } else {
+      endOfProgram(false, false);
       emitTo(edge(EdgeKind::Abort), fn->sink);
+    }
     cur = ok;
     return Expr::mkConst(0, rw);
   }
@@ -469,6 +472,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     emitTo(edge(EdgeKind::Blank), head);
     cur = head;
     ExprPtr addr = Expr::mkBinary(BinOp::Add, Expr::mkVar(p, ptrWidth), Expr::convert(Expr::mkVar(n, rw), ptrWidth, false));
+    checkDeref(addr, 1, ce, Expr::mkVar(p, ptrWidth));  // memory safety: each byte read
     ExprPtr c = Expr::mkLoad(addr, 1);
     Edge more = edge(EdgeKind::Assume);
     more.cond = c;

@@ -76,6 +76,12 @@ void Lowerer::checkEdge(ExprPtr violated, const char* prop, CheckKind kind, std:
   Edge no = edge(EdgeKind::Assume);
   no.cond = violated;
   no.positive = false;
+  if (kind == CheckKind::Deref || kind == CheckKind::Index || kind == CheckKind::Free || kind == CheckKind::Leak) {
+    // memory safety: the interpreter also checks the path that passes (its object table
+    // must agree that nothing is violated here, core/result/replay.cpp)
+    no.check = kind;
+    no.args = operands;
+  }
   emitTo(no, ok);
   Edge yes = edge(EdgeKind::Assume);
   yes.cond = std::move(violated);
@@ -227,7 +233,9 @@ void Lowerer::checkNeg(ExprPtr& a, QualType t, const Stmt* at) {
 //    allocated object whose state is live; an array index of a whole array object out
 //    of its bounds.
 //  - valid-free: free(p) and realloc(p, n) with p null or the start of a live heap block.
-//  - valid-memcleanup: no heap block is allocated when main returns or exit() is called.
+//  - valid-memcleanup: no heap block is allocated when the program terminates (main's
+//    return, exit(), abort(), an error call or failed assertion when unreach-call is not
+//    checked).
 //  - valid-memtrack: when main returns with heap blocks allocated and no global can hold
 //    a pointer (by its type), they are unreachable: a violation; when a global can, or at
 //    exit()/abort() with blocks allocated, the path is unsupported (unknown).
@@ -450,10 +458,9 @@ void Lowerer::endOfProgram(bool mainReturn, bool isExit) {
   if (!cleanup && !track) return;
   const Stmt* at = curStmt;
   ExprPtr leaked = Expr::mkBinary(BinOp::Ne, liveHeap(), constPtr(0), 32);
-  if (cleanup) {
-    if (mainReturn || isExit) checkEdge(leaked, "valid-memcleanup", CheckKind::Leak, {}, at);
-    else unsupportedIf(leaked, "abort() with heap memory allocated (valid-memcleanup)", at);
-  }
+  // every termination counts: main's return, exit(), abort() and an error call or failed
+  // assertion that ends the run (ESBMC and SV-COMP's valid-memcleanup tasks agree)
+  if (cleanup) checkEdge(leaked, "valid-memcleanup", CheckKind::Leak, {}, at);
   if (track) {
     if (mainReturn && !globalsHoldPointers()) checkEdge(leaked, "valid-memtrack", CheckKind::Leak, {}, at);
     else

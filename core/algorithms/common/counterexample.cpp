@@ -31,6 +31,7 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
     const result::ReplayStep& last = run.steps.back();
     const cfa::Edge& e = prog.functions[last.func].edges[last.edge];
     if (e.kind == cfa::EdgeKind::Error) cex.property = e.property;
+    cex.violation = run.violation;
   }
   // What a native run needs (concrete playback, core/result/harness.h).
   auto at = [](const cfa::Edge& e) {
