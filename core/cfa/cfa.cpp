@@ -129,7 +129,8 @@ std::string edgeBody(const Program& p, const Edge& e, const std::vector<std::str
       return "mem" + std::to_string(8 * e.bytes) + "[" + ex(e.addr) + "] := " + ex(e.value);
     case EdgeKind::Havoc: return lhs + " := nondet" + (e.isNondetCall ? " (call)" : "");
     case EdgeKind::Alloc:
-      return lhs + " := alloc(" + ex(e.size) + ")" + (e.zeroInit ? " zeroed" : "");
+      return lhs + " := alloc(" + ex(e.size) + ")" + (e.zeroInit ? " zeroed" : "") +
+             (p.objectBits && e.rhs ? " object of " + ex(e.rhs) + " bytes, kind " + std::to_string(e.bytes) : "");
     case EdgeKind::Free: return "free(" + ex(e.addr) + ")";
     case EdgeKind::Call: {
       std::string s = e.lhs ? lhs + " := " : "";
@@ -153,6 +154,7 @@ std::string dump(const Program& p) {
   auto names = p.varNames();
   os << "program " << p.mainFile << " ptrWidth=" << p.ptrWidth << " heapBase=0x" << std::hex
      << p.heapBase << std::dec;
+  if (p.objectBits) os << " objectBits=" << p.objectBits;
   if (p.initFunc != kNoFunc) os << " init=" << funcName(p, p.initFunc);
   if (p.initNondetFunc != kNoFunc) os << " initNondet=" << funcName(p, p.initNondetFunc);
   os << "\n";

@@ -67,8 +67,12 @@ enum class EdgeKind : uint8_t {
   Store,    // mem[addr .. addr+bytes) := value (little-endian), value has width 8*bytes
   Havoc,    // lhsVar := nondeterministic value (from __VERIFIER_nondet_*, an uninitialised
             // local, or a call to a function without a body)
-  Alloc,    // lhsVar := brk; brk += align8(max(size, 1)); zeroInit: the bytes are set to 0
-  Free,     // no effect on reachability (kept for statistics and future memory safety)
+  Alloc,    // lhsVar := brk; brk += align8(max(size, 1)); zeroInit: the bytes are set to 0.
+            // Memory-safety layout (Program::objectBits): rhs is the object's size and
+            // bytes its MemKind (size is 1 << objectBits; see `memlayout` below)
+  Free,     // no effect on the encoding. Memory-safety layout: addr is the freed pointer,
+            // bytes 0 for free()/realloc, 1 for the end of a stack object's lifetime; the
+            // replay interpreter updates its own object table from it
   Call,     // call callee(args); on return, lhsVar (if any) := callee's return variable
   Return,   // (callee exit) pass control back to the caller; the value is already in the
             // function's return variable
@@ -89,7 +93,33 @@ enum class CheckKind : uint8_t {
   SignedAdd, SignedSub, SignedMul, SignedDiv, SignedNeg,  // no-overflow: args a, b (a for Neg)
   DivByZero,                                             // div-by-zero: args divisor
   ShiftSigned, ShiftUnsigned,                            // shift: amount (of that signedness), width
+  // memory safety (Program::objectBits > 0; the interpreter decides them from its own
+  // object table, not from the metadata the program keeps in memory):
+  Deref,     // valid-deref: args address, byte count (pointer width) [, base]: not inside a live
+             // object [or not in the object of the pointer `base` it was indexed from]
+  Index,     // valid-deref: args index, element count (pointer width): index >= count (unsigned)
+  Free,      // valid-free: args pointer: neither null nor the start of a live heap block
+  Leak,      // valid-memcleanup / valid-memtrack: no args: some heap block is still allocated
 };
+
+// Memory-safety layout (issue 26), used only when a memory-safety property is checked
+// (Program::objectBits > 0; nothing changes otherwise). An address is (object id <<
+// objectBits) | offset: every Alloc takes a fresh id (its size is 1 << objectBits, the
+// heap starts at id 1), so the object a pointer belongs to is its high bits, and pointer
+// arithmetic that leaves the object is visible. Id 0 is never an object (null and small
+// constants are invalid); its range holds the metadata, as ordinary memory the frontend
+// writes with Store edges and reads in the check edges, so every algorithm handles it:
+// per id at kMetaBase + 16 * id the object's size (pointer width) at +0, its state (one
+// byte) at +8 and its kind at +9; the next free id at kNextId, the number of allocated
+// heap blocks at kLiveHeap (both pointer width; set by the global initialisation). Ids
+// at or above maxIds, or objects larger than the offset range, make the path unsupported.
+namespace memlayout {
+inline uint32_t offsetBits(uint32_t ptrWidth) { return ptrWidth == 32 ? 20 : 32; }
+inline uint64_t maxIds(uint32_t ptrWidth) { return ptrWidth == 32 ? 0xE00 : 0x7000; }  // below function addresses
+constexpr uint64_t kMetaBase = 0x10000, kNextId = 0xFF00, kLiveHeap = 0xFF08;
+enum State : uint8_t { kNone = 0, kLive = 1, kFreed = 2, kDead = 3 };
+enum Kind : uint8_t { kHeap = 1, kStack = 2, kGlobal = 3 };
+}  // namespace memlayout
 
 struct Edge {
   EdgeKind kind = EdgeKind::Blank;
@@ -120,6 +150,8 @@ struct Edge {
   // "shift", ...); "" for reach_error and failed assertions (unreach-call). `check` and
   // `args` say what the interpreter must find violated when it takes the edge.
   std::string property;
+  // (Also on the passing Assume edge of a memory-safety check, with the same args: the
+  // interpreter confirms there that its object table sees no violation.)
   CheckKind check = CheckKind::None;
   // Store: the C type of the lvalue written (how the value is shown in a trace).
   ValueShape storeShape = ValueShape::Integer;
@@ -209,6 +241,9 @@ struct Program {
   std::string mainFile;
   uint32_t ptrWidth = 64;           // 32 (ILP32) or 64 (LP64)
   uint64_t heapBase = 0x1000;       // first address brk hands out
+  // Memory-safety layout (memlayout above): offset bits of an address, 0 = the flat
+  // layout. Set by the frontend when a memory-safety property is checked.
+  uint32_t objectBits = 0;
   std::vector<Function> functions;
   std::vector<Variable> vars;
   std::map<std::string, FuncId> funcByName;

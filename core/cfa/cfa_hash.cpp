@@ -244,6 +244,7 @@ std::map<std::string, std::string> closureHashes(const Program& p) {
   Hasher g;
   g.add(uint64_t(p.ptrWidth));
   g.add(p.heapBase);
+  if (p.objectBits) g.add(uint64_t(p.objectBits) << 32);  // (absent for the flat layout: hashes unchanged)
   for (uint32_t v : deps.alwaysKept()) g.add(compHash[comp[v]]);
   for (const InitPart& ip : p.initParts)
     for (uint32_t k = ip.firstEdge; ip.func < p.functions.size() && k < ip.endEdge && k < p.functions[ip.func].edges.size(); ++k) {

@@ -202,6 +202,7 @@ std::unique_ptr<Program> slice(const Program& p, FuncId entry) {
   out->mainFile = p.mainFile;
   out->ptrWidth = p.ptrWidth;
   out->heapBase = p.heapBase;
+  out->objectBits = p.objectBits;
   out->notes = p.notes;
   Slicer s{p, *out, std::vector<FuncId>(p.functions.size(), kNoFunc), {}, {}};
   for (FuncId f = 0; f < p.functions.size(); ++f)

@@ -9,8 +9,9 @@ namespace argus::cfa {
 namespace {
 
 constexpr std::string_view kMagic = "ARGUSCFA";
-constexpr uint64_t kFormat = 6;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
-                                  // 5: entry model, 6: value shapes (Variable::shape, Edge::storeShape/storeSigned/elemBytes)
+constexpr uint64_t kFormat = 7;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
+                                  // 5: entry model, 6: value shapes (Variable::shape, Edge::storeShape/storeSigned/elemBytes),
+                                  // 7: objectBits
 
 struct Out {
   std::string bytes;
@@ -33,6 +34,7 @@ class Serializer {
     body_.raw(p.mainFile);
     body_.u(p.ptrWidth);
     body_.u(p.heapBase);
+    body_.u(p.objectBits);
     body_.u(p.initFunc);
     body_.u(p.initNondetFunc);
     body_.u(p.notes.size());
@@ -218,6 +220,7 @@ class Deserializer {
     p->mainFile = raw();
     p->ptrWidth = u32();
     p->heapBase = u();
+    p->objectBits = u32();
     p->initFunc = u32();
     p->initNondetFunc = u32();
     for (uint64_t i = 0, n = count(); i < n; ++i) p->notes.push_back(raw());
@@ -388,7 +391,7 @@ class Deserializer {
       e.externalCallee = str();
       e.nondetFunction = str();
       e.property = str();
-      e.check = static_cast<CheckKind>(small(static_cast<uint64_t>(CheckKind::ShiftUnsigned)));
+      e.check = static_cast<CheckKind>(small(static_cast<uint64_t>(CheckKind::Leak)));
       e.storeShape = static_cast<ValueShape>(small(static_cast<uint64_t>(ValueShape::Float)));
       e.storeSigned = u() != 0;
       e.elemBytes = u();

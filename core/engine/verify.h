@@ -172,9 +172,9 @@ struct VerifyOutcome {
 VerifyOutcome verify(const VerifyRequest& req);
 
 // The properties of a `--property` value: names separated by commas, each one of
-// unreach-call, no-overflow, div-by-zero, shift (checked: core/frontend/lower_checks.cpp),
-// valid-memsafety, valid-deref, valid-free, valid-memtrack, valid-memcleanup (known, not
-// checked yet: a run answers unknown), or the text of an SV-COMP property file
+// unreach-call, no-overflow, div-by-zero, shift, valid-memsafety, valid-deref, valid-free,
+// valid-memtrack, valid-memcleanup (checked: core/frontend/lower_checks.cpp), or the
+// text of an SV-COMP property file
 // (`CHECK( init(main()), LTL(G valid-free) )`, one CHECK per line). Throws
 // std::invalid_argument naming the known properties for anything else.
 std::set<std::string> parseProperties(const std::string& spec);

@@ -65,6 +65,13 @@ public:
     // Bit-field (bitWidth > 0): bits [bitOffset, bitOffset + bitWidth) of the
     // little-endian value of the spanBytes bytes at addr.
     uint32_t bitOffset = 0, bitWidth = 0, spanBytes = 0;
+    // Memory-safety layout: the place is inside a named object (a variable, a member of
+    // one, an element of an array variable whose index is checked), so accessing it
+    // needs no valid-deref check.
+    bool direct = false;
+    // Memory-safety layout: the pointer an element access p[i] indexes from; the access
+    // is also a violation when its address left p's object (the offset carried into the id).
+    cfa::ExprPtr base;
   };
   // The bit-field `fd` of the record at `base`.
   LValue bitFieldLValue(cfa::ExprPtr base, const clang::FieldDecl* fd, const clang::Stmt* at);
@@ -190,7 +197,11 @@ public:
   cfa::ExprPtr incDec(const clang::UnaryOperator* uo);
   cfa::ExprPtr conditional(const clang::AbstractConditionalOperator* co);
   cfa::ExprPtr logical(const clang::BinaryOperator* bo);
-  cfa::ExprPtr ptrOffset(cfa::ExprPtr base, cfa::ExprPtr idx, clang::QualType idxType, uint64_t elemSize, bool negate);
+  // base + idx * elemSize. Memory-safety layout: a result outside base's object range
+  // (the offset carries into the id) makes the path unsupported, unless guardCarry is
+  // false (an element access, whose deref check covers it).
+  cfa::ExprPtr ptrOffset(cfa::ExprPtr base, cfa::ExprPtr idx, clang::QualType idxType, uint64_t elemSize, bool negate,
+                         bool guardCarry = true);
   bool isPure(const clang::Expr* e) const;       // no side effects (safe to evaluate eagerly)
   void copyBytes(cfa::ExprPtr dst, cfa::ExprPtr src, uint64_t bytes, const clang::Stmt* at);
   void zeroBytes(cfa::ExprPtr dst, uint64_t bytes, const clang::Stmt* at);
@@ -235,6 +246,40 @@ public:
   // evaluated eagerly where C does not evaluate it: the right operand of && and ||, the
   // branches of ?:). False when no property is checked.
   bool hasCheckedOp(const clang::Expr* e) const;
+  // ---- memory safety (lower_checks.cpp; Program::objectBits, cfa::memlayout) ----
+  bool memLayout() const { return prog.objectBits != 0; }
+  // valid-deref is checked in the function being lowered (user code and the libc models;
+  // not system headers or the global initialisers).
+  bool derefChecked() const;
+  // Emits the Alloc edge `a` (lhs, size, zeroInit, text, range set). With the memory-
+  // safety layout: a fresh object id, its metadata (size, live, kind), the heap counter
+  // for heap blocks, the zeroing done here; unsupported beyond the ids or offset range.
+  void allocObject(cfa::Edge a, uint8_t kind);
+  cfa::ExprPtr objId(const cfa::ExprPtr& p);
+  cfa::ExprPtr objOff(const cfa::ExprPtr& p);
+  cfa::ExprPtr metaLoad(const cfa::ExprPtr& id, uint32_t field, uint32_t bytes);
+  void metaStore(const cfa::ExprPtr& id, uint32_t field, cfa::ExprPtr value);
+  cfa::ExprPtr liveHeap();
+  void setLiveHeap(cfa::ExprPtr v);
+  // id(p) names an allocated object whose state is live (0/1, 32 bits).
+  cfa::ExprPtr liveObject(const cfa::ExprPtr& p);
+  // valid-deref check of an access of `bytes` (pointer width) bytes at addr.
+  void checkDeref(cfa::ExprPtr addr, cfa::ExprPtr bytes, const clang::Stmt* at, cfa::ExprPtr base = nullptr);
+  void checkDeref(const cfa::ExprPtr& addr, uint64_t bytes, const clang::Stmt* at, cfa::ExprPtr base = nullptr) {
+    checkDeref(addr, constPtr(bytes), at, std::move(base));
+  }
+  // free(p) / realloc's release of p: the valid-free check, the Free edge, the metadata.
+  void freeObject(cfa::ExprPtr p, const clang::Stmt* at);
+  // Address-taken locals and in-memory parameters of the function being lowered (their
+  // address registers are null until the declaration is reached) and whether a global
+  // can hold a pointer (valid-memtrack, computed once).
+  std::vector<cfa::VarId> stackObjects;
+  void declareStackObjects(const clang::Stmt* body);
+  void endStackObjects();        // at a return: their lifetimes end
+  void endOfProgram(bool mainReturn, bool isExit);  // memcleanup / memtrack at termination
+  std::optional<bool> globalsHoldPointers_;
+  bool globalsHoldPointers();
+  bool typeMayHoldPointer(clang::QualType t);
   // Signed overflow of -a (a of the promoted type t).
   void checkNeg(cfa::ExprPtr& a, clang::QualType t, const clang::Stmt* at);
   cfa::ExprPtr directCall(const clang::CallExpr* ce, const clang::FunctionDecl* callee);

@@ -8,6 +8,7 @@ namespace argus::frontend {
 
 using namespace clang;
 using cfa::BinOp;
+using cfa::CheckKind;
 using cfa::Edge;
 using cfa::EdgeKind;
 using cfa::Expr;
@@ -189,7 +190,7 @@ ExprPtr Lowerer::nondetResult(const CallExpr* ce, const std::string& what, const
     Edge a = edge(EdgeKind::Alloc);
     a.lhs = obj;
     a.size = constPtr(sizeOf(rt));
-    emit(a);
+    allocObject(std::move(a), cfa::memlayout::kGlobal);
     havocBytes(Expr::mkVar(obj, ptrWidth), sizeOf(rt), "nondeterministic value", external);
     return Expr::mkVar(obj, ptrWidth);
   }
@@ -376,6 +377,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
   if (name == "reach_error" || name == "__VERIFIER_error" || name == "__assert_fail" ||
       name == "__assert_rtn" || name == "__assert" || name == "__assert_perror_fail") {
     // (not checking unreach-call: the call ends the execution, as __assert_fail does)
+    if (!errorCallsAreErrors) endOfProgram(false, false);
     Edge e = edge(errorCallsAreErrors ? EdgeKind::Error : EdgeKind::Abort);
     emitTo(e, errorCallsAreErrors ? fn->error : fn->sink);
     cur = newLoc();
@@ -386,10 +388,12 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     cfa::LocId ok = newLoc(), bad = newLoc();
     branch(ce->getArg(0), ok, bad);
     cur = bad;
-    if (errorCallsAreErrors)
+    if (errorCallsAreErrors) {
       emitTo(edge(EdgeKind::Error), fn->error);
-    else
+    } else {
+      endOfProgram(false, false);
       emitTo(edge(EdgeKind::Abort), fn->sink);
+    }
     cur = ok;
     return Expr::mkConst(0, rw);
   }
@@ -437,6 +441,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
       name == "__builtin_trap") {
     for (unsigned i = 0; i < ce->getNumArgs(); ++i) rvalue(ce->getArg(i));
     if (name == "exit") emitRunAtexit();  // exit runs the handlers; abort and _Exit do not
+    if (name != "__builtin_unreachable") endOfProgram(false, name == "exit");
     emitTo(edge(EdgeKind::Abort), fn->sink);
     cur = newLoc();
     return Expr::mkConst(0, rw);
@@ -467,6 +472,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     emitTo(edge(EdgeKind::Blank), head);
     cur = head;
     ExprPtr addr = Expr::mkBinary(BinOp::Add, Expr::mkVar(p, ptrWidth), Expr::convert(Expr::mkVar(n, rw), ptrWidth, false));
+    checkDeref(addr, 1, ce, Expr::mkVar(p, ptrWidth));  // memory safety: each byte read
     ExprPtr c = Expr::mkLoad(addr, 1);
     Edge more = edge(EdgeKind::Assume);
     more.cond = c;
@@ -545,7 +551,12 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
       a.lhs = t;
       a.size = Expr::mkBinary(BinOp::Mul, n, m);
       a.zeroInit = true;
-      emitTo(a, after);
+      if (memLayout()) {
+        allocObject(std::move(a), cfa::memlayout::kHeap);
+        emitTo(edge(EdgeKind::Blank), after);
+      } else {
+        emitTo(a, after);
+      }
       cur = after;
       return Expr::mkVar(t, ptrWidth);
     } else if (ce->getNumArgs() == 1) {
@@ -559,7 +570,8 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     a.lhs = t;
     a.size = size;
     a.zeroInit = name == "calloc";
-    emit(a);
+    bool stack = name == "alloca" || name == "__builtin_alloca";
+    allocObject(std::move(a), stack ? cfa::memlayout::kStack : cfa::memlayout::kHeap);
     return Expr::mkVar(t, ptrWidth);
   }
   if (((name == "aligned_alloc" || name == "memalign") && ce->getNumArgs() == 2) ||
@@ -584,8 +596,8 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     cfa::VarId t = newTemp(ptrWidth, false);
     Edge a = edge(EdgeKind::Alloc);
     a.lhs = t;
-    a.size = align <= 8 ? size : Expr::mkBinary(BinOp::Add, size, constPtr(align - 1));
-    emit(a);
+    a.size = align <= 8 || memLayout() ? size : Expr::mkBinary(BinOp::Add, size, constPtr(align - 1));
+    allocObject(std::move(a), cfa::memlayout::kHeap);
     ExprPtr p = Expr::mkVar(t, ptrWidth);
     if (align <= 8) return p;  // the allocator's own alignment
     return Expr::mkBinary(BinOp::And, Expr::mkBinary(BinOp::Add, p, constPtr(align - 1)), constPtr(~(align - 1)));
@@ -615,9 +627,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     isFreeing.cond = freeing;
     isFreeing.text = "realloc(p, 0): frees p, returns null";
     emit(isFreeing);
-    Edge fr = edge(EdgeKind::Free);
-    fr.addr = Expr::mkVar(old, ptrWidth);
-    emit(fr);
+    freeObject(Expr::mkVar(old, ptrWidth), ce);
     Edge nul = edge(EdgeKind::Assign);
     nul.lhs = fresh;
     nul.rhs = constPtr(0);
@@ -626,7 +636,16 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     Edge a = edge(EdgeKind::Alloc);
     a.lhs = fresh;
     a.size = Expr::mkVar(sz, ptrWidth);
-    emit(a);
+    if (memLayout() && checking("valid-free")) {  // realloc of an invalid pointer
+      ExprPtr o = Expr::mkVar(old, ptrWidth);
+      ExprPtr start = Expr::mkBinary(BinOp::LAnd, Expr::mkBinary(BinOp::LAnd, liveObject(o),
+          Expr::mkBinary(BinOp::Eq, objOff(o), constPtr(0), 32), 32),
+          Expr::mkBinary(BinOp::Eq, metaLoad(objId(o), 9, 1), Expr::mkConst(cfa::memlayout::kHeap, 8), 32), 32);
+      checkEdge(Expr::mkBinary(BinOp::LAnd, Expr::mkBinary(BinOp::Ne, o, constPtr(0), 32),
+                               Expr::mkUnary(cfa::UnOp::LogNot, start), 32),
+                "valid-free", CheckKind::Free, {o}, ce);
+    }
+    allocObject(std::move(a), cfa::memlayout::kHeap);
     cfa::LocId copy = newLoc();
     Edge nonNull = edge(EdgeKind::Assume);
     nonNull.cond = Expr::mkVar(old, ptrWidth);
@@ -636,16 +655,29 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     emitTo(isNull, after);
     cur = copy;
     ExprPtr from = Expr::mkVar(old, ptrWidth);
-    byteLoop(Expr::mkVar(fresh, ptrWidth), Expr::mkVar(sz, ptrWidth),
-             [&](ExprPtr i) { return Expr::mkLoad(Expr::mkBinary(BinOp::Add, from, i), 1); }, name);
+    if (memLayout()) {  // the old block's bytes (at most its size), then it is freed
+      ExprPtr oldSize = metaLoad(objId(from), 0, ptrWidth / 8);
+      cfa::VarId n = newTemp(ptrWidth, false);
+      Edge kn = edge(EdgeKind::Assign);
+      kn.lhs = n;
+      kn.rhs = Expr::mkIte(Expr::mkBinary(BinOp::ULt, oldSize, Expr::mkVar(sz, ptrWidth), 32), oldSize,
+                           Expr::mkVar(sz, ptrWidth));
+      emit(kn);
+      byteLoop(Expr::mkVar(fresh, ptrWidth), Expr::mkVar(n, ptrWidth),
+               [&](ExprPtr i) { return Expr::mkLoad(Expr::mkBinary(BinOp::Add, from, i), 1); }, name);
+      bool savedDeref = checks.erase("valid-free");
+      freeObject(from, ce);  // (checked above)
+      if (savedDeref) checks.insert("valid-free");
+    } else {
+      byteLoop(Expr::mkVar(fresh, ptrWidth), Expr::mkVar(sz, ptrWidth),
+               [&](ExprPtr i) { return Expr::mkLoad(Expr::mkBinary(BinOp::Add, from, i), 1); }, name);
+    }
     emitTo(edge(EdgeKind::Blank), after);
     cur = after;
     return Expr::mkVar(fresh, ptrWidth);
   }
   if (name == "free" && ce->getNumArgs() == 1) {
-    Edge f = edge(EdgeKind::Free);
-    f.addr = argv(0);
-    emit(f);
+    freeObject(argv(0), ce);
     return Expr::mkConst(0, 32);
   }
   if ((name == "__builtin_expect" || name == "__builtin_expect_with_probability") && ce->getNumArgs() >= 2) {
@@ -717,6 +749,8 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
       ks.rhs = size;
       emit(ks);
       ExprPtr dv = Expr::mkVar(d, ptrWidth), sv = Expr::mkVar(sz, ptrWidth);
+      checkDeref(dv, sv, ce);
+      if (name.find("memset") == std::string::npos) checkDeref(src, sv, ce);
       if (name.find("memset") != std::string::npos) {
         ExprPtr byte = Expr::convert(src, 8, false);
         byteLoop(dv, sv, [&](ExprPtr) { return byte; }, name);
@@ -732,7 +766,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
           Edge a = edge(EdgeKind::Alloc);
           a.lhs = buf;
           a.size = sv;
-          emit(a);
+          allocObject(std::move(a), cfa::memlayout::kGlobal);
           ExprPtr bv = Expr::mkVar(buf, ptrWidth);
           byteLoop(bv, sv, [&](ExprPtr i) { return Expr::mkLoad(Expr::mkBinary(BinOp::Add, from, i), 1); }, name);
           from = bv;
@@ -749,6 +783,8 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     keep.rhs = dst;
     emit(keep);
     ExprPtr dv = Expr::mkVar(d, ptrWidth);
+    checkDeref(dv, bytes, ce);
+    if (name.find("memset") == std::string::npos) checkDeref(src, bytes, ce);
     if (name.find("memset") != std::string::npos) {
       ExprPtr byte = Expr::convert(src, 8, false);
       if (bytes > (1 << 16)) {
@@ -769,7 +805,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
         Edge a = edge(EdgeKind::Alloc);
         a.lhs = buf;
         a.size = constPtr(bytes);
-        emit(a);
+        allocObject(std::move(a), cfa::memlayout::kGlobal);
         copyBytes(Expr::mkVar(buf, ptrWidth), src, bytes, ce);
         copyBytes(dv, Expr::mkVar(buf, ptrWidth), bytes, ce);
       } else {
@@ -891,6 +927,8 @@ void Lowerer::emitRunAtexit() {
 
 void Lowerer::emitReturn() {
   if (fnDecl && fnDecl->isMain()) emitRunAtexit();  // returning from main is exit(result)
+  if (fnDecl && fnDecl->isMain()) endOfProgram(true, false);
+  endStackObjects();
   emitTo(edge(EdgeKind::Return), fn->exit);
 }
 

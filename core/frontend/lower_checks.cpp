@@ -57,7 +57,11 @@ bool Lowerer::hasCheckedOp(const clang::Expr* e) const {
       }
     }
     if (const auto* uo = dyn_cast<UnaryOperator>(s))
-      if (uo->getOpcode() == UO_Minus || uo->isIncrementDecrementOp()) return true;
+      if (uo->getOpcode() == UO_Minus || uo->isIncrementDecrementOp() ||
+          (uo->getOpcode() == UO_Deref && checks.count("valid-deref")))
+        return true;
+    if (checks.count("valid-deref") && (isa<ArraySubscriptExpr>(s) || (isa<MemberExpr>(s) && cast<MemberExpr>(s)->isArrow())))
+      return true;
     for (const Stmt* c : s->children()) todo.push_back(c);
   }
   return false;
@@ -72,6 +76,12 @@ void Lowerer::checkEdge(ExprPtr violated, const char* prop, CheckKind kind, std:
   Edge no = edge(EdgeKind::Assume);
   no.cond = violated;
   no.positive = false;
+  if (kind == CheckKind::Deref || kind == CheckKind::Index || kind == CheckKind::Free || kind == CheckKind::Leak) {
+    // memory safety: the interpreter also checks the path that passes (its object table
+    // must agree that nothing is violated here, core/result/replay.cpp)
+    no.check = kind;
+    no.args = operands;
+  }
   emitTo(no, ok);
   Edge yes = edge(EdgeKind::Assume);
   yes.cond = std::move(violated);
@@ -207,6 +217,260 @@ void Lowerer::checkNeg(ExprPtr& a, QualType t, const Stmt* at) {
   if (a->kind != cfa::ExprKind::Const && a->kind != cfa::ExprKind::Var) a = materialize(a, true);
   checkEdge(Expr::mkBinary(BinOp::Eq, a, Expr::mkConst(uint64_t(1) << (a->width - 1), a->width), 1), "no-overflow",
             CheckKind::SignedNeg, {a}, at);
+}
+
+
+// ---------------------------------------------------------------- memory safety
+//
+// The memory-safety layout (cfa::memlayout; Program::objectBits set in
+// lowerTranslationUnit when valid-deref, valid-free, valid-memtrack or valid-memcleanup
+// is checked). Objects carry their metadata in id 0's range of the memory; the checks
+// below read it with plain Load expressions, the allocation, free and lifetime ends write
+// it with plain Store edges, so no algorithm needs code of its own. The replay
+// interpreter decides the checks from its own object table (core/result/replay.cpp).
+//  - valid-deref: every load and store the program's code makes (including the libc
+//    models' own accesses, and the byte ranges of memcpy/memset/memmove) is inside an
+//    allocated object whose state is live; an array index of a whole array object out
+//    of its bounds.
+//  - valid-free: free(p) and realloc(p, n) with p null or the start of a live heap block.
+//  - valid-memcleanup: no heap block is allocated when the program terminates (main's
+//    return, exit(), abort(), an error call or failed assertion when unreach-call is not
+//    checked).
+//  - valid-memtrack: when main returns with heap blocks allocated and no global can hold
+//    a pointer (by its type), they are unreachable: a violation; when a global can, or at
+//    exit()/abort() with blocks allocated, the path is unsupported (unknown).
+
+namespace {
+ExprPtr band(ExprPtr a, ExprPtr b) { return Expr::mkBinary(BinOp::LAnd, std::move(a), std::move(b), 32); }
+ExprPtr bnot(ExprPtr a) { return Expr::mkUnary(cfa::UnOp::LogNot, std::move(a)); }
+}  // namespace
+
+ExprPtr Lowerer::objId(const ExprPtr& p) { return Expr::mkBinary(BinOp::LShr, p, constPtr(prog.objectBits)); }
+
+ExprPtr Lowerer::objOff(const ExprPtr& p) {
+  return Expr::mkBinary(BinOp::And, p, constPtr((uint64_t(1) << prog.objectBits) - 1));
+}
+
+ExprPtr Lowerer::metaLoad(const ExprPtr& id, uint32_t field, uint32_t bytes) {
+  ExprPtr a = Expr::mkBinary(BinOp::Add, Expr::mkBinary(BinOp::Shl, id, constPtr(4)),
+                             constPtr(cfa::memlayout::kMetaBase + field));
+  return Expr::mkLoad(a, bytes);
+}
+
+void Lowerer::metaStore(const ExprPtr& id, uint32_t field, ExprPtr value) {
+  Edge s = edge(EdgeKind::Store);
+  s.addr = Expr::mkBinary(BinOp::Add, Expr::mkBinary(BinOp::Shl, id, constPtr(4)),
+                          constPtr(cfa::memlayout::kMetaBase + field));
+  s.bytes = value->width / 8;
+  s.value = std::move(value);
+  emit(std::move(s));
+}
+
+ExprPtr Lowerer::liveHeap() { return Expr::mkLoad(constPtr(cfa::memlayout::kLiveHeap), ptrWidth / 8); }
+
+void Lowerer::setLiveHeap(ExprPtr v) {
+  Edge s = edge(EdgeKind::Store);
+  s.addr = constPtr(cfa::memlayout::kLiveHeap);
+  s.value = std::move(v);
+  s.bytes = ptrWidth / 8;
+  emit(std::move(s));
+}
+
+ExprPtr Lowerer::liveObject(const ExprPtr& p) {
+  ExprPtr id = objId(p);
+  ExprPtr allocated = band(Expr::mkBinary(BinOp::Ne, id, constPtr(0), 32),
+                           Expr::mkBinary(BinOp::ULt, id, Expr::mkLoad(constPtr(cfa::memlayout::kNextId), ptrWidth / 8), 32));
+  return band(allocated, Expr::mkBinary(BinOp::Eq, metaLoad(id, 8, 1), Expr::mkConst(cfa::memlayout::kLive, 8), 32));
+}
+
+void Lowerer::allocObject(Edge a, uint8_t kind) {
+  if (!memLayout()) {
+    emit(std::move(a));
+    return;
+  }
+  const Stmt* at = curStmt;
+  ExprPtr size = a.size;
+  bool zero = a.zeroInit;
+  if (size->kind != cfa::ExprKind::Const && size->kind != cfa::ExprKind::Var) size = materialize(size, false);
+  uint64_t limit = uint64_t(1) << prog.objectBits;
+  if (size->kind == cfa::ExprKind::Const && size->value > limit) {
+    unsupported("object of " + std::to_string(size->value) + " bytes (beyond the memory-safety layout's " +
+                    std::to_string(limit) + ")", at);
+    return;
+  }
+  if (size->kind != cfa::ExprKind::Const)
+    unsupportedIf(Expr::mkBinary(BinOp::ULt, constPtr(limit), size, 32),
+                  "object larger than the memory-safety layout's " + std::to_string(limit) + " bytes", at);
+  cfa::VarId lhs = *a.lhs;
+  a.rhs = size;
+  a.bytes = kind;
+  a.size = constPtr(limit);
+  a.zeroInit = false;
+  emit(std::move(a));
+  ExprPtr p = Expr::mkVar(lhs, ptrWidth);
+  ExprPtr id = objId(p);
+  unsupportedIf(Expr::mkBinary(BinOp::LOr, Expr::mkBinary(BinOp::Eq, id, constPtr(0), 32),
+                               Expr::mkBinary(BinOp::ULe, constPtr(cfa::memlayout::maxIds(ptrWidth)), id, 32), 32),
+                "more than " + std::to_string(cfa::memlayout::maxIds(ptrWidth) - 1) +
+                    " objects (memory-safety layout)", at);
+  metaStore(id, 0, size);
+  metaStore(id, 8, Expr::mkConst(cfa::memlayout::kLive | (uint64_t(kind) << 8), 16));
+  Edge next = edge(EdgeKind::Store);
+  next.addr = constPtr(cfa::memlayout::kNextId);
+  next.value = Expr::mkBinary(BinOp::Add, id, constPtr(1));
+  next.bytes = ptrWidth / 8;
+  emit(std::move(next));
+  if (kind == cfa::memlayout::kHeap) setLiveHeap(Expr::mkBinary(BinOp::Add, liveHeap(), constPtr(1)));
+  if (zero) {
+    if (size->kind == cfa::ExprKind::Const) zeroBytes(p, size->value, at);
+    else byteLoop(p, size, [](ExprPtr) { return Expr::mkConst(0, 8); }, "zero the new object");
+  }
+}
+
+bool Lowerer::derefChecked() const {
+  return memLayout() && checks.count("valid-deref") && fn && !fn->systemHeader &&
+         fn->name.rfind("__argus_init", 0) != 0 && fn->id != atexitRunner;
+}
+
+void Lowerer::checkDeref(ExprPtr addr, ExprPtr bytes, const Stmt* at, ExprPtr base) {
+  if (!derefChecked()) return;
+  if (addr->kind != cfa::ExprKind::Const && addr->kind != cfa::ExprKind::Var) addr = materialize(addr, false);
+  if (base && base->kind != cfa::ExprKind::Const && base->kind != cfa::ExprKind::Var) base = materialize(base, false);
+  if (bytes->kind != cfa::ExprKind::Const && bytes->kind != cfa::ExprKind::Var) bytes = materialize(bytes, false);
+  if (bytes->kind == cfa::ExprKind::Const && bytes->value == 0) return;
+  ExprPtr off = objOff(addr);
+  ExprPtr size = metaLoad(objId(addr), 0, ptrWidth / 8);
+  ExprPtr inside = band(Expr::mkBinary(BinOp::ULe, off, size, 32),
+                        Expr::mkBinary(BinOp::ULe, bytes, Expr::mkBinary(BinOp::Sub, size, off), 32));
+  ExprPtr ok = band(liveObject(addr), inside);
+  std::vector<ExprPtr> args{addr, bytes};
+  if (base) {  // p[i]: the address must stay in p's object
+    ok = band(ok, Expr::mkBinary(BinOp::Eq, objId(addr), objId(base), 32));
+    args.push_back(base);
+  }
+  checkEdge(bnot(ok), "valid-deref", CheckKind::Deref, std::move(args), at);
+}
+
+void Lowerer::freeObject(ExprPtr p, const Stmt* at) {
+  if (!memLayout()) {
+    Edge f = edge(EdgeKind::Free);
+    f.addr = std::move(p);
+    emit(std::move(f));
+    return;
+  }
+  if (p->kind != cfa::ExprKind::Const && p->kind != cfa::ExprKind::Var) p = materialize(p, false);
+  ExprPtr id = objId(p);
+  ExprPtr heapBlockStart = band(band(liveObject(p), Expr::mkBinary(BinOp::Eq, objOff(p), constPtr(0), 32)),
+                                Expr::mkBinary(BinOp::Eq, metaLoad(id, 9, 1), Expr::mkConst(cfa::memlayout::kHeap, 8), 32));
+  if (checking("valid-free"))
+    checkEdge(band(Expr::mkBinary(BinOp::Ne, p, constPtr(0), 32), bnot(heapBlockStart)), "valid-free", CheckKind::Free,
+              {p}, at);
+  // the counter first (it reads the state the block had)
+  setLiveHeap(Expr::mkBinary(BinOp::Sub, liveHeap(), Expr::convert(heapBlockStart, ptrWidth, false)));
+  Edge f = edge(EdgeKind::Free);
+  f.addr = p;
+  f.bytes = 0;
+  emit(std::move(f));
+  // state := freed (null writes id 0's entry, which no check reads)
+  metaStore(id, 8, Expr::mkIte(heapBlockStart, Expr::mkConst(cfa::memlayout::kFreed, 8), metaLoad(id, 8, 1)));
+}
+
+void Lowerer::declareStackObjects(const Stmt* body) {
+  stackObjects.clear();
+  if (!memLayout() || !body) return;
+  std::vector<const Stmt*> todo{body};
+  while (!todo.empty()) {
+    const Stmt* s = todo.back();
+    todo.pop_back();
+    if (!s) continue;
+    if (const auto* ds = dyn_cast<DeclStmt>(s))
+      for (const Decl* d : ds->decls())
+        if (const auto* vd = dyn_cast<VarDecl>(d))
+          if (vd->hasLocalStorage() && !isa<ParmVarDecl>(vd)) {
+            VarRef& ref = varFor(vd);
+            if (!ref.inMemory) continue;
+            if (std::find(stackObjects.begin(), stackObjects.end(), ref.reg) != stackObjects.end()) continue;
+            stackObjects.push_back(ref.reg);
+            Edge z = edge(EdgeKind::Assign);  // not allocated yet
+            z.lhs = ref.reg;
+            z.rhs = constPtr(0);
+            z.text = "(no object yet) " + vd->getNameAsString();
+            emit(std::move(z));
+          }
+    for (const Stmt* c : s->children()) todo.push_back(c);
+  }
+}
+
+void Lowerer::endStackObjects() {
+  if (!memLayout()) return;
+  for (cfa::VarId v : stackObjects) {
+    ExprPtr p = Expr::mkVar(v, ptrWidth);
+    ExprPtr id = objId(p);
+    ExprPtr mine = band(liveObject(p), Expr::mkBinary(BinOp::Eq, metaLoad(id, 9, 1),
+                                                      Expr::mkConst(cfa::memlayout::kStack, 8), 32));
+    Edge f = edge(EdgeKind::Free);
+    f.addr = p;
+    f.bytes = 1;
+    f.text = "end of the lifetime of " + prog.vars[v].cName;
+    emit(std::move(f));
+    metaStore(id, 8, Expr::mkIte(mine, Expr::mkConst(cfa::memlayout::kDead, 8), metaLoad(id, 8, 1)));
+  }
+}
+
+bool Lowerer::typeMayHoldPointer(QualType t) {
+  t = t.getCanonicalType();
+  if (t->isPointerType() || t->isBlockPointerType()) return !t->isFunctionPointerType();
+  if (t->isIntegerType()) return widthOf(t) >= ptrWidth;  // (u)intptr_t
+  if (const auto* at = ctx.getAsArrayType(t)) {
+    QualType et = at->getElementType().getCanonicalType();
+    if (et->isCharType() || et->isIntegerType()) {  // bytes a pointer may be copied into
+      const auto* cat = ctx.getAsConstantArrayType(t);
+      return !cat || sizeOf(t) >= ptrWidth / 8 || typeMayHoldPointer(et);
+    }
+    return typeMayHoldPointer(et);
+  }
+  if (const auto* rt = t->getAs<RecordType>()) {
+    if (rt->getDecl()->isUnion()) return sizeOf(t) >= ptrWidth / 8;
+    for (const FieldDecl* f : rt->getDecl()->fields())
+      if (typeMayHoldPointer(f->getType())) return true;
+    return false;
+  }
+  return false;
+}
+
+bool Lowerer::globalsHoldPointers() {
+  if (!globalsHoldPointers_) {
+    bool any = false;
+    for (const VarDecl* vd : globals) {
+      if (ctx.getSourceManager().isInSystemHeader(vd->getLocation())) continue;
+      std::string n = vd->getNameAsString();
+      if (n.rfind("__argus", 0) == 0) continue;
+      if (typeMayHoldPointer(vd->getType())) any = true;
+    }
+    globalsHoldPointers_ = any;
+  }
+  return *globalsHoldPointers_;
+}
+
+void Lowerer::endOfProgram(bool mainReturn, bool isExit) {
+  if (!memLayout() || !fn || fn->name.rfind("__argus", 0) == 0) return;
+  bool cleanup = checks.count("valid-memcleanup") > 0, track = checks.count("valid-memtrack") > 0;
+  if (!cleanup && !track) return;
+  const Stmt* at = curStmt;
+  ExprPtr leaked = Expr::mkBinary(BinOp::Ne, liveHeap(), constPtr(0), 32);
+  // every termination counts: main's return, exit(), abort() and an error call or failed
+  // assertion that ends the run (ESBMC and SV-COMP's valid-memcleanup tasks agree)
+  if (cleanup) checkEdge(leaked, "valid-memcleanup", CheckKind::Leak, {}, at);
+  if (track) {
+    if (mainReturn && !globalsHoldPointers()) checkEdge(leaked, "valid-memtrack", CheckKind::Leak, {}, at);
+    else
+      unsupportedIf(leaked,
+                    mainReturn ? "heap memory allocated at the end of main while a global may point to it "
+                                 "(valid-memtrack)"
+                               : std::string(isExit ? "exit()" : "abort()") +
+                                     " with heap memory allocated (valid-memtrack)",
+                    at);
+  }
 }
 
 }  // namespace argus::frontend

@@ -9,6 +9,7 @@ namespace argus::frontend {
 using namespace clang;
 using cfa::BinOp;
 using cfa::CastKind;
+using cfa::CheckKind;
 using cfa::Edge;
 using cfa::EdgeKind;
 using cfa::Expr;
@@ -28,6 +29,8 @@ bool Lowerer::isPure(const clang::Expr* e) const {
 
 ExprPtr Lowerer::load(const LValue& lv) {
   if (lv.isReg) return Expr::mkVar(lv.reg, prog.vars[lv.reg].width);
+  if (!lv.direct && memLayout() && (lv.bitWidth || isScalar(lv.type)))
+    checkDeref(lv.addr, lv.bitWidth ? lv.spanBytes : sizeOf(lv.type), curStmt, lv.base);
   if (lv.bitWidth) {
     uint32_t sw = lv.spanBytes * 8;
     ExprPtr raw = Expr::mkLoad(lv.addr, lv.spanBytes);
@@ -47,6 +50,7 @@ void Lowerer::store(const LValue& lv, ExprPtr v) {
     emit(std::move(e));
     return;
   }
+  if (!lv.direct && memLayout()) checkDeref(lv.addr, lv.bitWidth ? lv.spanBytes : v->width / 8, curStmt, lv.base);
   if (lv.bitWidth) {
     // read-modify-write of the bytes that hold the field
     uint32_t sw = lv.spanBytes * 8;
@@ -100,6 +104,12 @@ void Lowerer::assignTo(const LValue& lv, const clang::Expr* rhs) {
     }
     // aggregate copy (struct assignment / initialisation from a struct value)
     ExprPtr src = rvalue(rhs);
+    if (memLayout()) {
+      if (!lv.direct) checkDeref(lv.addr, sizeOf(lv.type), rhs, lv.base);
+      const clang::Expr* r = rhs->IgnoreParenImpCasts();
+      if (!isa<DeclRefExpr>(r) && !isa<InitListExpr>(r) && !isa<CompoundLiteralExpr>(r) && !isa<CallExpr>(r))
+        checkDeref(src, sizeOf(lv.type), rhs);
+    }
     copyBytes(lv.addr, src, sizeOf(lv.type), rhs);
     return;
   }
@@ -468,7 +478,7 @@ ExprPtr Lowerer::rvalueRaw(const clang::Expr* e) {
       a.lhs = tmp;
       a.size = constPtr(sizeOf(t));
       a.zeroInit = true;
-      emit(std::move(a));
+      allocObject(std::move(a), cfa::memlayout::kGlobal);
       initObject(Expr::mkVar(tmp, ptrWidth), t, e, true);
       return Expr::mkVar(tmp, ptrWidth);
     }
@@ -495,6 +505,7 @@ Lowerer::LValue Lowerer::lvalue(const clang::Expr* e) {
       VarRef& ref = varFor(vd);
       if (ref.inMemory) {
         lv.addr = Expr::mkVar(ref.reg, ptrWidth);
+        lv.direct = true;
       } else {
         lv.isReg = true;
         lv.reg = ref.reg;
@@ -537,7 +548,18 @@ Lowerer::LValue Lowerer::lvalue(const clang::Expr* e) {
       if (const ConstantArrayType* cat = ctx.getAsConstantArrayType(arr->getType())) {
         uint64_t n = cat->getSize().getZExtValue();
         bool flexibleMember = n <= 1 && isa<MemberExpr>(arr);
-        if (!flexibleMember) {
+        // memory safety: an element of an array variable out of its bounds is a
+        // valid-deref violation (a member array's stays unsupported: the address may
+        // still be inside the enclosing object)
+        const auto* arrVar = dyn_cast<DeclRefExpr>(arr);
+        bool wholeObject = arrVar && isa<VarDecl>(arrVar->getDecl()) && derefChecked() && !addressOnly_;
+        if (!flexibleMember && wholeObject) {
+          if (iv->kind != cfa::ExprKind::Const && iv->kind != cfa::ExprKind::Var) iv = materialize(iv, isSignedT(idx->getType()));
+          ExprPtr wide = Expr::convert(iv, ptrWidth, isSignedT(idx->getType()));
+          checkEdge(Expr::mkBinary(BinOp::ULe, constPtr(n), wide, 32), "valid-deref", CheckKind::Index,
+                    {wide, constPtr(n)}, e);
+          lv.direct = !e->getType()->isArrayType();
+        } else if (!flexibleMember) {
           uint64_t limit = addressOnly_ ? n + 1 : n;
           ExprPtr wide = Expr::convert(iv, ptrWidth, isSignedT(idx->getType()));
           ExprPtr ok = Expr::mkBinary(BinOp::ULt, wide, constPtr(limit), 32);
@@ -557,20 +579,39 @@ Lowerer::LValue Lowerer::lvalue(const clang::Expr* e) {
           }
         }
       }
-      lv.addr = ptrOffset(b, iv, idx->getType(), es, false);
+      if (derefChecked() && !addressOnly_ && !e->getType()->isArrayType() && !lv.direct) {
+        if (b->kind != cfa::ExprKind::Const && b->kind != cfa::ExprKind::Var) b = materialize(b, false);
+        lv.addr = ptrOffset(b, iv, idx->getType(), es, false, false);
+        lv.base = b;
+        return lv;
+      }
+      lv.addr = ptrOffset(b, iv, idx->getType(), es, false, !lv.direct);
       return lv;
     }
     case Stmt::MemberExprClass: {
       auto* me = cast<MemberExpr>(e);
       auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
       if (!fd) break;
-      ExprPtr base = me->isArrow() ? rvalue(me->getBase()) : lvalue(me->getBase()).addr;
+      bool direct = false;
+      ExprPtr base;
+      if (me->isArrow()) {
+        base = rvalue(me->getBase());
+      } else {
+        LValue b = lvalue(me->getBase());
+        base = b.addr;
+        direct = b.direct;
+      }
+      lv.direct = direct;
       if (!base) {
         unsupported("member of a non-memory object", e);
         lv.addr = constPtr(0);
         return lv;
       }
-      if (fd->isBitField()) return bitFieldLValue(base, fd, e);
+      if (fd->isBitField()) {
+        LValue bf = bitFieldLValue(base, fd, e);
+        bf.direct = direct;
+        return bf;
+      }
       const RecordDecl* rd = fd->getParent();
       uint64_t off = ctx.getASTRecordLayout(rd).getFieldOffset(fd->getFieldIndex()) / 8;
       lv.addr = addOffset(base, off);
@@ -597,7 +638,7 @@ Lowerer::LValue Lowerer::lvalue(const clang::Expr* e) {
       a.lhs = tmp;
       a.size = constPtr(sizeOf(e->getType()));
       a.zeroInit = true;
-      emit(std::move(a));
+      allocObject(std::move(a), cfa::memlayout::kGlobal);
       initObject(Expr::mkVar(tmp, ptrWidth), e->getType(), cl->getInitializer(), true);
       lv.addr = Expr::mkVar(tmp, ptrWidth);
       return lv;
@@ -632,10 +673,21 @@ Lowerer::LValue Lowerer::lvalue(const clang::Expr* e) {
   return lv;
 }
 
-ExprPtr Lowerer::ptrOffset(ExprPtr base, ExprPtr idx, QualType idxType, uint64_t elemSize, bool negate) {
+ExprPtr Lowerer::ptrOffset(ExprPtr base, ExprPtr idx, QualType idxType, uint64_t elemSize, bool negate,
+                           bool guardCarry) {
   ExprPtr i = Expr::convert(idx, ptrWidth, isSignedT(idxType));
   if (elemSize != 1) i = Expr::mkBinary(BinOp::Mul, i, constPtr(elemSize));
-  return Expr::mkBinary(negate ? BinOp::Sub : BinOp::Add, base, i);
+  ExprPtr r = Expr::mkBinary(negate ? BinOp::Sub : BinOp::Add, base, i);
+  if (memLayout() && guardCarry && fn && i->kind != cfa::ExprKind::Const) {
+    // (a constant step stays inside its object's range unless the pointer was already
+    // at its edge, which only an unsupported step could make it)
+    if (base->kind != cfa::ExprKind::Const && base->kind != cfa::ExprKind::Var) base = materialize(base, false);
+    if (i->kind != cfa::ExprKind::Var) i = materialize(i, false);
+    r = Expr::mkBinary(negate ? BinOp::Sub : BinOp::Add, base, i);
+    unsupportedIf(Expr::mkBinary(BinOp::Ne, objId(r), objId(base), 32),
+                  "pointer arithmetic leaving the object's range (memory-safety layout)", curStmt);
+  }
+  return r;
 }
 
 ExprPtr Lowerer::castExpr(const CastExpr* ce) {

@@ -91,6 +91,15 @@ std::unique_ptr<cfa::Program> lowerTranslationUnit(ASTUnit& ast, const std::stri
   if (opts) {
     l.checks = opts->properties;
     l.errorCallsAreErrors = opts->properties.empty() || opts->properties.count("unreach-call") > 0;
+    if (l.checks.count("valid-memsafety")) {
+      l.checks.erase("valid-memsafety");
+      l.checks.insert({"valid-deref", "valid-free", "valid-memtrack"});
+    }
+    for (const char* m : {"valid-deref", "valid-free", "valid-memtrack", "valid-memcleanup"})
+      if (l.checks.count(m)) {  // the memory-safety layout (cfa::memlayout)
+        prog->objectBits = cfa::memlayout::offsetBits(prog->ptrWidth);
+        prog->heapBase = uint64_t(1) << prog->objectBits;
+      }
   }
   l.unitFile = file;
   l.run();
@@ -412,7 +421,7 @@ void Lowerer::lowerMainArgv(const FunctionDecl* fd) {
   at.lhs = table;
   at.size = Expr::mkBinary(cfa::BinOp::Mul, Expr::mkBinary(cfa::BinOp::Add, nv, constPtr(1)), ps);
   at.text = "argv";
-  emit(at);
+  allocObject(std::move(at), cfa::memlayout::kGlobal);
   ExprPtr tv = Expr::mkVar(table, ptrWidth);
   assignTemp(i, constPtr(0), "argv: i = 0");
   ExprPtr iv = Expr::mkVar(i, ptrWidth);
@@ -442,7 +451,7 @@ void Lowerer::lowerMainArgv(const FunctionDecl* fd) {
   as.lhs = str;
   as.size = lv;
   as.text = "argv[i]";
-  emit(as);
+  allocObject(std::move(as), cfa::memlayout::kGlobal);
   ExprPtr sv = Expr::mkVar(str, ptrWidth);
   Edge nul = edge(EdgeKind::Store);
   nul.addr = Expr::mkBinary(cfa::BinOp::Sub, Expr::mkBinary(cfa::BinOp::Add, sv, lv), constPtr(1));
@@ -558,6 +567,8 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
   fn->sink = newLoc();
   cur = fn->entry;
   curStmt = fd->getBody();
+  declareStackObjects(fd->getBody());
+  std::vector<cfa::VarId> paramObjects;
 
   if (fd->isVariadic()) unsupported("definition of a variadic function", fd->getBody());
   if (!fd->isMain()) buildEntryModel(fd);
@@ -584,7 +595,8 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
       a.lhs = ref.reg;
       a.size = constPtr(sz);
       a.text = "parameter " + pd->getNameAsString();
-      emit(std::move(a));
+      allocObject(std::move(a), cfa::memlayout::kStack);
+      paramObjects.push_back(ref.reg);
       ExprPtr dst = Expr::mkVar(ref.reg, ptrWidth);
       if (aggregate) {
         if (!isFloating(t)) copyBytes(dst, Expr::mkVar(inId, ptrWidth), sz, fd->getBody());
@@ -609,6 +621,7 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
       emit(std::move(e));
     }
   }
+  stackObjects.insert(stackObjects.end(), paramObjects.begin(), paramObjects.end());
   // Parameters of variably modified type (int a[][n] is int (*a)[n]): sizes at entry.
   for (const ParmVarDecl* pd : fd->parameters())
     if (pd->getType()->isVariablyModifiedType()) {
@@ -635,6 +648,7 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
     }
   }
   emitReturn();
+  stackObjects.clear();
   fn = nullptr;
 }
 
@@ -950,7 +964,21 @@ void Lowerer::lowerDecl(const VarDecl* vd) {
   a.zeroInit = init != nullptr && !isScalar(t);
   a.text = "declare " + vd->getNameAsString();
   if (const clang::ConstantArrayType* cat = ctx.getAsConstantArrayType(t)) a.elemBytes = sizeOf(cat->getElementType());
-  emit(std::move(a));
+  if (memLayout() && std::find(stackObjects.begin(), stackObjects.end(), ref.reg) != stackObjects.end()) {
+    // a declaration reached again (a loop body): the previous object's lifetime has ended
+    ExprPtr prev = Expr::mkVar(ref.reg, ptrWidth);
+    ExprPtr id = objId(prev);
+    ExprPtr mine = Expr::mkBinary(cfa::BinOp::LAnd, liveObject(prev),
+                                  Expr::mkBinary(cfa::BinOp::Eq, metaLoad(id, 9, 1),
+                                                 Expr::mkConst(cfa::memlayout::kStack, 8), 32), 32);
+    Edge f = edge(EdgeKind::Free);
+    f.addr = prev;
+    f.bytes = 1;
+    f.text = "end of the lifetime of the previous " + vd->getNameAsString();
+    emit(std::move(f));
+    metaStore(id, 8, Expr::mkIte(mine, Expr::mkConst(cfa::memlayout::kDead, 8), metaLoad(id, 8, 1)));
+  }
+  allocObject(std::move(a), vd->hasLocalStorage() ? cfa::memlayout::kStack : cfa::memlayout::kGlobal);
   if (init) initObject(Expr::mkVar(ref.reg, ptrWidth), t, init, !isScalar(t));
 }
 
@@ -1046,6 +1074,15 @@ void Lowerer::buildInit(bool nondet) {
   fn->sink = newLoc();
   cur = fn->entry;
   curStmt = nullptr;
+  if (memLayout()) {  // the memory-safety layout's counters (cfa::memlayout)
+    Edge n = edge(EdgeKind::Store);
+    n.addr = constPtr(cfa::memlayout::kNextId);
+    n.value = constPtr(1);
+    n.bytes = ptrWidth / 8;
+    n.text = "memory safety: no object yet";
+    emit(n);
+    setLiveHeap(constPtr(0));
+  }
   // Every piece below is recorded as a Program::InitPart (what it defines, its edges).
   uint32_t partEdge = 0;
   cfa::LocId partFrom = cur;
@@ -1055,6 +1092,7 @@ void Lowerer::buildInit(bool nondet) {
   };
   auto endPart = [&](std::vector<cfa::VarId> defines) {
     if (fn->edges.size() == partEdge) return;
+    if (memLayout()) return;  // the metadata ties every piece to the others: kept whole
     cfa::InitPart part;
     part.func = fn->id;
     part.firstEdge = partEdge;
@@ -1084,7 +1122,7 @@ void Lowerer::buildInit(bool nondet) {
     a.range = rangeOfDecl(vd);
     a.text = "global " + vd->getNameAsString();
     if (const clang::ConstantArrayType* cat = ctx.getAsConstantArrayType(t)) a.elemBytes = sizeOf(cat->getElementType());
-    emit(std::move(a));
+    allocObject(std::move(a), cfa::memlayout::kGlobal);
     endPart({ref.reg});
   }
   // the atexit table: empty, also for a harness entry (no handlers registered before it)
@@ -1096,7 +1134,7 @@ void Lowerer::buildInit(bool nondet) {
     a.size = constPtr(uint64_t(kAtexitSlots) * (ptrWidth / 8));
     a.zeroInit = true;
     a.text = "atexit handler table";
-    emit(std::move(a));
+    allocObject(std::move(a), cfa::memlayout::kGlobal);
     Edge n;
     n.kind = EdgeKind::Assign;
     n.lhs = atexitCount;
@@ -1125,7 +1163,7 @@ void Lowerer::buildInit(bool nondet) {
     a.size = constPtr(n);
     a.zeroInit = true;
     a.text = "string literal";
-    emit(std::move(a));
+    allocObject(std::move(a), cfa::memlayout::kGlobal);
     StringRef bytes = sl->getBytes();
     for (size_t i = 0; i < bytes.size(); ++i) {
       if (bytes[i] == 0) continue;

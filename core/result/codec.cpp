@@ -47,6 +47,7 @@ VerificationResult decodeResult(const json& j) {
     cex.entry = c.value("entry", "");
     cex.replayed = c.value("replayed", false);
     cex.property = c.value("property", "");
+    cex.violation = c.value("violation", "");
     if (c.contains("assumptions")) cex.assumptions = c["assumptions"].get<std::vector<std::string>>();
     // what a native run needs (concrete playback): a counterexample found in another
     // process (a parallel stage's member, a daemon worker) is confirmed by this one

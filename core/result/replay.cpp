@@ -375,8 +375,98 @@ class Interpreter {
         __int128 amount = e.check == CheckKind::ShiftSigned ? sval(0) : static_cast<__int128>(v[0] & maskOf(e.args[0]->width));
         return amount < 0 || amount >= static_cast<__int128>(v[1]);
       }
+      case CheckKind::Deref: {
+        if (v.size() < 2 || !p_.objectBits) return false;
+        if (v.size() == 3 && ((v[0] & amask_) >> p_.objectBits) != ((v[2] & amask_) >> p_.objectBits)) return true;
+        const Object* o = objectOf(v[0] & amask_);
+        unsigned __int128 off = (v[0] & amask_) & ((uint64_t(1) << p_.objectBits) - 1);
+        return !o || o->state != cfa::memlayout::kLive || off + (v[1] & amask_) > o->size;
+      }
+      case CheckKind::Index:
+        return v.size() == 2 && (v[0] & amask_) >= (v[1] & amask_);
+      case CheckKind::Free: {
+        if (v.size() != 1 || !p_.objectBits) return false;
+        uint64_t ptr = v[0] & amask_;
+        return ptr != 0 && !isHeapBlockStart(ptr);
+      }
+      case CheckKind::Leak:
+        if (!p_.objectBits) return false;
+        for (const auto& [id, o] : objects_)
+          if (o.kind == cfa::memlayout::kHeap && o.state == cfa::memlayout::kLive) return true;
+        return false;
     }
     return false;
+  }
+
+  // The memory-safety layout's objects (Program::objectBits), kept from the Alloc and
+  // Free edges alone, independently of the metadata the program writes to memory.
+  struct Object {
+    uint64_t size = 0;
+    uint8_t state = 0, kind = 0;
+    std::string what;  // "`buf` (f.c:3)", "block from f.c:12"
+  };
+  // The violation at a memory-safety check's Error edge, in words.
+  std::string describeViolation(const cfa::Edge& e) {
+    std::vector<uint64_t> v;
+    for (const auto& a : e.args) v.push_back(eval(a) & amask_);
+    auto objText = [&](const Object& o) {
+      const char* kind = o.kind == cfa::memlayout::kHeap ? "heap block" : o.kind == cfa::memlayout::kStack ? "stack object" : "object";
+      const char* state = o.state == cfa::memlayout::kFreed ? "freed " : o.state == cfa::memlayout::kDead ? "dead " : "";
+      return std::string(state) + kind + " " + o.what + " of " + std::to_string(o.size) + " bytes";
+    };
+    uint64_t mask = (uint64_t(1) << p_.objectBits) - 1;
+    switch (e.check) {
+      case cfa::CheckKind::Deref: {
+        if (v.size() < 2) return "";
+        if (v[0] == 0) return "null pointer dereference";
+        const Object* o = objectOf(v[0]);
+        std::string acc = "access of " + std::to_string(v[1]) + " bytes at offset " + std::to_string(v[0] & mask);
+        if (v.size() == 3 && (v[0] >> p_.objectBits) != (v[2] >> p_.objectBits)) {
+          const Object* b = objectOf(v[2]);
+          return "access outside the object indexed from" + (b ? " (" + objText(*b) + ")" : std::string());
+        }
+        if (!o) return acc + " of no object";
+        return acc + " of the " + objText(*o);
+      }
+      case cfa::CheckKind::Index:
+        return v.size() == 2 ? "index " + std::to_string(v[0]) + " of an array of " + std::to_string(v[1]) + " elements" : "";
+      case cfa::CheckKind::Free: {
+        if (v.empty()) return "";
+        const Object* o = objectOf(v[0]);
+        if (!o) return "free of a pointer to no object";
+        if ((v[0] & mask) != 0) return "free at offset " + std::to_string(v[0] & mask) + " of the " + objText(*o);
+        return "free of the " + objText(*o);
+      }
+      case cfa::CheckKind::Leak: {
+        std::string s;
+        size_t n = 0;
+        for (const auto& [id, o] : objects_)
+          if (o.kind == cfa::memlayout::kHeap && o.state == cfa::memlayout::kLive && n++ < 3)
+            s += (s.empty() ? "" : ", ") + o.what;
+        return std::to_string(n) + " heap block(s) still allocated: " + s + (n > 3 ? ", ..." : "");
+      }
+      default: return "";
+    }
+  }
+  std::map<uint64_t, Object> objects_;
+  const Object* objectOf(uint64_t addr) const {
+    auto it = objects_.find(addr >> p_.objectBits);
+    return it == objects_.end() ? nullptr : &it->second;
+  }
+  bool isHeapBlockStart(uint64_t ptr) const {
+    const Object* o = objectOf(ptr);
+    return o && (ptr & ((uint64_t(1) << p_.objectBits) - 1)) == 0 && o->kind == cfa::memlayout::kHeap &&
+           o->state == cfa::memlayout::kLive;
+  }
+  void freeEdge(const cfa::Edge& e) {
+    uint64_t ptr = eval(e.addr) & amask_;
+    if (e.bytes == 0) {
+      if (ptr != 0 && isHeapBlockStart(ptr)) objects_[ptr >> p_.objectBits].state = cfa::memlayout::kFreed;
+    } else if (auto it = objects_.find(ptr >> p_.objectBits);
+               ptr != 0 && it != objects_.end() && it->second.kind == cfa::memlayout::kStack &&
+               it->second.state == cfa::memlayout::kLive) {
+      it->second.state = cfa::memlayout::kDead;
+    }
   }
 
   uint64_t eval(const cfa::ExprPtr& e) {
@@ -541,9 +631,19 @@ ReplayResult Interpreter::run(FuncId entry) {
 
       switch (e.kind) {
         case EdgeKind::Blank:
+          fr.loc = e.to;
+          break;
         case EdgeKind::Assume:
+          // the passing side of a memory-safety check: the interpreter's own object table
+          // must agree (a disagreement is a path the encoding allowed wrongly)
+          if (p_.objectBits && e.check != cfa::CheckKind::None && !e.positive && checkViolated(e))
+            return finishAt(ReplayOutcome::Blocked, "a memory-safety check passed on the path, but the interpreter's "
+                                                    "object table shows a violation");
+          fr.loc = e.to;
+          break;
         case EdgeKind::Free:
           if (e.addr) step.freed = eval(e.addr) & amask_;
+          if (p_.objectBits) freeEdge(e);
           fr.loc = e.to;
           break;
         case EdgeKind::Assign: {
@@ -570,6 +670,19 @@ ReplayResult Interpreter::run(FuncId entry) {
           uint64_t inc = ((size == 0 ? 1 : size) + 7) & ~uint64_t{7} & amask_;
           brk_ = (brk_ + inc) & amask_;
           if (e.zeroInit) mem_.zero(base, size);
+          if (p_.objectBits && e.rhs) {
+            Object o;
+            o.size = eval(e.rhs) & amask_;
+            step.allocSize = o.size;  // e.size is the id step
+            o.state = cfa::memlayout::kLive;
+            o.kind = static_cast<uint8_t>(e.bytes);
+            std::string file = e.range.file;
+            if (auto slash = file.find_last_of('/'); slash != std::string::npos) file = file.substr(slash + 1);
+            std::string at = file + ":" + std::to_string(e.range.line);
+            std::string name = e.lhs && *e.lhs < p_.vars.size() ? p_.vars[*e.lhs].cName : std::string();
+            o.what = name.empty() ? "allocated at " + at : "`" + name + "` (" + at + ")";
+            objects_[base >> p_.objectBits] = o;
+          }
           if (e.lhs) step.assigned.emplace_back(*e.lhs, writeVar(*e.lhs, base));
           fr.loc = e.to;
           break;
@@ -615,6 +728,7 @@ ReplayResult Interpreter::run(FuncId entry) {
           if (e.check != cfa::CheckKind::None && !checkViolated(e))
             return finishAt(ReplayOutcome::Blocked, "check edge of " + e.property +
                                                         " taken, but its operands do not violate it");
+          if (p_.objectBits && e.check != cfa::CheckKind::None) res_.violation = describeViolation(e);
           fr.loc = e.to;
           record();
           return finish(ReplayOutcome::ReachedError, "error reached at " +

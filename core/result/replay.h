@@ -83,6 +83,7 @@ struct ReplayResult {
   std::vector<ReplayStep> steps;  // every edge taken (empty if recordSteps was false)
   std::vector<std::pair<cfa::VarId, uint64_t>> entryArgs;  // entry parameters' values
   std::string message;            // what stopped the execution, with file:line if known
+  std::string violation;          // a memory-safety violation reached: what and which object
   size_t stepCount = 0;           // edges taken (also when steps are not recorded)
   size_t nondetsUsed = 0;         // values consumed from ReplayInput::nondets
   size_t ambiguousChoices = 0;    // locations where more than one out-edge was enabled

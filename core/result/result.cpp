@@ -59,6 +59,7 @@ nlohmann::json toJson(const VerificationResult& r) {
     if (!cex.uncontrolled.empty()) j["counterexample"]["uncontrolled"] = cex.uncontrolled;
     if (!cex.property.empty()) {
       j["counterexample"]["property"] = cex.property;
+      if (!cex.violation.empty()) j["counterexample"]["violation"] = cex.violation;
       if (r.verdict == Verdict::False) j["violated_property"] = cex.property;
     }
     j["confirmed_by"] = cex.confirmedBy;
@@ -123,7 +124,8 @@ std::string toText(const VerificationResult& r) {
     const Counterexample& cex = *r.counterexample;
     o << "counterexample (" << cex.steps.size() << " steps, from " << cex.entry
       << (cex.replayed ? ", replayed" : "") << "):\n";
-    if (!cex.property.empty()) o << "violates: " << cex.property << "\n";
+    if (!cex.property.empty())
+      o << "violates: " << cex.property << (cex.violation.empty() ? "" : ": " + cex.violation) << "\n";
     size_t i = 0;
     for (const TraceStep& s : cex.steps) {
       o << "  " << std::setw(3) << ++i << "  " << s.file << ":" << s.line << "  " << std::left

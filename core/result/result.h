@@ -69,6 +69,9 @@ struct Counterexample {
   // "no-overflow", "div-by-zero", "shift", ...; "" for an error call or a failed
   // assertion (unreach-call).
   std::string property;
+  // A memory-safety violation as the interpreter saw it, naming the object ("access of
+  // 4 bytes at offset 40 of `a` (f.c:3), a stack object of 40 bytes"); "" otherwise.
+  std::string violation;
 };
 
 // What a run that did not reach a full proof still verified.

@@ -115,6 +115,28 @@ bool ubsanConfirms(const std::string& property, const std::string& errTail, uint
   return false;
 }
 
+bool isMemoryProperty(const std::string& p) { return p.rfind("valid-", 0) == 0; }
+
+// Whether AddressSanitizer's (or LeakSanitizer's) report is a violation of the memory-
+// safety subproperty `property` (issue 26).
+bool asanConfirms(const std::string& property, const std::string& errTail) {
+  auto has = [&](const char* s) { return errTail.find(s) != std::string::npos; };
+  if (property == "valid-deref")
+    return (has("AddressSanitizer") || has("runtime error: ")) &&
+           (has("heap-buffer-overflow") || has("stack-buffer-overflow") || has("global-buffer-overflow") ||
+            has("heap-use-after-free") || has("stack-use-after-return") || has("stack-use-after-scope") ||
+            has("SEGV on unknown address") || has("stack-buffer-underflow") || has("dynamic-stack-buffer-overflow") ||
+            // UBSan (also on) stops first at a null pointer and an array index out of bounds
+            has("runtime error: load of null pointer") || has("runtime error: store to null pointer") ||
+            has("runtime error: member access within null pointer") ||
+            (has("runtime error: index ") && has("out of bounds for type")));
+  if (property == "valid-free")
+    return has("AddressSanitizer") && (has("attempting double-free") || has("bad-free") ||
+                                       has("attempting free on address which was not malloc()-ed"));
+  if (property == "valid-memcleanup" || property == "valid-memtrack") return has("LeakSanitizer: detected memory leaks");
+  return false;
+}
+
 }  // namespace
 
 bool canRun32Bit(std::string* why) {
@@ -219,6 +241,8 @@ void nativeCheck(const std::string& file, const std::string* source, result::Ver
   } cleanup{dir};
 
   std::vector<std::string> flags = {"-O0", "-w", "-fwrapv", "-fsanitize=undefined", "-fno-sanitize-recover=all"};
+  // memory safety (issue 26): AddressSanitizer with leak checking confirms the violation
+  if (isMemoryProperty(cex.property)) flags.push_back("-fsanitize=address");
   if (o.ilp32) flags.push_back("-m32");
   std::vector<std::string> cflags = flags;
   fs::path srcDir = fs::absolute(fs::path(file), ec).parent_path();
@@ -268,6 +292,11 @@ void nativeCheck(const std::string& file, const std::string* source, result::Ver
 
   setenv("UBSAN_OPTIONS",
          ("exitcode=" + std::to_string(result::kHarnessUbsanExit) + ":print_stacktrace=0:halt_on_error=1").c_str(), 1);
+  setenv("ASAN_OPTIONS",
+         ("exitcode=" + std::to_string(result::kHarnessUbsanExit) +
+          ":detect_leaks=1:detect_stack_use_after_return=1:print_summary=1")
+             .c_str(),
+         1);
   bench::ChildResult run =
       runOne({"/bin/sh", "-c", "cd \"$0\" && exec ./program", dir.string()}, o.timeoutS);
   bool reached = cex.property.empty() && run.exited && run.exitCode == result::kHarnessErrorExit &&
@@ -275,7 +304,8 @@ void nativeCheck(const std::string& file, const std::string* source, result::Ver
   // A property violation (issue 26): UBSan must stop the program with the matching
   // runtime error at the counterexample's last line.
   if (!cex.property.empty() && run.exited && run.exitCode == result::kHarnessUbsanExit && !cex.steps.empty())
-    reached = ubsanConfirms(cex.property, run.errTail, cex.steps.back().line);
+    reached = isMemoryProperty(cex.property) ? asanConfirms(cex.property, run.errTail)
+                                             : ubsanConfirms(cex.property, run.errTail, cex.steps.back().line);
   if (reached) {
     cex.confirmedBy.push_back("native");
     cex.nativeNote.clear();

@@ -79,7 +79,8 @@ class ObjectNames {
     } else {
       text = "(char *)&" + o->name + " + " + std::to_string(off);
     }
-    return o->freed ? "(freed) " + text : text;
+    // a Free edge ends a heap block (free) or a stack object's lifetime (memory-safety layout)
+    return !o->freed ? text : o->heap ? "(freed) " + text : "(dead) " + text;
   }
 
   // The object written by a store of `bytes` bytes at addr ("" if none is known).
@@ -134,6 +135,7 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
     const result::ReplayStep& last = run.steps.back();
     const cfa::Edge& e = prog.functions[last.func].edges[last.edge];
     if (e.kind == cfa::EdgeKind::Error) cex.property = e.property;
+    cex.violation = run.violation;
   }
   // What a native run needs (concrete playback, core/result/harness.h).
   auto at = [](const cfa::Edge& e) {

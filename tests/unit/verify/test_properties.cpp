@@ -84,6 +84,46 @@ const PropCase kCases[] = {
     // the overflow is in a callee
     {"overflow_in_callee", "int inc(int a) { return a + 1; } int main(){ int x = __VERIFIER_nondet_int(); __VERIFIER_assume(x > 2147483000); return inc(x); }",
      "no-overflow", Verdict::False, Verdict::False, "no-overflow"},
+    // ---- memory safety (the object-id layout, cfa::memlayout) ----
+    {"double_free", "int main(){ int *p = malloc(4); free(p); if (__VERIFIER_nondet_int()) free(p); return 0; }",
+     "valid-memsafety", Verdict::False, Verdict::False, "valid-free"},
+    {"free_of_stack_object", "int main(){ int x = 1; int *p = &x; if (__VERIFIER_nondet_int()) p = malloc(4); free(p); return 0; }",
+     "valid-free", Verdict::False, Verdict::False, "valid-free"},
+    {"free_inside_block", "int main(){ char *p = malloc(8); int k = __VERIFIER_nondet_int(); __VERIFIER_assume(k >= 0 && k < 2); free(p + k); return 0; }",
+     "valid-free", Verdict::False, Verdict::False, "valid-free"},
+    {"free_null_and_block", "int main(){ int *p = 0; free(p); if (__VERIFIER_nondet_int()) p = malloc(4); free(p); return 0; }",
+     "valid-memsafety,valid-memcleanup", Verdict::True, Verdict::True, ""},
+    {"leak_at_exit", "int main(){ int *p = malloc(4); if (__VERIFIER_nondet_int()) free(p); return 0; }",
+     "valid-memcleanup", Verdict::False, Verdict::False, "valid-memcleanup"},
+    {"leak_at_exit_call", "void exit(int); int *g; int main(){ g = malloc(4); if (__VERIFIER_nondet_int()) exit(0); free(g); return 0; }",
+     "valid-memcleanup", Verdict::False, Verdict::False, "valid-memcleanup"},
+    {"no_leak", "void *calloc(unsigned long, unsigned long); void *realloc(void *, unsigned long); int main(){ int *p = malloc(4); int *q = calloc(2, 4); q = realloc(q, 16); q[3] = *p = 1; free(q); free(p); return 0; }",
+     "valid-memsafety,valid-memcleanup", Verdict::True, Verdict::True, ""},
+    {"leak_unreachable_at_end", "int main(){ int *p = malloc(4); if (__VERIFIER_nondet_int()) p = 0; free(p); return 0; }",
+     "valid-memsafety", Verdict::False, Verdict::False, "valid-memtrack"},
+    {"heap_out_of_bounds", "int main(){ int *p = malloc(10 * sizeof(int)); int i = __VERIFIER_nondet_int(); __VERIFIER_assume(i >= 0 && i <= 10); p[i] = 1; free(p); return 0; }",
+     "valid-memsafety", Verdict::False, Verdict::False, "valid-deref"},
+    {"heap_in_bounds", "int main(){ int *p = malloc(10 * sizeof(int)); int i = __VERIFIER_nondet_int(); __VERIFIER_assume(i >= 0 && i < 10); p[i] = 1; int v = p[9 - i]; free(p); return v; }",
+     "valid-memsafety", Verdict::True, Verdict::True, ""},
+    // the example: a[i] for i up to n in a 10-element array (was unsupported)
+    {"array_loop_out_of_bounds", "int main(){ int a[10]; int n = __VERIFIER_nondet_int(); for (int i = 0; i <= n && i < 12; i++) a[i] = i; return 0; }",
+     "valid-deref", Verdict::False, Verdict::False, "valid-deref"},
+    {"array_loop_in_bounds", "int main(){ int a[10]; int n = __VERIFIER_nondet_int(); for (int i = 0; i < n && i < 10; i++) a[i] = i; return a[0]; }",
+     "valid-deref", Verdict::True, Verdict::True, ""},
+    {"global_array_negative_index", "int g[4]; int main(){ int i = __VERIFIER_nondet_int(); __VERIFIER_assume(i > -2 && i < 4); return g[i]; }",
+     "valid-deref", Verdict::False, Verdict::False, "valid-deref"},
+    {"use_after_free", "int main(){ int *p = malloc(8); *p = 3; free(p); return __VERIFIER_nondet_int() ? *p : 0; }",
+     "valid-memsafety", Verdict::False, Verdict::False, "valid-deref"},
+    {"null_dereference", "int main(){ int x = 0; int *p = __VERIFIER_nondet_int() ? &x : 0; return *p; }",
+     "valid-deref", Verdict::False, Verdict::False, "valid-deref"},
+    {"null_guarded", "int main(){ int x = 0; int *p = __VERIFIER_nondet_int() ? &x : 0; return p && *p; }",
+     "valid-deref", Verdict::True, Verdict::True, ""},
+    {"dead_stack_object", "int *f(void){ int x = 3; return &x; } int main(){ int *p = f(); return __VERIFIER_nondet_int() ? *p : 0; }",
+     "valid-deref", Verdict::False, Verdict::False, "valid-deref"},
+    {"struct_member_through_pointer", "struct s { int a; int b; }; int main(){ struct s *p = malloc(4); p->a = 1; if (__VERIFIER_nondet_int()) p->b = 2; free(p); return 0; }",
+     "valid-deref", Verdict::False, Verdict::False, "valid-deref"},
+    {"memcpy_past_end", "\n#include <string.h>\nint main(){ char a[8], b[4] = {1, 2, 3, 4}; unsigned n = __VERIFIER_nondet_uint(); __VERIFIER_assume(n <= 5); memcpy(a, b, n); return a[0]; }",
+     "valid-deref", Verdict::False, Verdict::False, "valid-deref"},
 };
 
 struct AlgRun {
@@ -153,18 +193,42 @@ TEST(Properties, NothingEncodedForReachability) {
   }
 }
 
-// Memory safety is not checked yet: such a property is unknown, never true.
-TEST(Properties, MemorySafetyIsUnknownNotTrue) {
-  for (const char* prop : {"valid-memsafety", "valid-memcleanup", "valid-deref,no-overflow"}) {
+// Memory-safety cases that are not decided: blocks still allocated at the end of main
+// while a global may point to them (valid-memtrack), an abort() with allocated blocks.
+// Unknown, never true, and the reason names the construct.
+TEST(Properties, MemtrackUndecidedIsUnknownNotTrue) {
+  const char* bodies[] = {
+      "#include <stdlib.h>\nint *g; int main(){ g = malloc(4); return 0; }",
+      "#include <stdlib.h>\nint main(){ int *p = malloc(4); if (*p) abort(); free(p); return 0; }",
+  };
+  for (const char* body : bodies) {
     argus::engine::VerifyRequest req;
     req.file = "test.c";
-    req.source = "#include <stdlib.h>\nint main(){ int *p = malloc(4); free(p); free(p); return 0; }";
+    req.source = body;
     req.algorithm = Algorithm::Bmc;
-    req.property = prop;
+    req.property = "valid-memsafety";
     auto out = argus::engine::verify(req);
-    EXPECT_EQ(out.result.verdict, Verdict::Unknown) << prop;
-    EXPECT_NE(out.result.reason.find("not checked"), std::string::npos) << out.result.reason;
+    EXPECT_EQ(out.result.verdict, Verdict::Unknown) << body << " " << out.result.reason;
+    EXPECT_NE(out.result.reason.find("valid-memtrack"), std::string::npos) << out.result.reason;
   }
+}
+
+// The memory-safety layout is used only when a memory-safety property is checked.
+TEST(Properties, MemoryLayoutOnlyForMemorySafety) {
+  const std::string src = "#include <stdlib.h>\nint main(){ int *p = malloc(4); free(p); return 0; }";
+  argus::frontend::FrontendOptions fo;
+  auto flat = argus::frontend::parseSource(src, "test.c", fo);
+  ASSERT_TRUE(flat.ok());
+  EXPECT_EQ(flat.program->objectBits, 0u);
+  EXPECT_EQ(flat.program->heapBase, 0x1000u);
+  fo.properties = {"no-overflow"};
+  EXPECT_EQ(argus::frontend::parseSource(src, "test.c", fo).program->objectBits, 0u);
+  fo.properties = {"valid-memcleanup"};
+  auto mem = argus::frontend::parseSource(src, "test.c", fo);
+  EXPECT_EQ(mem.program->objectBits, 32u);
+  EXPECT_EQ(mem.program->heapBase, uint64_t(1) << 32);
+  fo.dataModel = DataModel::ILP32;
+  EXPECT_EQ(argus::frontend::parseSource(src, "test.c", fo).program->objectBits, 20u);
 }
 
 TEST(Properties, ParsesNamesAndPropertyFiles) {
