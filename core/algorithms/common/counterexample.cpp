@@ -186,6 +186,10 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
         cex.assumptions.push_back(std::move(a));
     }
     if (e.kind == cfa::EdgeKind::Blank || e.kind == cfa::EdgeKind::Free) continue;
+    // bookkeeping of the memory-safety layout: writes of the object table (id 0's range)
+    // and the "no object yet" address of a declaration not reached yet
+    if (e.kind == cfa::EdgeKind::Store && prog.objectBits && st.stored && (st.stored->first >> prog.objectBits) == 0) continue;
+    if (e.kind == cfa::EdgeKind::Assign && e.lhs && prog.vars[*e.lhs].kind == cfa::VarKind::Address) continue;
     if (e.kind == cfa::EdgeKind::Return && st.assigned.empty()) continue;
     result::TraceStep ts;
     ts.file = e.range.file;
