@@ -289,7 +289,8 @@ public:
   void byteLoop(cfa::ExprPtr dst, cfa::ExprPtr n, const std::function<cfa::ExprPtr(cfa::ExprPtr)>& byteAt,
                 const std::string& what);
   // external: the user-declared body-less function the values come from (Edge::externalCallee)
-  void havocBytes(cfa::ExprPtr addr, uint64_t bytes, const std::string& text, const std::string& external = "");
+  void havocBytes(cfa::ExprPtr addr, uint64_t bytes, const std::string& text, const std::string& external = "",
+                  clang::QualType type = clang::QualType());  // type: the object's, to show the stored value
   cfa::ExprPtr nondetResult(const clang::CallExpr* ce, const std::string& what, const std::string& external = "");
   cfa::ExprPtr scanfCall(const clang::CallExpr* ce, unsigned fmtIndex, bool& handled);
   std::vector<cfa::ExprPtr> lowerArgs(const clang::CallExpr* ce, const clang::FunctionDecl* callee);

@@ -149,7 +149,7 @@ ExprPtr Lowerer::scanfCall(const CallExpr* ce, unsigned fmtIndex, bool& handled)
     emitTo(ay, yes);
     emitTo(an, after);
     cur = yes;
-    havocBytes(Expr::mkVar(pv, ptrWidth), bytes, "scanf input");
+    havocBytes(Expr::mkVar(pv, ptrWidth), bytes, "scanf input", "", sizes[k] ? QualType() : pt->getPointeeType());
     emitTo(edge(EdgeKind::Blank), after);
     cur = after;
   }
@@ -163,7 +163,8 @@ ExprPtr Lowerer::scanfCall(const CallExpr* ce, unsigned fmtIndex, bool& handled)
 }
 
 // Fills `bytes` bytes at `addr` with nondeterministic values (8/4/2/1-byte chunks).
-void Lowerer::havocBytes(ExprPtr addr, uint64_t bytes, const std::string& text, const std::string& external) {
+void Lowerer::havocBytes(ExprPtr addr, uint64_t bytes, const std::string& text, const std::string& external,
+                         QualType type) {
   cfa::forEachChunk(bytes, [&](uint64_t off, uint32_t chunk) {
     cfa::VarId v = newTemp(chunk * 8, false);
     Edge h = edge(EdgeKind::Havoc);
@@ -176,6 +177,10 @@ void Lowerer::havocBytes(ExprPtr addr, uint64_t bytes, const std::string& text, 
     st.addr = addOffset(addr, off);
     st.value = Expr::mkVar(v, chunk * 8);
     st.bytes = chunk;
+    if (!type.isNull() && chunk == bytes) {  // one store of the whole object: shown in its C type
+      st.storeShape = shapeOf(type);
+      st.storeSigned = st.storeShape == cfa::ValueShape::Integer && isSignedT(type);
+    }
     emit(st);
   });
 }

@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "core/result/sarif.h"  // utcNow
 #include "core/support/sha256.h"
@@ -71,7 +72,13 @@ uint32_t closingParen(const std::string& src, uint32_t line, uint32_t column, co
   if (i >= l.size() || l[i] != '(') return 0;
   int depth = 0;
   for (; i < l.size(); ++i) {
-    if (l[i] == '"' || l[i] == '\'') return 0;  // no string or character literals in arguments
+    if (l[i] == '"' || l[i] == '\'') {  // a string or character literal: to its closing quote
+      char q = l[i];
+      for (++i; i < l.size() && l[i] != q; ++i)
+        if (l[i] == '\\') ++i;
+      if (i >= l.size()) return 0;
+      continue;
+    }
     if (l[i] == '(') ++depth;
     if (l[i] == ')' && --depth == 0) return static_cast<uint32_t>(i + 1);
   }
@@ -177,13 +184,54 @@ void writeLocation(std::ostringstream& o, const std::string& indent, const std::
   if (!function.empty()) o << indent << "  function: " << yamlQuote(function) << "\n";
 }
 
+// A decimal integer as the trace shows it ("-5", "128"): usable in a constraint.
+// A number as the trace shows it ("-5", "128", "0x1000000000000", "1.5", "4.9e-324"):
+// usable as the value of a C constraint.
+bool numberText(const std::string& v) {
+  size_t i = v.size() > 1 && v[0] == '-' ? 1 : 0;
+  if (i >= v.size()) return false;
+  if (v.compare(i, 2, "0x") == 0) return v.size() - i > 2 && v.size() - i <= 18 && v.find_first_not_of("0123456789abcdef", i + 2) == std::string::npos;
+  if (v.find_first_not_of("0123456789", i) == std::string::npos) return v.size() - i <= 20;
+  // a finite floating-point value as %.17g / %.9g print it
+  return v.find_first_not_of("0123456789.e+-", i) == std::string::npos && v.find_first_of("0123456789") != std::string::npos;
+}
+
+// The step after `s` that starts a later line of the same function (where an assumption
+// on what step `s` chose can stand: before that statement); npos when there is none.
+size_t nextStatement(const Counterexample& cex, size_t s) {
+  for (size_t k = s + 1; k < cex.steps.size(); ++k) {
+    const TraceStep& t = cex.steps[k];
+    if (t.function != cex.steps[s].function) return std::string::npos;
+    if (t.line > cex.steps[s].line && t.column > 0) return k;
+  }
+  return std::string::npos;
+}
+
 std::string violation(const VerificationResult& r, const WitnessTask& t, const std::string& hash) {
   const Counterexample& cex = *r.counterexample;
   std::ostringstream o;
   o << "- entry_type: \"violation_sequence\"\n";
   writeMetadata(o, r, t, hash);
   o << "  content:\n";
-  // one segment per environment value: the nondet steps in path order, matched to inputs
+  // One segment per environment value, ordered by the step where its waypoint stands:
+  // a function_return waypoint for each nondet call's result (matched to the inputs in
+  // path order), and an assumption waypoint `NAME == V` for a value the environment
+  // chose without a call the format can name — an uninitialised local, or a variable
+  // scanf read into — standing before the next statement after the choice.
+  std::vector<std::pair<size_t, std::string>> segments;  // (step index, text)
+  auto waypoint = [&](const std::string& type, const std::string& constraint, const std::string& format,
+                      const TraceStep& at, uint32_t column) {
+    std::ostringstream w;
+    w << "    - segment:\n"
+      << "        - waypoint:\n"
+      << "            type: " << yamlQuote(type) << "\n"
+      << "            action: \"follow\"\n"
+      << "            constraint:\n"
+      << "              value: " << yamlQuote(constraint) << "\n"
+      << "              format: " << yamlQuote(format) << "\n";
+    writeLocation(w, "            ", t.file, at.line, column, at.function);
+    return w.str();
+  };
   size_t step = 0;
   for (const PathInput& in : cex.inputs) {
     size_t s = step;
@@ -196,15 +244,41 @@ std::string violation(const VerificationResult& r, const WitnessTask& t, const s
     if (!ts.file.empty() && ts.file != t.file) continue;  // a call in another file (a header)
     uint32_t col = closingParen(t.source, ts.line, ts.column, in.function);
     if (col == 0) continue;
-    o << "    - segment:\n"
-      << "        - waypoint:\n"
-      << "            type: \"function_return\"\n"
-      << "            action: \"follow\"\n"
-      << "            constraint:\n"
-      << "              value: " << yamlQuote("\\result == " + signedValue(in)) << "\n"
-      << "              format: \"acsl_expression\"\n";
-    writeLocation(o, "            ", t.file, ts.line, col, ts.function);
+    segments.push_back({s, waypoint("function_return", "\\result == " + signedValue(in), "acsl_expression", ts, col)});
   }
+  for (size_t s = 0; s < cex.steps.size(); ++s) {
+    const TraceStep& ts = cex.steps[s];
+    if (!ts.file.empty() && ts.file != t.file) continue;
+    // what a scanf call returned (its count of conversions): a function_return too
+    if (ts.nondet && ts.values.size() == 1 && ts.values[0].first == "nondet" && numberText(ts.values[0].second)) {
+      for (const char* fn : {"scanf", "fscanf", "sscanf"}) {
+        if (ts.statement.rfind(std::string(fn) + "(", 0) != 0 && ts.statement.rfind(std::string(fn) + " (", 0) != 0) continue;
+        uint32_t col = closingParen(t.source, ts.line, ts.column, fn);
+        if (col > 0)
+          segments.push_back({s, waypoint("function_return", "\\result == " + ts.values[0].second, "acsl_expression", ts, col)});
+      }
+      continue;
+    }
+    std::string name, value;
+    if (ts.statement.rfind("uninitialised ", 0) == 0 && ts.values.size() == 1 &&
+        ts.values[0].first == ts.statement.substr(14)) {
+      std::tie(name, value) = ts.values[0];
+    } else if (s > 0 && !ts.nondet && cex.steps[s - 1].nondet && cex.steps[s - 1].statement == "scanf input" &&
+               ts.values.size() == 1) {
+      std::tie(name, value) = ts.values[0];  // the value scanf stored into its argument
+    } else {
+      continue;
+    }
+    if (!numberText(value) || foreignName(name)) continue;
+    size_t at = nextStatement(cex, s);
+    if (at == std::string::npos) continue;
+    const TraceStep& where = cex.steps[at];
+    if (!where.file.empty() && where.file != t.file) continue;
+    segments.push_back({at, waypoint("assumption", name + " == " + value, "c_expression", where, where.column)});
+  }
+  std::stable_sort(segments.begin(), segments.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& seg : segments) o << seg.second;
   // the target: the error call, the path's last step
   const TraceStep* last = cex.steps.empty() ? nullptr : &cex.steps.back();
   o << "    - segment:\n"

@@ -1,6 +1,9 @@
 #include "server/argus/validate.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -81,8 +84,73 @@ std::optional<int64_t> returnValue(const std::string& c) {
 struct Waypoint {
   std::string type;
   uint32_t line = 0;
-  std::optional<int64_t> value;  // function_return
+  std::optional<int64_t> value;  // function_return: \result's value; assumption: NAME's
+  std::optional<double> fvalue;  // assumption: NAME's value when it is a floating-point literal
+  std::string name;              // assumption: the variable its constraint fixes
+  std::string text;              // assumption: V as written
+  bool used = false;             // assumption: a value the witness leaves open was taken from it
+  bool bound = false;            // assumption: checked where it stands
 };
+
+// "NAME == V" (an assumption on one variable; NAME a C identifier, V an integer as for
+// \result, hexadecimal too, or a finite floating-point literal).
+struct Assumed {
+  std::string name;
+  std::optional<int64_t> value;
+  std::optional<double> fvalue;
+};
+std::optional<Assumed> assumedValue(const std::string& c) {
+  size_t eq = c.find("==");
+  if (eq == std::string::npos) return std::nullopt;
+  std::string lhs, rhs;
+  for (char ch : c.substr(0, eq))
+    if (ch != ' ' && ch != '(' && ch != ')') lhs += ch;
+  for (char ch : c.substr(eq + 2))
+    if (ch != ' ' && ch != '(' && ch != ')') rhs += ch;
+  if (lhs.empty() || !(std::isalpha(static_cast<unsigned char>(lhs[0])) || lhs[0] == '_')) return std::nullopt;
+  for (char ch : lhs)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '$')) return std::nullopt;
+  Assumed a;
+  a.name = lhs;
+  if (rhs.size() > 2 && rhs[0] == '0' && (rhs[1] == 'x' || rhs[1] == 'X')) {
+    std::string h = rhs.substr(2);
+    while (!h.empty() && (h.back() == 'u' || h.back() == 'U' || h.back() == 'l' || h.back() == 'L')) h.pop_back();
+    if (h.empty() || h.size() > 16 || h.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+      return std::nullopt;
+    a.value = static_cast<int64_t>(std::stoull(h, nullptr, 16));
+    return a;
+  }
+  if (auto v = returnValue("\\result==" + rhs)) {
+    a.value = *v;
+    return a;
+  }
+  if (rhs.find_first_of(".eE") == std::string::npos) return std::nullopt;
+  char* end = nullptr;
+  double d = std::strtod(rhs.c_str(), &end);
+  if (end != rhs.c_str() + rhs.size() || !std::isfinite(d)) return std::nullopt;
+  a.fvalue = d;
+  return a;
+}
+
+// The bits of an assumption's value in a `width`-bit variable or memory object (a
+// floating-point value only as float or double); nullopt when it does not fit.
+std::optional<uint64_t> assumedBits(const Waypoint& w, uint32_t width) {
+  if (w.value) return static_cast<uint64_t>(*w.value);
+  if (!w.fvalue) return std::nullopt;
+  if (width == 64) {
+    uint64_t b;
+    std::memcpy(&b, &*w.fvalue, sizeof b);
+    return b;
+  }
+  if (width == 32) {
+    float f = static_cast<float>(*w.fvalue);
+    if (static_cast<double>(f) != *w.fvalue) return std::nullopt;
+    uint32_t b;
+    std::memcpy(&b, &f, sizeof b);
+    return b;
+  }
+  return std::nullopt;
+}
 
 void validateViolation(const json& entry, const std::string& file, const std::string& source,
                        frontend::DataModel dm, Outcome& out) {
@@ -122,6 +190,18 @@ void validateViolation(const json& entry, const std::string& file, const std::st
           out.notes.push_back("function_return constraint '" + c + "' is not of the form \\result == V");
           return;
         }
+      } else if (type == "assumption") {
+        std::string c = w.contains("constraint") && w["constraint"].is_object() ? w["constraint"].value("value", "") : "";
+        auto nv = assumedValue(c);
+        if (!nv) {
+          out.notes.push_back("assumption '" + c + "' is not of the form NAME == V");
+          return;
+        }
+        p.name = nv->name;
+        p.value = nv->value;
+        p.fvalue = nv->fvalue;
+        p.text = c.substr(c.find("==") + 2);
+        p.text.erase(0, p.text.find_first_not_of(' '));
       } else if (type != "target") {
         out.notes.push_back("waypoint type '" + type + "' is outside this validator");
         return;
@@ -157,13 +237,31 @@ void validateViolation(const json& entry, const std::string& file, const std::st
   }
   // The run's values, chosen as the run meets each Havoc edge (it is deterministic, so
   // the run is repeated with one more value each time): a nondeterministic call on the
-  // line of the next function_return waypoint gets its value (the waypoint is passed);
-  // any other Havoc (a call the witness does not constrain, scanf, an uninitialised
-  // local) gets 0, one of its possible values, and is counted: with such defaults, a run
-  // that misses the target shows nothing about the witness.
+  // line of the next function_return waypoint gets its value (the waypoint is passed).
+  // A Havoc the witness has no function_return for (an uninitialised local, scanf's
+  // input) takes the value of a pending `assumption` waypoint `NAME == V` when it havocs
+  // NAME itself, or when it is an input without a C name (scanf's value, stored into NAME
+  // next); scanf's "conversion succeeds?" choice is taken as yes when an assumption is
+  // pending. Those are only choices: the run must then satisfy every assumption where its
+  // waypoint stands (checked below), or the witness is not followed. Any other Havoc gets
+  // 0, one of its possible values, and is counted: with such defaults, a run that misses
+  // the target shows nothing about the witness.
   std::vector<uint64_t> nondets;
   size_t nextWaypoint = 0, defaulted = 0;
   std::string firstDefault;
+  auto isReturn = [](const Waypoint& w) { return w.type == "function_return"; };
+  size_t returns = std::count_if(follow.begin(), follow.end(), isReturn);
+  size_t returnsPassed = 0;
+  // the pending assumptions: from nextWaypoint up to the target or a function_return of a
+  // call on another line than `line` (the havoc's own call returns after its inputs)
+  auto pendingAssumption = [&](uint32_t line, auto pred) -> Waypoint* {
+    for (size_t i = nextWaypoint; i < follow.size(); ++i) {
+      if (follow[i].type == "function_return" && follow[i].line == line) continue;
+      if (follow[i].type != "assumption") break;
+      if (!follow[i].used && pred(follow[i])) return &follow[i];
+    }
+    return nullptr;
+  };
   for (size_t round = 0; round < 200000; ++round) {
     result::ReplayInput in;
     in.nondets = nondets;
@@ -184,24 +282,115 @@ void validateViolation(const json& entry, const std::string& file, const std::st
         out.notes.push_back("the run needs a value the validator cannot place: " + rr.message);
         return;
       }
-      const Waypoint& w = follow[nextWaypoint];
-      if ((next->isNondetCall || !next->nondetFunction.empty()) && w.type == "function_return" &&
-          w.line == next->range.line) {
-        nondets.push_back(static_cast<uint64_t>(*w.value));
-        ++nextWaypoint;
-      } else {
-        if (defaulted++ == 0) firstDefault = next->text + " at " + where(next->range);
-        nondets.push_back(0);
+      // the function_return waypoint after the pending assumptions
+      size_t r = nextWaypoint;
+      while (r < follow.size() && follow[r].type == "assumption") ++r;
+      // scanf's own choices (does a conversion succeed, the value it reads) are not its result
+      bool scanfChoice = next->text == "scanf input" || next->text.rfind("scanf: conversion", 0) == 0;
+      bool call = (next->isNondetCall || !next->nondetFunction.empty()) && !scanfChoice;
+      std::string lhsName = next->lhs ? prog.vars[*next->lhs].cName : std::string();
+      if (call && r < follow.size() && follow[r].type == "function_return" && follow[r].line == next->range.line) {
+        nondets.push_back(static_cast<uint64_t>(*follow[r].value));
+        nextWaypoint = r + 1;
+        ++returnsPassed;
+        continue;
       }
+      if (!call) {
+        Waypoint* a = nullptr;
+        if (!lhsName.empty()) a = pendingAssumption(next->range.line, [&](const Waypoint& w) { return w.name == lhsName; });
+        if (!a && next->text.rfind("scanf: conversion", 0) == 0 && pendingAssumption(next->range.line, [](const Waypoint&) { return true; })) {
+          nondets.push_back(1);
+          continue;
+        }
+        if (!a && (next->text == "scanf input" || lhsName.empty()))
+          a = pendingAssumption(next->range.line, [](const Waypoint&) { return true; });  // checked where it stands
+        std::optional<uint64_t> bits;
+        if (a) bits = assumedBits(*a, next->lhs ? prog.vars[*next->lhs].width : 0);
+        if (bits) {
+          a->used = true;
+          nondets.push_back(*bits);
+          continue;
+        }
+      }
+      if (defaulted++ == 0) firstDefault = next->text + " at " + where(next->range);
+      nondets.push_back(0);
       continue;
     }
-    size_t returns = follow.size() - 1;
-    bool followed = nextWaypoint == returns;
+    // Every assumption must hold where its waypoint stands: before the first step of the
+    // run on the waypoint's line after the previous waypoint's place (function_return
+    // waypoints are placed by their calls above; an assumption's NAME is a register
+    // variable of the function there, or a variable in memory read as the last store to
+    // its address wrote it).
+    std::string broken;
+    {
+      std::map<cfa::VarId, uint64_t> regs;
+      std::map<uint64_t, uint8_t> mem;
+      std::map<uint64_t, uint32_t> storeBytes;  // address -> bytes of the last store there
+      size_t wi = 0;
+      for (size_t si = 0; si < rr.steps.size() && wi < follow.size(); ++si) {
+        const result::ReplayStep& st = rr.steps[si];
+        const cfa::Edge& e = prog.functions[st.func].edges[st.edge];
+        while (wi < follow.size() && follow[wi].type != "assumption") {
+          if (follow[wi].type == "target") break;
+          // a function_return waypoint: passed at its call's Havoc
+          if (e.kind == cfa::EdgeKind::Havoc && e.range.line == follow[wi].line) ++wi;
+          break;
+        }
+        if (wi < follow.size() && follow[wi].type == "assumption" && e.range.line == follow[wi].line) {
+          const Waypoint& w = follow[wi];
+          std::optional<uint64_t> got;
+          uint32_t width = 0;
+          for (cfa::VarId v = 0; v < prog.vars.size() && !got; ++v) {
+            const cfa::Variable& var = prog.vars[v];
+            if (var.cName != w.name || (var.func != st.func && var.func != cfa::kNoFunc)) continue;
+            if (var.kind == cfa::VarKind::Address) {
+              auto a = regs.find(v);
+              auto b = a == regs.end() ? storeBytes.end() : storeBytes.find(a->second);
+              if (b == storeBytes.end()) continue;
+              uint64_t x = 0;
+              for (uint32_t k = 0; k < b->second && k < 8; ++k) x |= uint64_t(mem[a->second + k]) << (8 * k);
+              got = x;
+              width = 8 * b->second;
+            } else if (auto a = regs.find(v); a != regs.end()) {
+              if ((var.shape == cfa::ValueShape::Float) != w.fvalue.has_value()) continue;  // C's == converts
+              got = a->second;
+              width = var.width;
+            }
+          }
+          uint64_t mask = width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+          std::optional<uint64_t> want = assumedBits(w, width);
+          if (!got || !want || (*got & mask) != (*want & mask)) {
+            broken = "the assumption " + w.name + " == " + w.text + " at line " + std::to_string(w.line) +
+                     (got ? " does not hold there" : " names no variable the run has set there");
+            break;
+          }
+          follow[wi].bound = true;
+          ++wi;
+          --si;  // the next waypoint may stand at the same step
+          continue;
+        }
+        for (const auto& [v, x] : st.assigned) regs[v] = x;
+        if (st.stored) {
+          for (uint32_t k = 0; k < e.bytes && k < 8; ++k)
+            mem[st.stored->first + k] = static_cast<uint8_t>(st.stored->second >> (8 * k));
+          storeBytes[st.stored->first] = e.bytes;
+        }
+      }
+      if (broken.empty())
+        for (const Waypoint& w : follow)
+          if (w.type == "assumption" && !w.bound) {
+            broken = "the run does not reach the assumption " + w.name + " == " + w.text + " at line " +
+                     std::to_string(w.line);
+            break;
+          }
+    }
+    bool followed = returnsPassed == returns && broken.empty();
     bool determined = defaulted == 0 && rr.uninitialisedReads == 0;
     std::string defaults =
         defaulted == 0 ? std::string()
                        : " (" + std::to_string(defaulted) + " value(s) the witness leaves open were taken as 0, the first " +
                              firstDefault + ")";
+    if (!broken.empty()) defaults += " (" + broken + ")";
     if (rr.outcome == result::ReplayOutcome::ReachedError) {
       const result::ReplayStep& last = rr.steps.back();
       const cfa::Edge& e = prog.functions[last.func].edges[last.edge];
@@ -214,14 +403,14 @@ void validateViolation(const json& entry, const std::string& file, const std::st
       }
       out.witness = determined ? "rejected" : "unknown";
       out.notes.push_back("the run reaches an error at " + where(e.range) + " after passing " +
-                          std::to_string(nextWaypoint) + " of the " + std::to_string(returns) +
+                          std::to_string(returnsPassed) + " of the " + std::to_string(returns) +
                           " function_return waypoints, not the target at line " + std::to_string(follow.back().line) +
                           defaults);
       return;
     }
     if (rr.outcome == result::ReplayOutcome::Terminated || rr.outcome == result::ReplayOutcome::Blocked) {
       out.witness = determined ? "rejected" : "unknown";
-      out.notes.push_back("the run with the witness's values passes " + std::to_string(nextWaypoint) + " of the " +
+      out.notes.push_back("the run with the witness's values passes " + std::to_string(returnsPassed) + " of the " +
                           std::to_string(returns) + " function_return waypoints and ends without an error: " +
                           result::outcomeName(rr.outcome) + (rr.message.empty() ? "" : " (" + rr.message + ")") +
                           defaults);

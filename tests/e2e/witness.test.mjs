@@ -234,6 +234,54 @@ test('argus validate confirms Argus\'s violation witnesses and rejects a wrong v
   assert.equal(validateWitness(other, path.join(examples, 'switch_state.c')).witness, 'unknown');
 });
 
+test('values no call returns (an uninitialised local, scanf input) become assumption waypoints that argus validate follows', () => {
+  const dir = tempDir();
+  const input = path.join(dir, 'open.c');
+  fs.writeFileSync(input, `#include <stdio.h>
+extern void reach_error(void);
+int main(void) {
+  int n;
+  long long big = 0;
+  double d = 0;
+  if (n != 7) return 0;
+  if (scanf("%lld", &big) != 1) return 0;
+  if (big != 5000000000LL) return 0;
+  if (scanf("%lf", &d) != 1) return 0;
+  if (d == 0.0) return 0;
+  reach_error();
+  return 0;
+}
+`);
+  const out = path.join(dir, 'w.yml');
+  const r = run(['verify', input, '--algorithm', 'bmc', '--data-model', 'LP64', '--witness-out', out]);
+  assert.match(r.stdout, /VERDICT: false/, r.stdout + r.stderr);
+  const entry = load(out, input, input);
+  const segs = checkSequence(entry, fs.readFileSync(input, 'utf8'));
+  const assumptions = segs.flat().filter((w) => w.type === 'assumption');
+  const values = assumptions.map((w) => w.constraint.value);
+  assert.ok(values.includes('n == 7'), JSON.stringify(values));
+  assert.ok(values.includes('big == 5000000000'), JSON.stringify(values));
+  assert.ok(values.some((v) => /^d == /.test(v) && v !== 'd == 0'), JSON.stringify(values));
+  for (const w of assumptions) assert.equal(w.constraint.format, 'c_expression');
+  // each stands before the statement after the choice: n's at line 5, big's at line 9
+  assert.equal(assumptions.find((w) => w.constraint.value === 'n == 7').location.line, 5);
+  assert.equal(assumptions.find((w) => w.constraint.value === 'big == 5000000000').location.line, 9);
+  const v = validateWitness(out, input);
+  assert.equal(v.witness, 'confirmed', JSON.stringify(v));
+  // n == 8: the run the witness now fixes returns early, nowhere near the target
+  const text = fs.readFileSync(out, 'utf8');
+  const bad = path.join(dir, 'bad.yml');
+  fs.writeFileSync(bad, text.replace('n == 7', 'n == 8'));
+  const b = validateWitness(bad, input);
+  assert.notEqual(b.witness, 'confirmed', JSON.stringify(b));
+  assert.match(b.notes.join('\n'), /ends without an error/);
+  // another value for what scanf reads: the run reads it and returns at line 9
+  const lie = path.join(dir, 'lie.yml');
+  fs.writeFileSync(lie, text.replace('big == 5000000000', 'big == 5000000001'));
+  const l = validateWitness(lie, input);
+  assert.notEqual(l.witness, 'confirmed', JSON.stringify(l));
+});
+
 test('argus validate checks a correctness witness\'s invariants and names the one that fails', () => {
   const dir = tempDir();
   const input = path.join(dir, 'loop.c');
