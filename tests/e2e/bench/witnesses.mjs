@@ -6,7 +6,7 @@
 // (with the validator's notes and failing invariants), then the counts per kind; writes
 // the per-task records as JSON when --out is given.
 // Usage: node tests/e2e/bench/witnesses.mjs RESULTS.json DIR [--argus build/argus]
-//        [--timeout 30] [--jobs 2] [--out FILE]
+//        [--timeout 30] [--jobs 2] [--verdict true|false] [--out FILE]
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
@@ -31,6 +31,7 @@ const ARGUS = option('--argus', path.resolve(here, '../../../build/argus'));
 const TIMEOUT = Number(option('--timeout', '30'));
 const JOBS = Number(option('--jobs', String(Math.max(1, Math.min(2, os.cpus().length)))));
 const OUT = option('--out', null);
+const ONLY = option('--verdict', null);  // only the tasks decided true (or false)
 if (args.length !== 2) {
   console.error('usage: node tests/e2e/bench/witnesses.mjs RESULTS.json DIR [--argus A] [--timeout S] [--jobs N] [--out F]');
   process.exit(2);
@@ -41,7 +42,8 @@ const ajv = new Ajv({ allErrors: true, unknownFormats: 'ignore' });
 const valid = ajv.compile(schema);
 
 const results = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
-const decided = results.tasks.filter((t) => t.result === 'correct_true' || t.result === 'correct_false');
+const decided = results.tasks.filter((t) => (t.result === 'correct_true' || t.result === 'correct_false') &&
+  (!ONLY || t.verdict === ONLY));
 const wrong = results.tasks.filter((t) => t.result === 'wrong_true' || t.result === 'wrong_false');
 
 function run(argv) {
