@@ -282,6 +282,33 @@ int main(void) {
   assert.notEqual(l.witness, 'confirmed', JSON.stringify(l));
 });
 
+test('a witness with only its target (a path through uninitialised memory) is confirmed by a replayed search, not at another line', () => {
+  const dir = tempDir();
+  const input = path.join(dir, 'mem.c');
+  fs.writeFileSync(input, `extern void reach_error(void);
+struct S { int pad; void *p; };
+int main(void) {
+  struct S s;
+  if (s.pad != 0)
+    reach_error();
+  return 0;
+}
+`);
+  const out = path.join(dir, 'w.yml');
+  const r = run(['verify', input, '--algorithm', 'bmc', '--data-model', 'LP64', '--witness-out', out]);
+  assert.match(r.stdout, /VERDICT: false/, r.stdout + r.stderr);
+  const entry = load(out, input, input);
+  assert.deepEqual(checkSequence(entry, fs.readFileSync(input, 'utf8')).flat().map((w) => w.type), ['target']);
+  const v = validateWitness(out, input);
+  assert.equal(v.witness, 'confirmed', JSON.stringify(v));
+  assert.match(v.notes.join('\n'), /only its target/);
+  // the same witness pointing at `return 0;`: no error there
+  const wrong = path.join(dir, 'wrong.yml');
+  fs.writeFileSync(wrong, fs.readFileSync(out, 'utf8').replace(/line: 6/, 'line: 7'));
+  const x = validateWitness(wrong, input);
+  assert.notEqual(x.witness, 'confirmed', JSON.stringify(x));
+});
+
 test('argus validate checks a correctness witness\'s invariants and names the one that fails', () => {
   const dir = tempDir();
   const input = path.join(dir, 'loop.c');
