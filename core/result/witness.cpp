@@ -106,9 +106,12 @@ bool foreignName(const std::string& f) {
       while (j < f.size() && isIdentChar(f[j])) ++j;
       std::string id = f.substr(i, j - i);
       if (id.rfind("__", 0) == 0) return true;
-      if (j < f.size() && (f[j] == '@' || f[j] == ':' || f[j] == '#' || f[j] == '.' || f[j] == '$')) return true;
+      if (j < f.size() && (f[j] == '@' || f[j] == '#' || f[j] == '.' || f[j] == '$')) return true;
+      if (j < f.size() && f[j] == ':') return true;  // main::i, x:3 (a ?: colon stands apart)
       i = j;
-    } else if (f[i] == '@' || f[i] == '#' || f[i] == '$' || f[i] == ':') {
+    } else if (f[i] == '@' || f[i] == '#' || f[i] == '$' ||
+               (f[i] == ':' && ((i + 1 < f.size() && (isIdentChar(f[i + 1]) || f[i + 1] == ':')) ||
+                                (i > 0 && (isIdentChar(f[i - 1]) || f[i - 1] == ':'))))) {
       return true;
     } else {
       ++i;

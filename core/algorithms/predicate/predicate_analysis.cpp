@@ -9,9 +9,11 @@
 #include <unordered_set>
 
 #include "core/algorithms/cmc/assumptions.h"
+#include "core/algorithms/common/c_formula.h"
 #include "core/algorithms/common/counterexample.h"
 #include "core/algorithms/common/cpa_algorithm.h"
 #include "core/algorithms/predicate/newton_refiner.h"
+#include "core/cfa/loops.h"
 #include "core/cpa/arg_cpa.h"
 #include "core/cpa/automaton_cpa.h"
 #include "core/cpa/callstack_cpa.h"
@@ -179,6 +181,7 @@ public:
           r.condition.kind = "none";
           r.condition.summary = "verified: the abstract reachability graph is closed (" +
                                 std::to_string(maxPredicates_) + " predicates)";
+          loopInvariants(r);
           return finish(std::move(r), total);
         }
         auto target = std::static_pointer_cast<const ArgState>(cr.target);
@@ -608,6 +611,39 @@ private:
     for (const std::string& l : loops) r.condition.excluded.push_back("the loop at " + l + " beyond " + std::to_string(opts_.bmcBound) + " iterations");
     r.condition.summary = "verified for loops unrolled <= " + std::to_string(opts_.bmcBound) + " times";
     return finishCounts(std::move(r), total);
+  }
+
+  // The proof's loop invariants, for correctness witnesses: at each loop head, the
+  // disjunction of the abstraction formulas of the abstraction states there (every
+  // calling context), written in C (c_formula.h; parts C cannot say are weakened away).
+  void loopInvariants(VerificationResult& r) {
+    std::map<std::pair<cfa::FuncId, cfa::LocId>, std::vector<Term>> at;
+    std::map<cfa::FuncId, std::vector<bool>> heads;
+    for (const cpa::StatePtr& s : reached_.states()) {
+      const auto& a = static_cast<const ArgState&>(*s);
+      if (a.removed) continue;
+      const PredicateState& p = predOf(a);
+      auto* l = cpa::extract<cpa::LocationState>(a);
+      if (!p.isAbstraction || !l || l->property != cpa::Property::None) continue;
+      auto h = heads.find(l->func);
+      if (h == heads.end()) {
+        const cfa::Function& f = prog_.functions[l->func];
+        std::vector<bool> head(f.locs.size(), false);
+        cfa::LoopStructure ls = cfa::computeLoopStructure(f);
+        for (size_t ei = 0; ei < f.edges.size(); ++ei)
+          if (ls.backEdge[ei]) head[f.edges[ei].to] = true;
+        h = heads.emplace(l->func, std::move(head)).first;
+      }
+      if (l->loc < h->second.size() && h->second[l->loc]) at[{l->func, l->loc}].push_back(p.abstraction);
+    }
+    for (auto& [key, fs] : at) {
+      const cfa::Function& f = prog_.functions[key.first];
+      const cfa::SourceRange& rg = f.locs[key.second].range;
+      if (rg.line == 0) continue;
+      std::string where = (rg.file.empty() ? prog_.mainFile : rg.file) + ":" + std::to_string(rg.line) + ":" +
+                          std::to_string(rg.column) + " in " + f.name;
+      r.invariant[where] = cFormula(prog_, key.first, tm_.mkOr(fs));
+    }
   }
 
   std::string loopWhere(cfa::FuncId f, cfa::LocId l) const {

@@ -33,6 +33,21 @@ TEST_P(Pred, SafeLoopWithUnboundedInput) {
   EXPECT_GE(out.result.stats.extra.at("predicates"), 1.0);
 }
 
+TEST_P(Pred, AProofGivesItsLoopInvariantInC) {
+  // the abstraction at the loop head, as C over the program's names (for correctness
+  // witnesses): relates x and y, and names no SMT variable (main::y)
+  auto out = run(
+      "int main(){ int x = 0, y = 0; int n = __VERIFIER_nondet_int(); while (x < n) { x++; y++; } "
+      "if (x != y) reach_error(); return 0; }");
+  ASSERT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
+  ASSERT_EQ(out.result.invariant.size(), 1u);
+  const auto& [where, inv] = *out.result.invariant.begin();
+  EXPECT_NE(where.find(" in main"), std::string::npos) << where;
+  EXPECT_NE(inv.find("(unsigned int)x"), std::string::npos) << inv;
+  EXPECT_NE(inv.find("(unsigned int)y"), std::string::npos) << inv;
+  EXPECT_EQ(inv.find("::"), std::string::npos) << inv;
+}
+
 TEST_P(Pred, SafeLoopWithTwoCounters) {
   auto out = run(
       "int main(){ int x = 0, y = 0; int n = __VERIFIER_nondet_int(); while (x < n) { x++; y++; } "
