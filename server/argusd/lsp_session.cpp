@@ -570,6 +570,7 @@ void LspSession::registerHandlers() {
               {"streamEnqueued", s.streamEnqueued}, {"streamJobsTaken", s.streamTaken},
               {"streamReclaims", s.streamReclaimed}, {"streamFailed", s.streamFailed},
               {"streamReleased", s.streamReleased}, {"streamReplies", s.streamReplies},
+              {"streamLostReplies", s.streamLostReplies},
               {"jobStream", service_.queue() != nullptr},
               {"queued", service_.scheduler().queued()}, {"running", service_.scheduler().running()}});
   });

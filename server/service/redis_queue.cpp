@@ -108,17 +108,24 @@ class RedisJobQueue::Conn {
     ctx_ = openRedis(cfg_, error_, 2000);
     return ctx_ != nullptr;
   }
+  // nullptr: no answer. A connection found broken (Redis restarted) is re-established and
+  // the command sent once more, so a reply or an ack is not lost to a stale connection
+  // (a command that did reach the old server may run twice: a duplicate job or reply,
+  // which the protocol tolerates).
   Rep cmd(const std::vector<std::string>& args) {
-    if (!ensure()) return nullptr;
     std::vector<const char*> argv;
     std::vector<size_t> lens;
     for (const auto& a : args) {
       argv.push_back(a.data());
       lens.push_back(a.size());
     }
-    Rep r(static_cast<redisReply*>(redisCommandArgv(ctx_, static_cast<int>(args.size()), argv.data(), lens.data())));
-    if (!r) drop();  // I/O error or timeout: reconnect next time
-    return r;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (!ensure()) return nullptr;
+      Rep r(static_cast<redisReply*>(redisCommandArgv(ctx_, static_cast<int>(args.size()), argv.data(), lens.data())));
+      if (r) return r;
+      drop();  // I/O error or timeout
+    }
+    return nullptr;
   }
   const std::string& error() const { return error_; }
 
@@ -366,8 +373,7 @@ void RedisJobQueue::handle(Conn& c, const std::string& id, const std::map<std::s
     o.error = "failed on " + std::to_string(opts_.maxDeliveries) + " deliveries: " + reason;
     {
       std::lock_guard g(ctlMu_);
-      replyTo(origin, key, o);
-      ackLocked(id);
+      if (replyTo(origin, key, o)) ackLocked(id);
     }
     std::lock_guard lock(mu_);  // lock order: mu_ before ctlMu_ (enqueue), never inside it
     stats_.failed++;
@@ -381,8 +387,7 @@ void RedisJobQueue::handle(Conn& c, const std::string& id, const std::map<std::s
     o.kind = JobOutcome::Kind::InputError;
     o.error = std::string("a malformed job in the stream: ") + e.what();
     std::lock_guard g(ctlMu_);
-    replyTo(origin, key, o);
-    ackLocked(id);
+    if (replyTo(origin, key, o)) ackLocked(id);
     return;
   }
   {
@@ -407,16 +412,17 @@ void RedisJobQueue::finish(const std::string& id, const JobOutcome& out) {
   bool failed = false;
   {
     std::lock_guard g(ctlMu_);
+    // acked only once the reply is out (the result is stored already: the runner's
+    // finish); a reply that cannot be sent leaves the job pending: it is delivered
+    // again after claimMs (and then served from the store)
     if (answer) {
-      replyTo(h.origin, h.key, out);  // the result is stored already (the runner's finish)
-      ackLocked(id);
+      if (replyTo(h.origin, h.key, out)) ackLocked(id);
       return;
     }
     if (out.kind == JobOutcome::Kind::Failed && h.deliveries >= opts_.maxDeliveries) {
       JobOutcome o = out;
       o.error = "failed on " + std::to_string(h.deliveries) + " deliveries: " + out.error;
-      replyTo(h.origin, h.key, o);
-      ackLocked(id);
+      if (replyTo(h.origin, h.key, o)) ackLocked(id);
       failed = true;
     } else {
       if (out.kind == JobOutcome::Kind::Failed) ctl_->cmd({"HSET", failKey(), id, out.error});
@@ -427,10 +433,12 @@ void RedisJobQueue::finish(const std::string& id, const JobOutcome& out) {
   (failed ? stats_.failed : stats_.released)++;
 }
 
-void RedisJobQueue::replyTo(const std::string& origin, const std::string& key, const JobOutcome& out) {
-  if (origin.empty()) return;
-  ctl_->cmd({"XADD", origin, "*", "key", key, "outcome", encodeOutcome(out, consumer_)});
+bool RedisJobQueue::replyTo(const std::string& origin, const std::string& key, const JobOutcome& out) {
+  if (origin.empty()) return true;  // nobody to answer
+  Rep r = ctl_->cmd({"XADD", origin, "*", "key", key, "outcome", encodeOutcome(out, consumer_)});
+  if (isError(r)) return false;
   ctl_->cmd({"PEXPIRE", origin, "3600000"});
+  return true;
 }
 
 void RedisJobQueue::ackLocked(const std::string& id) {

@@ -142,7 +142,7 @@ class RedisJobQueue {
   void handle(Conn& c, const std::string& id, const std::map<std::string, std::string>& fields, long deliveries,
               bool reclaimed);
   void finish(const std::string& id, const JobOutcome& out);
-  void replyTo(const std::string& origin, const std::string& key, const JobOutcome& out);  // holds ctlMu_
+  bool replyTo(const std::string& origin, const std::string& key, const JobOutcome& out);  // holds ctlMu_; false: not sent
   void ackLocked(const std::string& id);                                                      // holds ctlMu_
   void releaseLocked(const std::string& id);                                                  // holds ctlMu_
 

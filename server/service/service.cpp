@@ -845,11 +845,33 @@ long Service::claimTtlMs(double stageTimeoutS) {
 
 void Service::flightLoop() {
   std::unique_lock lock(mu_);
+  auto lastRemoteCheck = std::chrono::steady_clock::now();
   while (!stopping_) {
-    if (flightWaits_.empty()) flightCv_.wait(lock);
+    if (flightWaits_.empty() && !queue_) flightCv_.wait(lock);
     else flightCv_.wait_for(lock, std::chrono::milliseconds(100));
     if (stopping_) break;
     Deferred out;
+    // Job stream: a stage whose reply did not come although its result is in the store
+    // (a reply lost with a Redis connection) is served from the store, every 2 s.
+    if (queue_ && std::chrono::steady_clock::now() - lastRemoteCheck >= std::chrono::seconds(2)) {
+      lastRemoteCheck = std::chrono::steady_clock::now();
+      std::vector<uint64_t> ids;
+      for (auto& [id, o] : onces_)
+        if (o->remote && o->waiter && o->next < o->keys.size()) ids.push_back(id);
+      for (uint64_t id : ids) {
+        auto it = onces_.find(id);
+        if (it == onces_.end()) continue;
+        Once& o = *it->second;
+        const std::string& key = o.keys[o.next];
+        if (!memCache_.count(key) && !store_->get(key)) continue;
+        queue_->withdraw(o.waiter);
+        o.waiter = 0;
+        o.remote = false;
+        store_->release(key);
+        stats_.streamLostReplies++;
+        advanceOnce(o, out);  // serves the stored result
+      }
+    }
     std::vector<FlightWait> waits;
     waits.swap(flightWaits_);
     auto now = std::chrono::steady_clock::now();
@@ -891,6 +913,7 @@ Service::Stats Service::stats() const {
     s.streamReleased = q.released;
     s.streamReplies = q.replies;
   }
+  s.streamLostReplies = stats_.streamLostReplies;
   return s;
 }
 

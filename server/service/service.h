@@ -197,6 +197,7 @@ class Service {
     // run, and replies it received
     uint64_t streamEnqueued = 0, streamTaken = 0, streamReclaimed = 0, streamFailed = 0, streamReleased = 0,
              streamReplies = 0;
+    uint64_t streamLostReplies = 0;  // stages served from the store while their reply was late or lost
   };
   Stats stats() const;
   Scheduler& scheduler() { return *scheduler_; }

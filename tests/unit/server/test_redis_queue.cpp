@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -41,6 +42,8 @@ class RedisServer {
     std::string p = std::to_string(port_), d = dir_.path.string();
     pid_ = ::fork();
     if (pid_ == 0) {
+      int null = ::open("/dev/null", O_WRONLY);
+      if (null >= 0) ::dup2(null, 1), ::dup2(null, 2);
       ::execlp("redis-server", "redis-server", "--port", p.c_str(), "--bind", "127.0.0.1", "--save", "",
                "--appendonly", "no", "--dir", d.c_str(), "--loglevel", "warning", nullptr);
       ::_exit(127);
