@@ -18,8 +18,11 @@
 //   then XADDs the outcome to the origin's reply stream argus:replies:CONSUMER (a stream
 //   and not pub/sub: a reply published while the origin reconnects is not lost; it
 //   expires an hour after its last reply, so a dead origin's stream goes away), and only
-//   then XACKs and XDELs the job. A runner that dies between the store and the ack
-//   leaves an entry whose re-run finds the stored result (no verifier runs again).
+//   then XACKs and XDELs the job (a reply that cannot be sent leaves the job pending:
+//   it is delivered again). A runner that dies between the store and the ack leaves an
+//   entry whose re-run finds the stored result (no verifier runs again). Should a reply
+//   still go missing, the origin looks its waiting stages up in the store every 2 s and
+//   serves them from there (Service::flightLoop, stats streamLostReplies).
 // - Visibility timeout: a taken job stays in the group's pending list (PEL) under its
 //   runner. The runner keeps each of its jobs alive with a heartbeat every claimMs/3:
 //   XCLAIM ... JUSTID to itself (resets the idle time, not the delivery count), only
