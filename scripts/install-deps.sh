@@ -24,7 +24,7 @@ BUILD_PKGS=(
   libcvc5-dev                                              # SMT backend
   nlohmann-json3-dev libboost-dev libgtest-dev libgmock-dev
   libsqlite3-dev                                           # embedded result store (server)
-  libhiredis-dev                                           # Redis client: the team service's shared result store (argusd --redis)
+  libhiredis-dev                                           # Redis client: the team service's shared result store and job stream (argusd --redis)
   libbdd-dev                                               # BuDDy: abstraction formulas as BDDs (pred)
 )
 # Only what argusd loads or reads at run time (the -dev packages stay in the build stage).

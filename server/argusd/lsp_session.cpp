@@ -567,6 +567,11 @@ void LspSession::registerHandlers() {
               {"storeHits", s.storeHits}, {"flightWaits", s.flightWaits}, {"workerRuns", s.workerRuns}, {"workerRestarts", s.workerRestarts},
               {"workerParses", s.workerParses}, {"cfaLoads", s.cfaLoads}, {"workersRecycled", s.workersRecycled},
               {"analyses", service_.scheduler().analysesRun()},
+              {"streamEnqueued", s.streamEnqueued}, {"streamJobsTaken", s.streamTaken},
+              {"streamReclaims", s.streamReclaimed}, {"streamFailed", s.streamFailed},
+              {"streamReleased", s.streamReleased}, {"streamReplies", s.streamReplies},
+              {"streamLostReplies", s.streamLostReplies},
+              {"jobStream", service_.queue() != nullptr},
               {"queued", service_.scheduler().queued()}, {"running", service_.scheduler().running()}});
   });
 

@@ -13,7 +13,11 @@
 // Team service: --redis redis://[USER@]HOST:PORT/DB keeps results in Redis, shared by
 // every replica given the same URL (server/service/redis_store.h); the password from
 // --redis-password-file F or $ARGUS_REDIS_PASSWORD (never on the command line). Redis
-// unreachable or the password wrong: an error at start, exit 1.
+// unreachable or the password wrong: an error at start, exit 1. With --redis the stages of
+// argus/verify requests also go through the replicas' job stream on that Redis
+// (server/service/redis_queue.h): --redis-claim-ms N (default 15000: a job whose runner
+// stopped its heartbeat for N ms is reclaimed by another replica), --redis-max-deliveries
+// N (default 3: a job that failed on N deliveries is reported failed to its client).
 //   argusd --health HOST:PORT [--token-file F]       exit 0 when a daemon answers there
 // (with a token: an authorized argus/stats; without: any JSON-RPC answer), else 1.
 // Architecture: server/README.md.
@@ -45,8 +49,9 @@ const char* kUsage =
     "options: --workers N  --store PATH | --no-store  --memory-mb N  --debounce-ms N\n"
     "         --memory-budget MB  --client-queue-mb N  --client-stall-s S\n"
     "         --allow-remote  (--listen on a non-loopback address, e.g. 0.0.0.0 in a container)\n"
-    "         --redis redis://[USER@]HOST:PORT/DB [--redis-password-file F]  (shared result store;\n"
-    "           the password from the file or $ARGUS_REDIS_PASSWORD)\n"
+    "         --redis redis://[USER@]HOST:PORT/DB [--redis-password-file F]  (shared result store\n"
+    "           and job stream; the password from the file or $ARGUS_REDIS_PASSWORD)\n"
+    "         --redis-claim-ms N (15000)  --redis-max-deliveries N (3)  (job stream)\n"
     "       argusd --health HOST:PORT [--token-file FILE]   (exit 0: a daemon answers)\n";
 
 int usage(const std::string& msg) {
@@ -114,6 +119,9 @@ int main(int argc, char** argv) {
   unsigned workers = 0, memoryMb = 4096;
   int debounceMs = -1;  // adaptive
   unsigned budgetMb = 1536, clientQueueMb = 64;
+  long redisClaimMs = 15000;
+  int redisMaxDeliveries = 3;
+  bool redisQueueOpts = false;
   double clientStallS = 20;
   try {
     for (size_t i = 0; i < args.size(); ++i) {
@@ -130,6 +138,8 @@ int main(int argc, char** argv) {
       else if (a == "--no-store") noStore = true;
       else if (a == "--redis") redisUrl = value();
       else if (a == "--redis-password-file") redisPasswordFile = value();
+      else if (a == "--redis-claim-ms") redisClaimMs = std::stol(value()), redisQueueOpts = true;
+      else if (a == "--redis-max-deliveries") redisMaxDeliveries = std::stoi(value()), redisQueueOpts = true;
       else if (a == "--health") healthOf = value();
       else if (a == "--allow-remote") allowRemote = true;
       else if (a == "--workers") workers = static_cast<unsigned>(std::stoul(value()));
@@ -179,6 +189,7 @@ int main(int argc, char** argv) {
   }
 
   std::shared_ptr<argus::server::ResultStore> redisStore;
+  std::string redisPassword;
   if (!redisUrl.empty()) {
     argus::server::RedisConfig rc;
     try {
@@ -193,6 +204,7 @@ int main(int argc, char** argv) {
     } else if (const char* env = std::getenv("ARGUS_REDIS_PASSWORD")) {
       rc.password = env;
     }
+    redisPassword = rc.password;
     redisStore = std::make_shared<argus::server::RedisStore>(rc);
     if (!redisStore->ok()) {
       std::cerr << "argusd: " << redisStore->error() << "\n";
@@ -201,10 +213,22 @@ int main(int argc, char** argv) {
     std::cerr << "argusd: result store: redis " << rc.host << ":" << rc.port << "/" << rc.db << std::endl;
   } else if (!redisPasswordFile.empty()) {
     return usage("--redis-password-file needs --redis");
+  } else if (redisQueueOpts) {
+    return usage("--redis-claim-ms and --redis-max-deliveries need --redis");
   }
+  if (redisClaimMs < 300) return usage("--redis-claim-ms takes at least 300");
+  if (redisMaxDeliveries < 1) return usage("--redis-max-deliveries takes at least 1");
 
   argus::server::ServiceOptions so;
   so.store = redisStore;
+  if (redisStore) {
+    argus::server::RedisQueueOptions q;
+    q.redis = argus::server::parseRedisUrl(redisUrl);
+    q.redis.password = redisPassword;
+    q.claimMs = redisClaimMs;
+    q.maxDeliveries = redisMaxDeliveries;
+    so.queue = q;
+  }
   so.scheduler.workerExe = selfExe(argv[0]);
   so.scheduler.workers = workers;
   so.scheduler.memoryMb = memoryMb;
@@ -223,6 +247,10 @@ int main(int argc, char** argv) {
     argus::server::Service service(so);
     if (!service.store().ok() && !so.storePath.empty())
       std::cerr << "argusd: " << service.store().error() << " (results will not persist)\n";
+    if (so.queue && !service.queue()) {
+      std::cerr << "argusd: " << service.queueError() << "\n";
+      return 1;
+    }
     argus::server::LspSession session(service, *transport,
                                       {false, "", "stdio:", {}, std::size_t(clientQueueMb) << 20, clientStallS});
     transport->run(session);
@@ -239,6 +267,14 @@ int main(int argc, char** argv) {
   argus::server::Service service(so);
   if (!service.store().ok() && !so.storePath.empty())
     std::cerr << "argusd: " << service.store().error() << " (results will not persist)\n";
+  if (so.queue) {
+    if (!service.queue()) {
+      std::cerr << "argusd: " << service.queueError() << "\n";
+      return 1;
+    }
+    std::cerr << "argusd: job stream: " << service.queue()->jobsKey() << ", consumer " << service.queue()->consumer()
+              << std::endl;
+  }
   argus::protocol::TcpServerOptions to;
   to.host = host;
   to.port = port;

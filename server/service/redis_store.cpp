@@ -85,47 +85,42 @@ void RedisStore::dropLocked() {
   ctx_ = nullptr;
 }
 
+redisContext* openRedis(const RedisConfig& cfg, std::string& error, int timeoutMs) {
+  const std::string where = "redis " + cfg.host + ":" + std::to_string(cfg.port) + "/" + std::to_string(cfg.db);
+  timeval tv{timeoutMs / 1000, (timeoutMs % 1000) * 1000};
+  redisContext* ctx = redisConnectWithTimeout(cfg.host.c_str(), cfg.port, tv);
+  auto fail = [&](std::string msg) -> redisContext* {
+    error = std::move(msg);
+    if (ctx) redisFree(ctx);
+    return nullptr;
+  };
+  if (!ctx || ctx->err) return fail("cannot connect to " + where + ": " + (ctx ? ctx->errstr : "out of memory"));
+  redisSetTimeout(ctx, tv);
+  if (!cfg.password.empty()) {
+    Reply a(cfg.user.empty()
+                ? redisCommand(ctx, "AUTH %b", cfg.password.data(), cfg.password.size())
+                : redisCommand(ctx, "AUTH %b %b", cfg.user.data(), cfg.user.size(), cfg.password.data(),
+                               cfg.password.size()));
+    // Redis's own message (WRONGPASS ...) names neither the password nor the user's secret.
+    if (a.isError()) return fail(where + ": authentication failed: " + (a.r ? a.text() : std::string(ctx->errstr)));
+  }
+  if (cfg.db != 0) {
+    Reply s(redisCommand(ctx, "SELECT %d", cfg.db));
+    if (s.isError()) return fail(where + ": cannot select the database: " + (s.r ? s.text() : std::string(ctx->errstr)));
+  }
+  Reply p(redisCommand(ctx, "PING"));
+  if (p.isError())
+    // NOAUTH: the server wants a password and none was given.
+    return fail(where + ": " + (p.r ? p.text() : std::string(ctx->errstr)) +
+                (cfg.password.empty() ? " (no password given: --redis-password-file or ARGUS_REDIS_PASSWORD)" : ""));
+  error.clear();
+  return ctx;
+}
+
 bool RedisStore::connectLocked() {
   dropLocked();
-  const std::string where = "redis " + cfg_.host + ":" + std::to_string(cfg_.port) + "/" + std::to_string(cfg_.db);
-  timeval tv{2, 0};
-  ctx_ = redisConnectWithTimeout(cfg_.host.c_str(), cfg_.port, tv);
-  if (!ctx_ || ctx_->err) {
-    error_ = "cannot connect to " + where + ": " + (ctx_ ? ctx_->errstr : "out of memory");
-    dropLocked();
-    return false;
-  }
-  redisSetTimeout(ctx_, tv);
-  if (!cfg_.password.empty()) {
-    Reply a(cfg_.user.empty()
-                ? redisCommand(ctx_, "AUTH %b", cfg_.password.data(), cfg_.password.size())
-                : redisCommand(ctx_, "AUTH %b %b", cfg_.user.data(), cfg_.user.size(), cfg_.password.data(),
-                               cfg_.password.size()));
-    if (a.isError()) {
-      // Redis's own message (WRONGPASS ...) names neither the password nor the user's secret.
-      error_ = where + ": authentication failed: " + (a.r ? a.text() : std::string(ctx_->errstr));
-      dropLocked();
-      return false;
-    }
-  }
-  if (cfg_.db != 0) {
-    Reply s(redisCommand(ctx_, "SELECT %d", cfg_.db));
-    if (s.isError()) {
-      error_ = where + ": cannot select the database: " + (s.r ? s.text() : std::string(ctx_->errstr));
-      dropLocked();
-      return false;
-    }
-  }
-  Reply p(redisCommand(ctx_, "PING"));
-  if (p.isError()) {
-    // NOAUTH: the server wants a password and none was given.
-    error_ = where + ": " + (p.r ? p.text() : std::string(ctx_->errstr)) +
-             (cfg_.password.empty() ? " (no password given: --redis-password-file or ARGUS_REDIS_PASSWORD)" : "");
-    dropLocked();
-    return false;
-  }
-  error_.clear();
-  return true;
+  ctx_ = openRedis(cfg_, error_, 2000);
+  return ctx_ != nullptr;
 }
 
 std::optional<std::string> RedisStore::get(const std::string& key) {

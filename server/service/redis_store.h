@@ -34,6 +34,12 @@ struct RedisConfig {
 // visible on the command line): throws std::invalid_argument with the reason.
 RedisConfig parseRedisUrl(const std::string& url);
 
+// Opens one connection: connect, AUTH (when a password is given), SELECT, PING, with
+// timeoutMs for the connect and every command. nullptr and `error` (no secret in it)
+// when that fails. The caller frees it with redisFree. Used by RedisStore and the job
+// stream (server/service/redis_queue.h).
+redisContext* openRedis(const RedisConfig& cfg, std::string& error, int timeoutMs);
+
 class RedisStore : public ResultStore {
  public:
   // Connects at once; ok() false and error() say why when that fails (no server, wrong

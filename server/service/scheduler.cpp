@@ -128,6 +128,8 @@ static JobSpec decodeJob(const json& j) {
   return s;
 }
 
+JobSpec decodeJob(const std::string& text) { return decodeJob(json::parse(text)); }
+
 Scheduler::Scheduler(Options options) : opts_(std::move(options)) {
   // A worker that dies while we write to it must not kill the daemon.
   ::signal(SIGPIPE, SIG_IGN);

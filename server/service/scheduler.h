@@ -237,6 +237,9 @@ std::string tuKeyOf(const JobSpec& spec);
 // (the worker then answers "need_source" if it no longer holds that TU).
 std::string encodeJob(uint64_t id, const JobSpec& spec, bool withSource = true);
 
+// The inverse of encodeJob (throws on malformed text).
+JobSpec decodeJob(const std::string& text);
+
 // `argusd --worker`: reads framed jobs on stdin, writes framed results on stdout,
 // until EOF. Sets RLIMIT_AS to memoryMb first (0 = unlimited).
 int runWorker(unsigned memoryMb);

@@ -97,6 +97,7 @@ struct Service::Once {
   uint64_t waiter = 0;
   std::optional<result::VerificationResult> last;  // the latest stage's, for the next one's condition
   std::set<std::string> forced;  // keys computed here even though another daemon claims them
+  bool remote = false;           // waiter is a RedisJobQueue waiter (the job stream), not the scheduler's
 };
 
 std::vector<StageConfig> planOf(const std::string& chainSpec, double timeoutS) {
@@ -208,6 +209,19 @@ Service::Service(ServiceOptions options) : opts_(std::move(options)) {
   if (::mkdtemp(tmpl.data())) cfaDir_ = tmpl;
   store_ = opts_.store ? opts_.store : std::make_shared<SqliteStore>(opts_.storePath);
   scheduler_ = std::make_unique<Scheduler>(opts_.scheduler);
+  if (opts_.queue) {
+    unsigned verifySlots = scheduler_->slots() > 1 ? scheduler_->slots() - 1 : 1;  // without the analysis slot
+    queue_ = std::make_unique<RedisJobQueue>(
+        *opts_.queue, verifySlots,
+        [this](const std::string& key, JobSpec spec, RedisJobQueue::Finish finish) {
+          runStreamJob(key, std::move(spec), std::move(finish));
+        },
+        [this, verifySlots] { return scheduler_->running() + scheduler_->queued() < verifySlots; });
+    if (!queue_->ok()) {
+      queueError_ = queue_->error();
+      queue_.reset();
+    }
+  }
   planner_ = std::thread([this] { plannerLoop(); });
   publisher_ = std::thread([this] { publisherLoop(); });
   flight_ = std::thread([this] { flightLoop(); });
@@ -224,7 +238,9 @@ Service::~Service() {
   planner_.join();
   publisher_.join();
   flight_.join();
+  if (queue_) queue_->stop();  // takes no more stream jobs; those running here are given back below
   scheduler_.reset();  // kills workers; callbacks already running have finished
+  queue_.reset();
   {
     std::lock_guard lock(mu_);
     docs_.clear();
@@ -693,7 +709,10 @@ void Service::cancelOnce(uint64_t handle) {
   std::lock_guard lock(mu_);
   auto it = onces_.find(handle);
   if (it == onces_.end()) return;
-  if (it->second->waiter) scheduler_->withdraw(it->second->waiter);
+  if (it->second->waiter) {
+    if (it->second->remote) queue_->withdraw(it->second->waiter);
+    else scheduler_->withdraw(it->second->waiter);
+  }
   onces_.erase(it);
 }
 
@@ -776,10 +795,47 @@ void Service::advanceOnce(Once& o, Deferred& out) {
       }
       for (auto& f : later) f();
     };
+    o.remote = false;
+    if (queue_ && (o.waiter = queue_->enqueue(key, spec, done))) {
+      o.remote = true;  // on the replicas' job stream
+      return;
+    }
     o.waiter = scheduler_->submit(key, std::move(spec),
                                   Scheduler::Placement{0, Scheduler::kExplicit, "request:" + o.req.group}, std::move(done));
     return;
   }
+}
+
+// A stage taken from the job stream: stored result → answered at once (a job reclaimed
+// from a replica that died after storing its result); else run on this replica's
+// scheduler, ahead of its documents' jobs. The result is stored before finish() replies
+// and acks (redis_queue.h).
+void Service::runStreamJob(const std::string& key, JobSpec spec, RedisJobQueue::Finish finish) {
+  std::optional<std::string> stored;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = memCache_.find(key); it != memCache_.end()) stored = it->second;
+  }
+  if (!stored) stored = store_->get(key);
+  if (stored) {
+    JobOutcome o;
+    try {
+      o.result = result::decodeResult(json::parse(*stored));
+      o.kind = JobOutcome::Kind::Done;
+      finish(o);
+      return;
+    } catch (const std::exception&) {
+      // damaged entry: verify again
+    }
+  }
+  scheduler_->submit(key, std::move(spec), Scheduler::Placement{0, Scheduler::kExplicit, "request:stream"},
+                     [this, key, finish](const JobOutcome& out) {
+                       if (out.kind == JobOutcome::Kind::Done) {
+                         std::lock_guard lock(mu_);
+                         remember(key, result::encodeResult(out.result).dump(-1, ' ', false, json::error_handler_t::replace));
+                       }
+                       finish(out);
+                     });
 }
 
 long Service::claimTtlMs(double stageTimeoutS) {
@@ -789,11 +845,33 @@ long Service::claimTtlMs(double stageTimeoutS) {
 
 void Service::flightLoop() {
   std::unique_lock lock(mu_);
+  auto lastRemoteCheck = std::chrono::steady_clock::now();
   while (!stopping_) {
-    if (flightWaits_.empty()) flightCv_.wait(lock);
+    if (flightWaits_.empty() && !queue_) flightCv_.wait(lock);
     else flightCv_.wait_for(lock, std::chrono::milliseconds(100));
     if (stopping_) break;
     Deferred out;
+    // Job stream: a stage whose reply did not come although its result is in the store
+    // (a reply lost with a Redis connection) is served from the store, every 2 s.
+    if (queue_ && std::chrono::steady_clock::now() - lastRemoteCheck >= std::chrono::seconds(2)) {
+      lastRemoteCheck = std::chrono::steady_clock::now();
+      std::vector<uint64_t> ids;
+      for (auto& [id, o] : onces_)
+        if (o->remote && o->waiter && o->next < o->keys.size()) ids.push_back(id);
+      for (uint64_t id : ids) {
+        auto it = onces_.find(id);
+        if (it == onces_.end()) continue;
+        Once& o = *it->second;
+        const std::string& key = o.keys[o.next];
+        if (!memCache_.count(key) && !store_->get(key)) continue;
+        queue_->withdraw(o.waiter);
+        o.waiter = 0;
+        o.remote = false;
+        store_->release(key);
+        stats_.streamLostReplies++;
+        advanceOnce(o, out);  // serves the stored result
+      }
+    }
     std::vector<FlightWait> waits;
     waits.swap(flightWaits_);
     auto now = std::chrono::steady_clock::now();
@@ -826,6 +904,16 @@ Service::Stats Service::stats() const {
   s.workerParses = scheduler_->workerParses();
   s.cfaLoads = scheduler_->cfaLoads();
   s.workersRecycled = scheduler_->workersRecycled();
+  if (queue_) {
+    RedisJobQueue::Stats q = queue_->stats();
+    s.streamEnqueued = q.enqueued;
+    s.streamTaken = q.taken;
+    s.streamReclaimed = q.reclaimed;
+    s.streamFailed = q.failed;
+    s.streamReleased = q.released;
+    s.streamReplies = q.replies;
+  }
+  s.streamLostReplies = stats_.streamLostReplies;
   return s;
 }
 

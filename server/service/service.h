@@ -46,6 +46,13 @@
 // when the claim is gone (the holder failed or died: this daemon claims and computes
 // it), or after the claim's lifetime (it computes it anyway). The claim is released
 // when the job ends. Editor documents do not take claims yet.
+//
+// Job stream (argusd --redis, ServiceOptions::queue): an argus/verify stage that has to
+// run is put on the Redis stream shared by the replicas (RedisJobQueue::enqueue) instead
+// of the local scheduler; whichever replica has a free worker takes it and runs it on
+// its scheduler (runStreamJob, class kExplicit), stores the result and replies; the
+// reply reaches the stage's `done` here exactly as a local job's would. Documents' jobs
+// stay local (see redis_queue.h for why).
 #pragma once
 
 #include <chrono>
@@ -63,6 +70,7 @@
 #include "core/cfa/cfa.h"
 #include "core/engine/verify.h"
 #include "core/result/result.h"
+#include "server/service/redis_queue.h"
 #include "server/service/scheduler.h"
 #include "server/service/store.h"
 
@@ -126,6 +134,9 @@ struct ServiceOptions {
   std::string storePath;  // "" = no persistence
   // A store made by the caller (argusd --redis: a RedisStore); when set, storePath is unused.
   std::shared_ptr<ResultStore> store;
+  // argusd --redis: the stages of argus/verify requests go through the Redis job stream
+  // shared by the replicas (server/service/redis_queue.h); unset: the embedded scheduler.
+  std::optional<RedisQueueOptions> queue;
   // Delay between an edit and re-planning. < 0: adaptive, like clangd's: twice the
   // document's last parse time, clamped to [50, 500] ms (a keystroke that arrives
   // during the delay costs nothing; one that arrives later supersedes the jobs).
@@ -180,10 +191,21 @@ class Service {
     uint64_t flightWaits = 0;  // argus/verify stages that waited for another daemon's claim
     uint64_t workerRuns = 0, workerRestarts = 0;
     uint64_t workerParses = 0, cfaLoads = 0, workersRecycled = 0;
+    // the job stream (argusd --redis), RedisJobQueue::Stats: stages this replica put on
+    // the stream, took from it (XREADGROUP), reclaimed from a silent replica
+    // (XAUTOCLAIM), reported failed after the last delivery, gave back after a failed
+    // run, and replies it received
+    uint64_t streamEnqueued = 0, streamTaken = 0, streamReclaimed = 0, streamFailed = 0, streamReleased = 0,
+             streamReplies = 0;
+    uint64_t streamLostReplies = 0;  // stages served from the store while their reply was late or lost
   };
   Stats stats() const;
   Scheduler& scheduler() { return *scheduler_; }
   ResultStore& store() { return *store_; }
+  // The job stream (null without ServiceOptions::queue, or when it could not be set up:
+  // queueError() says why).
+  RedisJobQueue* queue() { return queue_.get(); }
+  const std::string& queueError() const { return queueError_; }
 
  private:
   struct ParsedTU;
@@ -215,6 +237,9 @@ class Service {
   std::string cfaDir_;  // serialized CFAs of parsed TUs (removed at exit)
   std::shared_ptr<ResultStore> store_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<RedisJobQueue> queue_;
+  std::string queueError_;
+  void runStreamJob(const std::string& key, JobSpec spec, RedisJobQueue::Finish finish);
 
   std::mutex publishMu_;           // serialises document callbacks (see above)
   mutable std::mutex mu_;          // guards everything below

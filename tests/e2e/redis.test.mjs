@@ -1,6 +1,8 @@
-// Team service (issue 23): real argusd replicas sharing one result store in a real
-// redis-server (Debian package; scripts/install-deps.sh), on a loopback port picked here,
-// with a password and AOF on. Also `argus remote verify` against a replica.
+// Team service (issue 23): real argusd replicas sharing one result store and one job
+// stream (server/service/redis_queue.h) in a real redis-server (Debian package;
+// scripts/install-deps.sh), on a loopback port picked here, with a password and AOF on.
+// Also `argus remote verify` against a replica. argus/verify stages run on whichever
+// replica takes them from the stream, so "who ran a verifier" sums over the replicas.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -43,13 +45,32 @@ const startRedisHere = () => startRedis({ dir, port: redisPort, password: PASSWO
 const stopRedis = () => redis.stop();
 
 const replicas = [];
-async function startReplica() {
+const others = [];  // replicas of the stream tests (other Redis databases)
+async function startReplica({ db = 2, extra = [] } = {}) {
   const r = await startTcp({
     token: TOKEN, workers: 1,
-    extra: ['--redis', `redis://127.0.0.1:${redisPort}/2`, '--redis-password-file', pwFile],
+    extra: ['--redis', `redis://127.0.0.1:${redisPort}/${db}`, '--redis-password-file', pwFile, '--redis-claim-ms', '3000', ...extra],
   });
-  replicas.push(r);
+  (db === 2 ? replicas : others).push(r);
   return r;
+}
+// the sum of a counter of argus/stats over live replicas
+async function total(reps, field) {
+  let n = 0;
+  for (const r of reps) if (r.proc.exitCode === null && r.proc.signalCode === null) n += (await stats(r))[field];
+  return n;
+}
+// the replica (of reps) whose worker runs a job of `file`, or null
+async function runnerOf(reps, file) {
+  for (const r of reps) {
+    if (r.proc.exitCode !== null || r.proc.signalCode !== null) continue;
+    const c = await client(r);
+    const w = await c.conn.sendRequest('argus/workers');
+    c.conn.dispose();
+    c.socket.destroy();
+    if (w.workers.some((x) => x.file === file)) return r;
+  }
+  return null;
 }
 
 async function client(rep) {
@@ -82,7 +103,7 @@ before(async () => {
   for (let i = 0; i < 3; i++) await startReplica();
 });
 after(async () => {
-  for (const r of replicas) {
+  for (const r of [...replicas, ...others]) {
     r.proc.kill('SIGTERM');
     const e = await Promise.race([r.exited, sleep(10000).then(() => null)]);
     if (!e) r.proc.kill('SIGKILL');
@@ -91,16 +112,26 @@ after(async () => {
 });
 
 test('a function verified through replica A is answered by replica B from Redis without a verifier run', async () => {
-  const [A, B] = replicas;
+  const A = replicas[0];
   const text = program(1, true);
+  const s0 = await Promise.all(replicas.map(stats));
+  const runs0 = await total(replicas, 'workerRuns');
   const a = await verify(A, text, 'shared.c');
   assert.equal(a.r.verdict, 'false');
-  assert.ok(a.stats.workerRuns >= 1, 'A ran a verifier');
+  assert.ok(a.stats.jobStream, 'the job stream is on');
+  assert.ok(a.stats.streamEnqueued >= 1, 'A put its stage on the job stream');
+  const runs1 = await total(replicas, 'workerRuns');
+  assert.ok(runs1 > runs0, 'a replica ran a verifier for A');
+  // B: a replica other than A that did not run A's job (the runner holds it in memory)
+  const s1 = await Promise.all(replicas.map(stats));
+  const B = replicas.find((r, i) => r !== A && s1[i].workerRuns === s0[i].workerRuns);
+  assert.ok(B, 'one replica ran the job');
   const before = await stats(B);
   const b = await verify(B, text, 'shared.c');
   assert.equal(b.r.verdict, 'false');
   assert.deepEqual(b.r.counterexample, a.r.counterexample);
-  assert.equal(b.stats.workerRuns, before.workerRuns, 'B ran no verifier');
+  assert.equal(await total(replicas, 'workerRuns'), runs1, 'no replica ran a verifier for B');
+  assert.equal(b.stats.streamEnqueued, before.streamEnqueued, 'B put nothing on the stream');
   assert.ok(b.stats.storeHits > before.storeHits, 'B answered from the shared store');
   assert.ok(b.partial.length >= 1 && b.partial.every((p) => p.cached), 'every stage B reported was cached');
 });
@@ -117,30 +148,34 @@ int main(void) {
 }
 `;
   const [ca, cb] = [await client(A), await client(B)];
-  const [sa0, sb0] = [await ca.conn.sendRequest('argus/stats'), await cb.conn.sendRequest('argus/stats')];
+  const runs0 = await total(replicas, 'workerRuns');
+  const waits0 = await total(replicas, 'flightWaits');
   const [ra, rb] = await Promise.all([
     ca.conn.sendRequest('argus/verify', { text, filename: 'flight.c', timeout: 60 }),
     cb.conn.sendRequest('argus/verify', { text, filename: 'flight.c', timeout: 60 }),
   ]);
-  const [sa1, sb1] = [await ca.conn.sendRequest('argus/stats'), await cb.conn.sendRequest('argus/stats')];
   for (const c of [ca, cb]) { c.conn.dispose(); c.socket.destroy(); }
   assert.equal(ra.verdict, 'false');
   assert.equal(rb.verdict, 'false');
   assert.deepEqual(rb.counterexample, ra.counterexample);
-  const runs = (sa1.workerRuns - sa0.workerRuns) + (sb1.workerRuns - sb0.workerRuns);
-  const waits = (sa1.flightWaits - sa0.flightWaits) + (sb1.flightWaits - sb0.flightWaits);
-  // one stage (ibmc finds the bug) computed by one replica; the other waited for it
-  assert.equal(runs, 1, `verifier runs over both replicas (waits ${waits})`);
+  const runs = (await total(replicas, 'workerRuns')) - runs0;
+  const waits = (await total(replicas, 'flightWaits')) - waits0;
+  // one stage (ibmc finds the bug) computed by one replica (whichever took it from the
+  // stream); the other requester waited for it
+  assert.equal(runs, 1, `verifier runs over all replicas (waits ${waits})`);
   assert.ok(waits >= 1, 'one replica waited for the other\'s claim');
 });
 
-test('SIGKILL of the replica holding a claim: the waiting replica computes the answer after the claim expires', async () => {
+test('SIGKILL of the replica holding a claim: the waiting replica still gets the answer', async () => {
   const D = await startReplica();
   const B = replicas[1];
   const text = SLOW.replace('0xFFFFFFF', '0xFFFFFF7');  // a key nobody verified
   const cd = await client(D);
   const pd = cd.conn.sendRequest('argus/verify', { text, filename: 'kill.c', timeout: 4 }).catch((e) => e);
-  await waitFor(async () => (await stats(D)).running >= 1, 20000, 'D to run the job');
+  // D holds the claim and put the stage on the stream; some replica (D too) runs it
+  await waitFor(async () => (await runnerOf(replicas, 'kill.c')) !== null, 20000, 'a replica to run D\'s job');
+  const survivors = replicas.filter((r) => r !== D);
+  const runs0 = await total(survivors, 'workerRuns');
   const cb = await client(B);
   const sb0 = await cb.conn.sendRequest('argus/stats');
   const t0 = Date.now();
@@ -155,11 +190,13 @@ test('SIGKILL of the replica holding a claim: the waiting replica computes the a
   // the error is reachable only after 2^28 iterations: no stage decides it in 4 s
   assert.ok(['unknown', 'false'].includes(rb.verdict), JSON.stringify(rb.verdict));
   if (rb.verdict === 'false') assert.equal(rb.counterexample.steps.at(-1).statement, 'reach_error()');
-  assert.ok(sb1.workerRuns > sb0.workerRuns, 'B computed the answer itself');
+  assert.ok(sb1.flightWaits > sb0.flightWaits);
+  assert.ok((await total(survivors, 'workerRuns')) > runs0, 'a surviving replica computed (part of) the answer');
   assert.ok(Date.now() - t0 < 120000);
 });
 
 test('3 replicas, 8 clients x 20 requests (safe and buggy) spread over them: every answer correct', async () => {
+  const before = await Promise.all(replicas.slice(0, 3).map(stats));
   const jobs = [];
   for (let c = 0; c < 8; c++) {
     jobs.push((async () => {
@@ -180,20 +217,94 @@ test('3 replicas, 8 clients x 20 requests (safe and buggy) spread over them: eve
   const all = (await Promise.all(jobs)).flat();
   assert.equal(all.length, 160);
   for (const [buggy, verdict] of all) assert.equal(verdict, buggy ? 'false' : 'true');
+  // through the stream: the stages were taken by more than one replica
+  const after = await Promise.all(replicas.slice(0, 3).map(stats));
+  const taken = after.map((s, i) => s.streamJobsTaken - before[i].streamJobsTaken);
+  const enqueued = after.reduce((n, s, i) => n + s.streamEnqueued - before[i].streamEnqueued, 0);
+  assert.ok(enqueued >= 10, `stages on the stream: ${enqueued}`);
+  assert.ok(taken.filter((n) => n > 0).length >= 2, `stream jobs taken per replica: ${taken}`);
+  assert.ok(taken.reduce((a, b) => a + b, 0) >= enqueued, `taken ${taken} of ${enqueued} enqueued`);
+});
+
+test('SIGKILL of the replica that runs a job: another replica reclaims it (XAUTOCLAIM) and the client gets its answer', async () => {
+  // a database of their own: the replicas above never take these jobs
+  const X = await startReplica({ db: 4 });
+  const Y = await startReplica({ db: 4 });
+  const cx = await client(X);
+  const t0 = Date.now();
+  const ask = (text, filename) => cx.conn.sendRequest('argus/verify', { text, filename, timeout: 4 });
+  // Ask through X until Y runs one of the jobs: while X's only worker is busy with one
+  // (X runs its own client's job), Y takes the next from the stream.
+  let runner = null, pending = null;
+  const alsoWait = [];
+  for (let i = 1; i <= 4 && runner !== Y; i++) {
+    const file = `reclaim${i}.c`;
+    const p = ask(SLOW.replace('0xFFFFFFF', `0xFFFFFE${i}`), file);
+    runner = null;
+    await waitFor(async () => (runner = await runnerOf([X, Y], file)) !== null, 30000, `a replica to take ${file}`);
+    if (runner === Y) pending = p;
+    else alsoWait.push(p);
+  }
+  assert.equal(runner, Y);
+  const x0 = await stats(X);
+  Y.proc.kill('SIGKILL');
+  await Y.exited;
+  const r = await pending;
+  const x1 = await stats(X);
+  for (const p of alsoWait) await p;
+  cx.conn.dispose();
+  cx.socket.destroy();
+  // the error is reachable only after 2^28 iterations: no stage decides it in 4 s
+  assert.ok(['unknown', 'false'].includes(r.verdict), JSON.stringify(r.verdict));
+  if (r.verdict === 'false') assert.equal(r.counterexample.steps.at(-1).statement, 'reach_error()');
+  assert.ok(x1.streamReclaims > x0.streamReclaims, `X reclaimed Y's job (${x0.streamReclaims} -> ${x1.streamReclaims})`);
+  assert.ok(x1.workerRuns > x0.workerRuns, 'X ran it');
+  assert.ok(Date.now() - t0 < 150000);
+});
+
+test('a job that fails on every delivery is reported to its client as failed with the reason, after N deliveries', async () => {
+  // --memory-budget 1: every run ends at once "over the memory budget" (a real failure of
+  // the product's own limit, not a test hook); 3 deliveries, released for another at once
+  const reps = [];
+  for (let i = 0; i < 2; i++)
+    reps.push(await startReplica({ db: 5, extra: ['--memory-budget', '1', '--redis-max-deliveries', '3'] }));
+  const c = await client(reps[0]);
+  const t0 = Date.now();
+  const err = await c.conn.sendRequest('argus/verify', { text: program(77, true), filename: 'fail.c', timeout: 30 }).then(
+    (r) => assert.fail('answered ' + JSON.stringify(r.verdict)), (e) => e);
+  c.conn.dispose();
+  c.socket.destroy();
+  assert.match(err.message, /failed on 3 deliveries: over the memory budget/);
+  await waitFor(async () => (await total(reps, 'streamFailed')) === 1, 5000, 'the failure to be counted');
+  const st = await Promise.all(reps.map(stats));
+  const sum = (f) => st.reduce((n, s) => n + s[f], 0);
+  assert.equal(sum('streamJobsTaken') + sum('streamReclaims'), 3, 'delivered 3 times');
+  assert.equal(sum('streamReleased'), 2, 'given back after the first two failures');
+  assert.equal(sum('streamFailed'), 1, 'reported failed once');
+  assert.ok(Date.now() - t0 < 60000);
+  for (const r of reps) {
+    r.proc.kill('SIGTERM');
+    await r.exited;
+  }
 });
 
 test('Redis restarted with AOF on: results stored before are served after', async () => {
-  const [A, , C] = replicas;
+  const A = replicas[0];
   const text = program(40, false);
   const a = await verify(A, text, 'aof.c');
   assert.equal(a.r.verdict, 'true');
   await stopRedis();
   redis = await startRedisHere();
   assert.match(redis.out(), /DB loaded from append only file|Reading the remaining AOF tail|Done loading/i);
-  const before = await stats(C);  // C never saw this program: not in its memory cache
+  // C: a replica started after the restart, so this program is not in its memory cache
+  // (the stages of A's request may have run on any replica)
+  const C = await startReplica();
+  const live = replicas.filter((r) => r.proc.exitCode === null && r.proc.signalCode === null);
+  const runs0 = await total(live, 'workerRuns');
+  const before = await stats(C);
   const c = await verify(C, text, 'aof.c');
   assert.equal(c.r.verdict, 'true');
-  assert.equal(c.stats.workerRuns, before.workerRuns, 'C ran no verifier after the restart');
+  assert.equal(await total(live, 'workerRuns'), runs0, 'no replica ran a verifier after the restart');
   assert.ok(c.stats.storeHits > before.storeHits);
 });
 

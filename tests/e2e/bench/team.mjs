@@ -2,8 +2,10 @@
 // redis-server on a free loopback port, argusd replicas with --redis (1 worker each).
 //   cache hit across replicas: N programs verified through replica A, then asked through
 //     B and C: latency of each answer (p50, p95), no verifier run on B or C;
-//   throughput: M new programs at once through 1 replica, then M other new programs
-//     spread over 3 replicas (same machine): programs per second and the ratio.
+//   throughput: M new programs at once through 1 replica alone (its own Redis database,
+//     so no other replica takes its jobs from the job stream), then M other new programs
+//     sent to the 3 replicas (the stream spreads the stages over their workers; same
+//     machine): programs per second and the ratio; stream jobs taken per replica.
 // Usage: ARGUSD=build/argusd node tests/e2e/bench/team.mjs [N] [M]
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -63,16 +65,24 @@ try {
   const runs = after[0].workerRuns - before[0].workerRuns + after[1].workerRuns - before[1].workerRuns;
   console.log(`cache hit across replicas: ${lat.length} answers, p50 ${pct(lat, 50).toFixed(1)} ms, p95 ${pct(lat, 95).toFixed(1)} ms, verifier runs on B and C: ${runs}`);
 
-  // throughput, 1 replica against 3
-  const run = async (replicaCount, base) => {
+  // throughput, 1 replica (alone on database 1) against 3
+  const lone = await startTcp({ token: TOKEN, workers: 1, extra: ['--redis', `redis://127.0.0.1:${port}/1`, '--redis-password-file', pwFile] });
+  replicas.push(lone);
+  const lc = await connectTcp(lone.port);
+  await lc.conn.sendRequest('initialize', { processId: null, capabilities: {}, initializationOptions: { token: TOKEN } });
+  clients.push(lc);
+  const run = async (targets, base) => {
     const t0 = Date.now();
-    const rs = await Promise.all(Array.from({ length: M }, (_, k) => verify(k % replicaCount, program(base + k), `t${base + k}.c`)));
+    const rs = await Promise.all(Array.from({ length: M }, (_, k) => verify(targets[k % targets.length], program(base + k), `t${base + k}.c`)));
     for (const r of rs) assert.equal(r.verdict, 'true');
     return (M / (Date.now() - t0)) * 1000;
   };
-  const one = await run(1, 2000);
-  const three = await run(3, 3000);
-  console.log(`throughput (${M} new programs, 1 worker per replica): 1 replica ${one.toFixed(2)}/s, 3 replicas ${three.toFixed(2)}/s, ratio ${(three / one).toFixed(2)}`);
+  const one = await run([3], 2000);
+  const taken0 = await Promise.all([0, 1, 2].map((i) => clients[i].conn.sendRequest('argus/stats')));
+  const three = await run([0, 1, 2], 3000);
+  const taken1 = await Promise.all([0, 1, 2].map((i) => clients[i].conn.sendRequest('argus/stats')));
+  const taken = taken1.map((s, i) => (s.streamJobsTaken ?? 0) - (taken0[i].streamJobsTaken ?? 0));
+  console.log(`throughput (${M} new programs, 1 worker per replica): 1 replica ${one.toFixed(2)}/s, 3 replicas ${three.toFixed(2)}/s, ratio ${(three / one).toFixed(2)}; stream jobs taken per replica: ${taken.join(', ')}`);
 } finally {
   for (const c of clients) { c.conn.dispose(); c.socket.destroy(); }
   for (const r of replicas) r.proc.kill('SIGTERM');
