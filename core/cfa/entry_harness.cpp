@@ -75,7 +75,33 @@ struct Builder {
     a.lhs = into;
     a.size = ptr(ob.size);
     a.text = "entry model: " + what + " = fresh object of " + std::to_string(ob.size) + " bytes";
+    if (p.objectBits) {
+      // The memory-safety layout (memlayout in cfa.h): the object gets its own id and
+      // its metadata, as the frontend's allocObject writes them, so the checks see a
+      // live object of its size (a heap block the caller owns: free(p) of it is valid; it
+      // is not counted as allocated by this run, so no leak is reported for it).
+      a.rhs = ptr(ob.size);
+      a.size = ptr(uint64_t(1) << p.objectBits);
+      a.bytes = memlayout::kHeap;
+    }
     emit(std::move(a));
+    if (p.objectBits) {
+      ExprPtr id = Expr::mkBinary(BinOp::LShr, Expr::mkVar(into, p.ptrWidth), ptr(p.objectBits));
+      auto meta = [&](uint64_t field) {
+        return Expr::mkBinary(BinOp::Add, Expr::mkBinary(BinOp::Shl, id, ptr(4)), ptr(memlayout::kMetaBase + field));
+      };
+      auto store = [&](ExprPtr addr, ExprPtr v, uint32_t bytes) {
+        Edge st;
+        st.kind = EdgeKind::Store;
+        st.addr = std::move(addr);
+        st.value = std::move(v);
+        st.bytes = bytes;
+        emit(std::move(st));
+      };
+      store(meta(0), ptr(ob.size), p.ptrWidth / 8);
+      store(meta(8), Expr::mkConst(memlayout::kLive | (uint64_t(memlayout::kHeap) << 8), 16), 2);
+      store(ptr(memlayout::kNextId), Expr::mkBinary(BinOp::Add, id, ptr(1)), p.ptrWidth / 8);
+    }
     for (const EntryObject::Slot& s : ob.pointers) {
       if (s.keep) continue;
       std::string sw = what + "[+" + std::to_string(s.offset) + "]";

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <iterator>
 #include <map>
 
 #include "core/cfa/cfa_hash.h"
@@ -18,18 +19,73 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kRule = "unreach-call";
+// One rule per property (issue 26), in this order (ruleIndex): SV-COMP's names, the
+// memory-safety subproperties as their own rules (a `false` names the one violated).
+struct Rule {
+  const char* id;
+  const char* name;
+  const char* shortText;
+  const char* fullText;
+  const char* tag;
+};
+constexpr Rule kRules[] = {
+    {"unreach-call", "UnreachCall", "An error call or a failing assertion is reachable.",
+     "reach_error(), __VERIFIER_error(), a failing assert() or __VERIFIER_assert() can be reached on some execution "
+     "(SV-COMP's unreach-call property). Argus shows the path, replayed on its concrete interpreter.",
+     "correctness"},
+    {"valid-deref", "ValidDeref", "A memory access is invalid.",
+     "A load or store through a null or dangling pointer (freed heap, a stack object after its function returned), "
+     "or outside the object it points into (SV-COMP's valid-deref, part of valid-memsafety).",
+     "security"},
+    {"valid-free", "ValidFree", "free() is called with an invalid pointer.",
+     "free() or realloc() of a pointer that is not the start of a live heap block: a double free, a stack or global "
+     "object, or a pointer into a block (SV-COMP's valid-free, part of valid-memsafety).",
+     "security"},
+    {"valid-memtrack", "ValidMemtrack", "Heap memory becomes unreachable (a leak).",
+     "A heap block is still allocated when no pointer to it is left: lost when its last pointer is overwritten or "
+     "goes out of scope, or unreachable when main returns (SV-COMP's valid-memtrack, part of valid-memsafety).",
+     "reliability"},
+    {"valid-memcleanup", "ValidMemcleanup", "Heap memory is not freed when the program ends.",
+     "A heap block is still allocated at a termination of the program: main's return, exit(), abort() "
+     "(SV-COMP's valid-memcleanup).",
+     "reliability"},
+    {"no-overflow", "NoOverflow", "Signed integer arithmetic overflows.",
+     "A signed + - * / or unary - whose mathematical result is outside its type's range: undefined behaviour in C "
+     "(SV-COMP's no-overflow).",
+     "correctness"},
+    {"div-by-zero", "DivByZero", "An integer division or remainder by zero.",
+     "The divisor of / or % can be zero: undefined behaviour in C.", "correctness"},
+    {"shift", "InvalidShift", "A shift by a negative amount or by the type's width or more.",
+     "The right operand of << or >> is negative or at least the width of the promoted left operand: undefined "
+     "behaviour in C.",
+     "correctness"},
+    {"valid-memsafety", "ValidMemsafety", "Memory safety (valid-deref, valid-free, valid-memtrack).",
+     "SV-COMP's valid-memsafety: the run that checked it did not decide it (a `false` names the subproperty's rule).",
+     "security"},
+};
 
-json ruleDescriptor() {
-  return {{"id", kRule},
-          {"name", "UnreachCall"},
-          {"shortDescription", {{"text", "An error call or a failing assertion is reachable."}}},
-          {"fullDescription",
-           {{"text", "reach_error(), __VERIFIER_error(), a failing assert() or __VERIFIER_assert() can be reached "
-                     "on some execution (SV-COMP's unreach-call property). Argus shows the path, replayed on "
-                     "its concrete interpreter."}}},
+json ruleDescriptor(const Rule& r) {
+  return {{"id", r.id},
+          {"name", r.name},
+          {"shortDescription", {{"text", r.shortText}}},
+          {"fullDescription", {{"text", r.fullText}}},
           {"defaultConfiguration", {{"level", "error"}}},
-          {"properties", {{"tags", {"correctness", "sv-comp"}}}}};
+          {"properties", {{"tags", {r.tag, "sv-comp"}}}}};
+}
+
+// The rule of a `false` (the property its counterexample violates) or of an `unknown`
+// (the first property the run checked); unreach-call when none is named.
+int ruleIndex(const std::string& property) {
+  for (size_t i = 0; i < std::size(kRules); ++i)
+    if (property == kRules[i].id) return static_cast<int>(i);
+  return 0;
+}
+
+int ruleOfResult(const json& r) {
+  if (r.contains("counterexample") && r["counterexample"].is_object())
+    return ruleIndex(r["counterexample"].value("property", std::string()));
+  std::string checked = r.value("property", std::string());
+  return ruleIndex(checked.substr(0, checked.find(',')));
 }
 
 json physicalLocation(const std::string& file, uint32_t line, uint32_t column) {
@@ -46,7 +102,7 @@ std::string fingerprint(const json& r, const std::string& entry, const std::stri
   cfa::Hasher h;
   h.add(r.value("closure_hash", std::string()));
   h.add(entry);
-  h.add(kRule);
+  h.add(kRules[ruleOfResult(r)].id);
   h.add(kind);
   return h.hex();
 }
@@ -82,11 +138,16 @@ json violation(const SarifTask& t, const json& r) {
     if (s.value("nondet", false)) e["properties"] = {{"nondet", true}};  // a value chosen by the environment
     tfl.push_back(e);
   }
-  std::string text = call + " is reachable from " + entry + " (" + std::to_string(steps.size()) +
-                     " steps; verdict false by " + algorithmOf(r) +
+  const int rule = ruleOfResult(r);
+  const std::string property = cex.value("property", std::string());
+  const std::string violation = cex.value("violation", std::string());
+  std::string what = property.empty() ? call + " is reachable from " + entry
+                                      : property + " violated at " + call + (violation.empty() ? "" : " (" + violation + ")") +
+                                            ", reachable from " + entry;
+  std::string text = what + " (" + std::to_string(steps.size()) + " steps; verdict false by " + algorithmOf(r) +
                      (cex.value("replayed", false) ? ", the path replayed by the concrete interpreter" : "") + ")";
-  json res = {{"ruleId", kRule},
-              {"ruleIndex", 0},
+  json res = {{"ruleId", kRules[rule].id},
+              {"ruleIndex", rule},
               {"level", "error"},
               {"message", {{"text", text}}},
               {"locations",
@@ -112,8 +173,9 @@ json note(const SarifTask& t, const json& r) {
   if (!summary.empty()) text += "; " + summary;
   if (!reason.empty()) text += " (stopped: " + reason + ")";
   json loc = {{"physicalLocation", physicalLocation(f.value("file", t.file), f.value("line", 0u), f.value("column", 0u))}};
-  json res = {{"ruleId", kRule},
-              {"ruleIndex", 0},
+  const int rule = ruleOfResult(r);
+  json res = {{"ruleId", kRules[rule].id},
+              {"ruleIndex", rule},
               {"level", "note"},
               {"message", {{"text", text}}},
               {"locations", json::array({loc})},
@@ -184,6 +246,8 @@ json toSarif(const std::vector<SarifTask>& tasks, const SarifInvocation& inv) {
   json invocation = {{"executionSuccessful", inv.success}, {"commandLine", commandLine}, {"arguments", inv.arguments}};
   if (!inv.startTimeUtc.empty()) invocation["startTimeUtc"] = inv.startTimeUtc;
   if (!inv.endTimeUtc.empty()) invocation["endTimeUtc"] = inv.endTimeUtc;
+  json rules = json::array();
+  for (const Rule& r : kRules) rules.push_back(ruleDescriptor(r));
   json arts = json::array();
   for (const std::string& a : artifacts) arts.push_back({{"location", {{"uri", pathToUri(a)}}}});
   json run = {{"tool",
@@ -191,7 +255,7 @@ json toSarif(const std::vector<SarifTask>& tasks, const SarifInvocation& inv) {
                  {{"name", "Argus"},
                   {"version", ARGUS_VERSION},
                   {"semanticVersion", ARGUS_VERSION},
-                  {"rules", json::array({ruleDescriptor()})}}}}},
+                  {"rules", rules}}}}},
               {"invocations", json::array({invocation})},
               {"artifacts", arts},
               {"results", results},

@@ -14,7 +14,10 @@
 // partialFingerprints carry "argus/closure/v1", a hash of the entry's closure hash
 // (cfa::closureHashes: its code and everything it calls, independent of absolute lines),
 // the entry and the rule: an edit that does not change the function keeps a finding's
-// identity. Rules: one per property (today `unreach-call`).
+// identity. Rules: one per property (unreach-call, valid-deref, valid-free, valid-memtrack,
+// valid-memcleanup, no-overflow, div-by-zero, shift, and valid-memsafety for an `unknown`
+// that checked it): a `false` has the rule of the property its counterexample violates,
+// an `unknown` that of the first property the run checked.
 #pragma once
 
 #include <string>

@@ -25,6 +25,7 @@
 #include "bench_outcome.h"
 #include "bench_process.h"
 #include "bench_report.h"
+#include "server/argus/task_file.h"
 #include "core/engine/verify.h"
 #include "core/result/sarif.h"
 
@@ -35,6 +36,9 @@ using namespace bench;
 
 const char* kUsage =
     "usage: argus bench MANIFEST.tsv [options]\n"
+    "       argus bench TASK.yml|DIR... [options]   SV-COMP task definitions (format 2.0),\n"
+    "                     the .yml files given and those under each DIR: one task per\n"
+    "                     property with an expected verdict\n"
     "  --algorithm A      passed to `argus verify --algorithm` (default: auto)\n"
     "  --refiner R        passed to `argus verify --refiner` (pred, impact)\n"
     "  --abstraction boolean|cartesian, --abstraction-formulas smt|bdd\n"
@@ -65,7 +69,8 @@ const char* kUsage =
     "The verifier executable is $ARGUS_BENCH_VERIFIER if set, else this argus.\n";
 
 struct Options {
-  std::string manifest;
+  std::string manifest;             // the first input
+  std::vector<std::string> inputs;  // every input (a manifest, or task files and folders)
   std::optional<std::string> algorithm, solver, chain, refiner, abstraction, abstractionFormulas;
   double timeout = 30;
   long memoryMb = 4096;
@@ -127,8 +132,11 @@ std::string parseOptions(const std::vector<std::string>& args, Options& o) {
       return "";
     }
     if (a.empty() || a[0] != '-' || a == "-") {
-      if (!o.manifest.empty()) return "more than one manifest given: '" + a + "'";
-      o.manifest = a;
+      // several inputs: task definitions (.yml) and folders of them (task_file.h)
+      if (!o.manifest.empty() && !isTaskFileName(a) && !std::filesystem::is_directory(a))
+        return "more than one manifest given: '" + a + "'";
+      if (o.manifest.empty()) o.manifest = a;
+      o.inputs.push_back(a);
       continue;
     }
     std::optional<std::string> inlineValue;
@@ -311,7 +319,8 @@ int runBench(const std::vector<std::string>& args, const std::string& argusExe) 
 
   Manifest manifest;
   try {
-    manifest = loadManifest(opt.manifest);
+    bool tasks = opt.inputs.size() > 1 || isTaskFileName(opt.manifest) || std::filesystem::is_directory(opt.manifest);
+    manifest = tasks ? manifestOfTaskFiles(opt.inputs) : loadManifest(opt.manifest);
   } catch (const ManifestError& e) {
     return badInput(std::string("bad manifest:\n") + e.what(), false);
   }

@@ -29,6 +29,7 @@
 #include "server/argus/project.h"
 #include "server/argus/remote.h"
 #include "server/argus/render.h"
+#include "server/argus/task_file.h"
 #include "server/argus/validate.h"
 
 namespace {
@@ -49,6 +50,10 @@ const char* kUsage =
     "                      [--max-time-per-post MS] [--max-time-per-refinement MS]\n"
     "                      [--max-path-formula-size N] [--monitor-overflow]\n"
     "                      [--harness-out F.c] [--no-native-check] [-- CLANG-FLAGS...]\n"
+    "      TASK.yml instead of FILE.c: an SV-COMP task definition (format 2.0): its input file,\n"
+    "        property (the first listed, or the one --property names; the .prp path is relative\n"
+    "        to the yml), data model (unless --data-model), and after the verdict whether it\n"
+    "        is the expected one (EXPECTED: line; \"task\" in JSON)\n"
     "      --entry-model (a --function other than main): harness (default) starts it with each\n"
     "        pointer parameter pointing to a fresh object (pointer fields too, to depth 2; null\n"
     "        only where the function tests the pointer against NULL; README \"Entry models\");\n"
@@ -112,7 +117,8 @@ const char* kUsage =
     "      conditional, 1 a counterexample, 2 input/link error, 3 some unknown or error\n"
     "  argus remote verify FILE.c --server HOST:PORT --token-file F [--format text|json|sarif]\n"
     "                      [--algorithm A] [--solver S] [--timeout SEC] [--data-model M]\n"
-    "                      [--function NAME] [--no-native-check] [-- -D.../-U.../-std=...]\n"
+    "                      [--function NAME] [--property NAME[,NAME...] | FILE.prp] [--no-native-check]\n"
+    "                      [-- -D.../-U.../-std=...]\n"
     "      the same verification on a team server (argusd --listen), for CI jobs: the same\n"
     "      output and exit codes as argus verify (2: input, connection or token error); a\n"
     "      `false` is confirmed natively here as by argus verify; progress on stderr (a tty)\n"
@@ -214,6 +220,38 @@ private:
   bool done_ = false;
 };
 
+// `argus verify TASK.yml`: whether the verdict is what the task expects (SV-COMP scoring:
+// a `false` must name the expected subproperty); nullopt when there is nothing to compare.
+std::optional<bool> taskMatches(const argus::cli::TaskProperty& tp, const argus::result::VerificationResult& r) {
+  using argus::result::Verdict;
+  if (!tp.hasExpected || r.verdict == Verdict::Unknown) return std::nullopt;
+  if (r.verdict == Verdict::True) return tp.expectedSafe;
+  if (tp.expectedSafe) return false;
+  std::string violated = r.counterexample ? r.counterexample->property : std::string();
+  if (!tp.expectedViolation.empty()) return violated == tp.expectedViolation;
+  // no subproperty given: valid-memsafety's are all its own, unreach-call's is ""
+  if (tp.property == "valid-memsafety") return violated.rfind("valid-", 0) == 0 && violated != "valid-memcleanup";
+  return violated.empty();
+}
+
+// The printed result with the task's expectation: a last line in text, a "task" object in JSON.
+std::string withTask(const std::string& format, std::string out, const argus::cli::TaskFile& tf,
+                     const argus::cli::TaskProperty& tp, const argus::result::VerificationResult& r) {
+  std::optional<bool> m = taskMatches(tp, r);
+  if (format == "json") {
+    nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+    if (!j.is_object()) return out;
+    j["task"] = {{"file", tf.path}, {"property", tp.property}, {"expected", tp.expectedText()}};
+    j["task"]["matches"] = m ? nlohmann::json(*m) : nlohmann::json(nullptr);
+    return j.dump(2) + "\n";
+  }
+  if (format != "text") return out;
+  std::string expected = tp.hasExpected ? tp.expectedText() : std::string("(none stated)");
+  return out + "EXPECTED: " + expected + " (" + tf.path + "): " +
+         (!tp.hasExpected ? "nothing to compare" : !m ? "no verdict to compare" : *m ? "the verdict matches" : "the verdict does NOT match") +
+         "\n";
+}
+
 int runVerify(const std::vector<std::string>& args) {
   argus::engine::VerifyRequest req;
   req.algorithm = argus::engine::Algorithm::Auto;  // the default strategy
@@ -223,6 +261,7 @@ int runVerify(const std::vector<std::string>& args) {
   std::string kikiMode;
   std::string conditionIn;
   std::string witnessOut;  // --witness-out
+  bool dataModelGiven = false;
   auto count = [](const std::string& v) -> uint64_t {
     char* end = nullptr;
     unsigned long long x = std::strtoull(v.c_str(), &end, 10);
@@ -259,7 +298,10 @@ int runVerify(const std::vector<std::string>& args) {
         char* end = nullptr;
         req.timeoutS = std::strtod(v.c_str(), &end);
         if (!end || *end || req.timeoutS < 0) throw std::invalid_argument("bad --timeout '" + v + "'");
-      } else if (a == "--data-model") req.dataModel = argus::frontend::parseDataModel(value());
+      } else if (a == "--data-model") {
+        req.dataModel = argus::frontend::parseDataModel(value());
+        dataModelGiven = true;
+      }
       else if (a == "--format") {
         format = value();
         if (format != "text" && format != "json" && format != "sarif")
@@ -320,6 +362,36 @@ int runVerify(const std::vector<std::string>& args) {
     return usageError(e.what());
   }
   if (!haveFile) return usageError("verify needs a C file");
+  // an SV-COMP task definition: its input file, property, data model and expected verdict
+  std::optional<argus::cli::TaskFile> task;
+  const argus::cli::TaskProperty* taskProp = nullptr;
+  if (argus::cli::isTaskFileName(req.file)) {
+    try {
+      task = argus::cli::loadTaskFile(req.file);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "argus: " << e.what() << "\n";
+      return 2;
+    }
+    for (const std::string& n : task->notes) std::cerr << "argus: " << n << "\n";
+    std::string listed;
+    for (const auto& p : task->properties) listed += (listed.empty() ? "" : "; ") + p.property;
+    if (!req.property.empty()) {
+      for (const auto& p : task->properties)
+        if (p.property == req.property) taskProp = &p;
+      if (!taskProp) {
+        std::cerr << "argus: task " << req.file << " has no property " << req.property << " (it lists: " << listed << ")\n";
+        return 2;
+      }
+    } else {
+      taskProp = &task->properties.front();
+      if (task->properties.size() > 1)
+        std::cerr << "argus: task " << req.file << " lists " << listed << "; checking " << taskProp->property
+                  << " (choose with --property)\n";
+    }
+    req.file = task->inputFile;
+    req.property = taskProp->property == "unreach-call" ? "" : taskProp->property;
+    if (!dataModelGiven && !task->dataModel.empty()) req.dataModel = argus::frontend::parseDataModel(task->dataModel);
+  }
   if (!witnessOut.empty()) std::remove(witnessOut.c_str());  // no stale witness from an earlier run
   if (noInvariants) {
     if (req.algorithm != argus::engine::Algorithm::Kind && req.algorithm != argus::engine::Algorithm::KindNoInv)
@@ -364,8 +436,10 @@ int runVerify(const std::vector<std::string>& args) {
   const std::string started = argus::result::utcNow();
   std::vector<std::string> argv{"argus", "verify"};
   argv.insert(argv.end(), args.begin(), args.end());
-  Watchdog::Render render = [format, started, argv, file = req.file](const argus::result::VerificationResult& r) {
-    return argus::cli::renderResult(format, r, argv, started, file);
+  Watchdog::Render render = [format, started, argv, file = req.file, task,
+                             tp = taskProp ? *taskProp : argus::cli::TaskProperty{}](const argus::result::VerificationResult& r) {
+    std::string out = argus::cli::renderResult(format, r, argv, started, file);
+    return task ? withTask(format, std::move(out), *task, tp, r) : out;
   };
   static Watchdog* watchdog = new Watchdog(req.timeoutS, render, argus::engine::algorithmName(req.algorithm));  // outlives the detached thread
   req.stageFinished = [&stageOut](size_t i, const std::string& spec, const argus::result::VerificationResult& r) {

@@ -240,7 +240,11 @@ void nativeCheck(const std::string& file, const std::string* source, result::Ver
     }
   } cleanup{dir};
 
-  std::vector<std::string> flags = {"-O0", "-w", "-fwrapv", "-fsanitize=undefined", "-fno-sanitize-recover=all"};
+  std::vector<std::string> flags = {"-O0", "-w", "-fsanitize=undefined", "-fno-sanitize-recover=all"};
+  // Argus's semantics wrap signed overflow; not for a no-overflow violation, whose path
+  // has no overflow before it and which UBSan reports only without -fwrapv (with it,
+  // every no-overflow counterexample ran past the overflow and became unknown)
+  if (cex.property != "no-overflow") flags.insert(flags.begin() + 2, "-fwrapv");
   // memory safety (issue 26): AddressSanitizer with leak checking confirms the violation
   if (isMemoryProperty(cex.property)) flags.push_back("-fsanitize=address");
   if (o.ilp32) flags.push_back("-m32");

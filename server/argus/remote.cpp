@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/engine/verify.h"
 #include "core/result/codec.h"
 #include "core/result/sarif.h"
 #include "protocol/tcp_client.h"
@@ -34,6 +35,9 @@ std::string trimmed(std::string s) {
 int runRemote(const std::vector<std::string>& args) {
   if (args.empty() || args[0] != "verify") return fail("usage: argus remote verify FILE.c --server HOST:PORT --token-file F");
   std::string file, server, tokenFile, format = "text", algorithm, solver, dataModel, function = "main";
+  // as argus verify: reachability unless --property names others (the server's editor
+  // default does not apply to the CLI)
+  std::string properties = "unreach-call";
   double timeoutS = -1;
   bool haveFile = false;
   NativeCheckOptions native;
@@ -55,6 +59,17 @@ int runRemote(const std::vector<std::string>& args) {
       else if (a == "--solver") solver = value();
       else if (a == "--data-model") dataModel = value();
       else if (a == "--function") function = value();
+      else if (a == "--property") {
+        properties = value();
+        if (properties.size() > 4 && properties.compare(properties.size() - 4, 4, ".prp") == 0) {  // SV-COMP property file
+          std::ifstream f(properties);
+          if (!f) throw std::invalid_argument("cannot read property file '" + properties + "'");
+          std::stringstream prp;
+          prp << f.rdbuf();
+          properties = prp.str();
+        }
+        engine::parseProperties(properties);  // unknown names: a usage error here, not on the server
+      }
       else if (a == "--timeout") {
         const std::string& v = value();
         char* end = nullptr;
@@ -103,7 +118,8 @@ int runRemote(const std::vector<std::string>& args) {
            30);
     c.notify("initialized", nlohmann::json::object());
     if (progress) std::cerr << "argus remote: verifying " << file << " on " << server << std::endl;
-    nlohmann::json params = {{"text", text.str()}, {"filename", file}, {"function", function}, {"format", "codec"}};
+    nlohmann::json params = {{"text", text.str()}, {"filename", file}, {"function", function}, {"format", "codec"},
+                             {"properties", properties}};
     if (!algorithm.empty()) params["algorithm"] = algorithm;
     if (timeoutS >= 0) params["timeout"] = timeoutS;
     if (!flags.empty()) params["flags"] = flags;

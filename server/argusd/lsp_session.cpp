@@ -233,9 +233,26 @@ std::string chainOfJson(const json& c) {
   return spec;
 }
 
+// The properties a session checks until its settings say otherwise (argus.properties):
+// reachability, as `argus verify`. Not all of them (the issue's wish) while a finding
+// from a function's own entry cannot be told latent from manifest (issue 29 item 4):
+// every function doing signed arithmetic, a division or an index on its parameters
+// would show an Error; README "Properties in the editor" has the measurement.
+constexpr const char* kEditorProperties = "unreach-call";
+
+// A "properties" setting or parameter: a list of names (["valid-memsafety", "no-overflow"])
+// or one string (names separated by commas, or an SV-COMP .prp text) → the normalised list
+// (normalizeProperties; [] = reachability alone).
+std::string propertiesOfJson(const json& p) {
+  if (p.is_string()) return normalizeProperties({p.get<std::string>()});
+  if (!p.is_array()) throw std::invalid_argument("properties must be a list of property names");
+  return normalizeProperties(p.get<std::vector<std::string>>());
+}
+
 // Settings: {"algorithm": "auto"|"cmc"|"kind"|…, "chain": "ibmc:k=3,kind|pred" (or a list
-// of stages), "timeout": s, "solver": "z3"|"cvc5", "dataModel": "LP64"|"ILP32"},
-// optionally under "argus". Throws std::invalid_argument / json errors on bad values.
+// of stages), "timeout": s, "solver": "z3"|"cvc5", "dataModel": "LP64"|"ILP32",
+// "properties": ["unreach-call", "valid-memsafety", …]}, optionally under "argus". Throws
+// std::invalid_argument / json errors on bad values.
 VerifyConfig parseConfig(const json& settingsIn, VerifyConfig cfg) {
   const json& s = settingsIn.is_object() && settingsIn.contains("argus") ? settingsIn["argus"] : settingsIn;
   if (!s.is_object()) return cfg;
@@ -245,6 +262,7 @@ VerifyConfig parseConfig(const json& settingsIn, VerifyConfig cfg) {
   }
   if (s.contains("solver")) cfg.solver = smt::parseSolverKind(s["solver"].get<std::string>());
   if (s.contains("dataModel")) cfg.dataModel = frontend::parseDataModel(s["dataModel"].get<std::string>());
+  if (s.contains("properties")) cfg.properties = propertiesOfJson(s["properties"]);
   if (s.contains("chain")) cfg.chainSpec = chainOfJson(s["chain"]);
   else if (s.contains("algorithm")) cfg.chainSpec = chainOfAlgorithm(s["algorithm"].get<std::string>());
   cfg.chain = planOf(cfg.chainSpec, cfg.timeoutS);
@@ -293,6 +311,9 @@ std::string lensTitle(const FunctionStatus& f) {
     case FunctionState::Violated:
       t = "counterexample (" + std::to_string(f.result->counterexample ? f.result->counterexample->steps.size() : 0) +
           " steps)";
+      // a property other than reachability is named: "false(valid-free): counterexample (9 steps)"
+      if (f.result->counterexample && !f.result->counterexample->property.empty())
+        t = result::verdictText(*f.result) + ": " + t;
       break;
     case FunctionState::Conditional: t = conditional(); break;
     case FunctionState::Error: t = "unknown: " + (f.error.empty() && f.result ? f.result->reason : f.error); break;
@@ -347,6 +368,7 @@ LspSession::LspSession(Service& service, protocol::Transport& transport, Options
   });
   // Remote clients' text may #include only system headers (never the server's files).
   config_.systemHeadersOnly = opts_.requireToken;
+  config_.properties = normalizeProperties({kEditorProperties});
   registerHandlers();
   watcher_ = std::thread([this] { watchCancellations(); });
 }
@@ -614,6 +636,7 @@ void LspSession::registerHandlers() {
       if (timeout < 0) throw std::invalid_argument("timeout must be >= 0");
       req.cfg = config_;
       if (params.contains("solver")) req.cfg.solver = smt::parseSolverKind(params["solver"].get<std::string>());
+      if (params.contains("properties")) req.cfg.properties = propertiesOfJson(params["properties"]);
       req.cfg.timeoutS = timeout;
       req.cfg.chainSpec = params.contains("chain") ? chainOfJson(params["chain"])
                                                    : chainOfAlgorithm(params.value("algorithm", std::string("auto")));
@@ -797,12 +820,19 @@ void LspSession::onSnapshot(const std::string& uri, const DocumentSnapshot& snap
                            {"message", msg}});
       }
       uint32_t line = last ? last->line : f.range.line, col = last ? last->column : f.range.column;
-      std::string msg = "error reachable from entry '" + f.name + "'" +
-                        (f.name == "main" ? " (initial state)" : " (nondeterministic arguments and globals)") + ": " +
-                        (last ? last->statement : std::string("error location")) + " — counterexample with " +
-                        std::to_string(steps.size()) + " steps (" + f.algorithm + ")";
+      const std::string entry = "entry '" + f.name + "'" +
+                                (f.name == "main" ? " (initial state)" : " (nondeterministic arguments and globals)");
+      const std::string where = last ? last->statement : std::string("error location");
+      const std::string tail = " — counterexample with " + std::to_string(steps.size()) + " steps (" + f.algorithm + ")";
+      // each property its own code (argus.unreach-call, argus.valid-deref, argus.no-overflow, ...)
+      const std::string prop = cex.property.empty() ? "unreach-call" : cex.property;
+      std::string msg = cex.property.empty()
+                            ? "error reachable from " + entry + ": " + where + tail
+                            : prop + " violated from " + entry + ": " + where +
+                                  (cex.violation.empty() ? "" : " — " + cex.violation) + tail;
       diag(simpleRange(line, col, last ? last->statement.size() : 1), protocol::DiagnosticSeverity::Error, msg, related,
-           json{{"function", f.name}, {"state", "violated"}});
+           json{{"function", f.name}, {"state", "violated"}, {"property", prop}});
+      target->back()["code"] = "argus." + prop;
     } else if (f.state == FunctionState::Conditional && f.result) {
       std::string what = f.result->condition.bound
                              ? boundText(f.result->condition)

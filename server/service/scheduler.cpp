@@ -87,6 +87,7 @@ std::string tuKeyOf(const JobSpec& s) {
   for (const auto& f : s.flags) h.add(f);
   h.add(s.systemHeadersOnly ? "system-headers-only" : "");
   h.add(frontend::dataModelName(s.dataModel));
+  if (!s.properties.empty()) h.add("properties:" + s.properties);
   return h.hex();
 }
 
@@ -106,6 +107,7 @@ std::string encodeJob(uint64_t id, const JobSpec& s, bool withSource) {
          {"cfaPath", s.cfaPath}};
   if (withSource) j["source"] = s.source.str();
   if (!s.condition.empty()) j["condition"] = s.condition;
+  if (!s.properties.empty()) j["properties"] = s.properties;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -125,6 +127,7 @@ static JobSpec decodeJob(const json& j) {
   s.systemHeadersOnly = j.value("systemHeadersOnly", false);
   s.cfaDir = j.value("cfaDir", "");
   s.cfaPath = j.value("cfaPath", "");
+  s.properties = j.value("properties", "");
   return s;
 }
 
@@ -707,6 +710,7 @@ int runWorker(unsigned memoryMb) {
     fo.dataModel = s.dataModel;
     fo.extraArgs = s.flags;
     fo.systemHeadersOnly = s.systemHeadersOnly;
+    if (!s.properties.empty()) fo.properties = engine::parseProperties(s.properties);
     how = "parsed";
     runOnLargeStack([&] { *pr = frontend::parseSource(s.source.str(), s.file, fo); });
     ::malloc_trim(0);  // Clang's AST is gone; give its memory back
@@ -785,6 +789,7 @@ int runWorker(unsigned memoryMb) {
             o = engine::verifyParsed(*pr->program, req);
           }
         }
+        o.result.property = s.properties;  // as engine::verify reports what it checked
         if (o.inputError) {
           reply["kind"] = "input_error";
           reply["error"] = o.error;

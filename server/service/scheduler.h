@@ -102,6 +102,10 @@ struct JobSpec {
   frontend::DataModel dataModel = frontend::DataModel::LP64;
   std::vector<std::string> flags;
   bool systemHeadersOnly = false;  // remote text: only system headers may be included
+  // The properties the frontend instruments (engine::parseProperties names, comma-
+  // separated; VerifyConfig::properties through jobProperties); "" = reachability alone.
+  // Part of the TU key: an instrumented program is another CFA.
+  std::string properties;
   // Parse once per version: an analyze job writes the TU's CFAs (cfa::serialize) into
   // cfaDir; verification jobs name that file in cfaPath and a worker that does not hold
   // the TU loads it instead of running Clang again (falls back to the text if it is gone).

@@ -100,6 +100,20 @@ struct Service::Once {
   bool remote = false;           // waiter is a RedisJobQueue waiter (the job stream), not the scheduler's
 };
 
+std::string normalizeProperties(const std::vector<std::string>& names) {
+  std::set<std::string> all;
+  for (const std::string& n : names)
+    for (const std::string& p : engine::parseProperties(n)) all.insert(p);
+  if (all.empty()) return "unreach-call";
+  std::string out;
+  for (const std::string& p : all) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+std::string jobProperties(const std::string& normalized) {
+  return normalized.empty() || normalized == "unreach-call" ? std::string() : normalized;
+}
+
 std::vector<StageConfig> planOf(const std::string& chainSpec, double timeoutS) {
   std::vector<StageConfig> out;
   for (engine::Stage& st : engine::parseChain(chainSpec)) {
@@ -123,7 +137,8 @@ std::string stageKey(const std::string& engineId, const std::string& base, const
   h.add("argus-result-v2");
   h.add(engineId);
   h.add(base);
-  h.add("property:unreach-call");
+  // "property:unreach-call" alone keeps the keys results of reachability had before
+  h.add("property:" + c.properties);
   for (size_t k = 0; k <= i && k < c.chain.size(); ++k) {
     h.add(c.chain[k].stage.spec);
     h.add(static_cast<uint64_t>(c.chain[k].timeoutS * 1000));
@@ -362,11 +377,12 @@ void Service::plannerLoop() {
     std::vector<std::string> flags = ready->flags;
     frontend::DataModel dm = ready->cfg.dataModel;
     bool systemOnly = ready->cfg.systemHeadersOnly;
+    std::string props = jobProperties(ready->cfg.properties);
     int version = ready->version;
     uint64_t parsesBefore = stats_.parses;
     lock.unlock();
     auto t0 = Clock::now();
-    std::shared_ptr<const ParsedTU> tu = parse(file, text, flags, dm, systemOnly);
+    std::shared_ptr<const ParsedTU> tu = parse(file, text, flags, dm, systemOnly, props);
     double parseS = std::chrono::duration<double>(Clock::now() - t0).count();
     lock.lock();
     auto it = docs_.find(id);
@@ -382,13 +398,15 @@ void Service::plannerLoop() {
 
 std::shared_ptr<const Service::ParsedTU> Service::parse(const std::string& file, const std::string& text,
                                                         const std::vector<std::string>& flags,
-                                                        frontend::DataModel dm, bool systemHeadersOnly) {
+                                                        frontend::DataModel dm, bool systemHeadersOnly,
+                                                        const std::string& properties) {
   cfa::Hasher h;
   h.add(file);
   h.add(text);
   for (const auto& f : flags) h.add(f);
   h.add(frontend::dataModelName(dm));
   h.add(systemHeadersOnly ? "system-headers-only" : "");
+  if (!properties.empty()) h.add("properties:" + properties);  // instrumented: another CFA
   std::string key = h.hex();
   {
     std::lock_guard lock(mu_);
@@ -411,6 +429,7 @@ std::shared_ptr<const Service::ParsedTU> Service::parse(const std::string& file,
   spec.flags = flags;
   spec.systemHeadersOnly = systemHeadersOnly;
   spec.dataModel = dm;
+  spec.properties = properties;
   spec.tu = tu->tuKey = tuKeyOf(spec);
   spec.cfaDir = cfaDir_;
   spec.timeoutS = 180;  // hard limit 185 s: a runaway parse is killed (SQLite's 9.5 MB parse in ~25 s)
@@ -538,6 +557,7 @@ void Service::advance(Doc& d, FnEntry& f) {
     spec.dataModel = d.planCfg.dataModel;
     spec.flags = d.flags;
     spec.systemHeadersOnly = d.planCfg.systemHeadersOnly;
+    spec.properties = jobProperties(d.planCfg.properties);
     std::string id = d.id, name = f.st.name;
     uint64_t gen = d.generation;
     auto started = [this, id, name, gen] {
@@ -759,6 +779,7 @@ void Service::advanceOnce(Once& o, Deferred& out) {
     spec.dataModel = o.req.cfg.dataModel;
     spec.flags = o.req.flags;
     spec.systemHeadersOnly = o.req.cfg.systemHeadersOnly;
+    spec.properties = jobProperties(o.req.cfg.properties);
     uint64_t id = o.id;
     auto done = [this, id, stage, key](const JobOutcome& res) {
       Deferred later;

@@ -2,11 +2,11 @@
 // results out, no JSON in its API. The LSP layer (server/argusd) converts.
 //
 // Pipeline per document version:
-//   text --(TU cache: key = hash(file, text, flags, data model))--> functions, each with
+//   text --(TU cache: key = hash(file, text, flags, data model, properties))--> functions, each with
 //          a closure hash (cfa::closureHashes: its CFA + everything it calls + globals +
 //          initialisers, independent of absolute lines), computed by an *analyze* job
 //          in a worker process, so Clang never runs in the daemon
-//        --> per function and stage a *result key* = hash(closure, entry, property,
+//        --> per function and stage a *result key* = hash(closure, entry, properties,
 //          stage algorithm/bound/timeout, solver, data model, flags)
 //        --> memory cache → result store (ResultStore: SQLite, or Redis shared by replicas) → else a job on the Scheduler.
 // Entries: `main` from the C initial state, every other function with a body as its own
@@ -96,7 +96,19 @@ struct VerifyConfig {
   frontend::DataModel dataModel = frontend::DataModel::LP64;
   // Text from remote clients: #include may read only system headers (FrontendOptions).
   bool systemHeadersOnly = false;
+  // The properties checked (engine::parseProperties names, normalised by
+  // normalizeProperties: sorted, comma-separated); "unreach-call" alone is reachability
+  // as before, with nothing extra encoded (argusd's sessions start from their own
+  // default, LspSession).
+  std::string properties = "unreach-call";
 };
+
+// A `properties` setting (names, or one SV-COMP .prp text) → the sorted, comma-separated
+// names; "" or an empty list → "unreach-call". Throws std::invalid_argument naming the
+// known properties for an unknown one.
+std::string normalizeProperties(const std::vector<std::string>& names);
+// What a job passes to the frontend (JobSpec::properties): "" for reachability alone.
+std::string jobProperties(const std::string& normalized);
 
 enum class FunctionState { Queued, Running, Verified, Violated, Conditional, Error };
 const char* stateName(FunctionState s);
@@ -217,7 +229,7 @@ class Service {
   void plannerLoop();
   std::shared_ptr<const ParsedTU> parse(const std::string& file, const std::string& text,
                                         const std::vector<std::string>& flags, frontend::DataModel dm,
-                                        bool systemHeadersOnly);
+                                        bool systemHeadersOnly, const std::string& properties);
   void plan(Doc& d, std::shared_ptr<const ParsedTU> tu);
   static int classOf(const Doc& d, const FnEntry& f);
   void advance(Doc& d, FnEntry& f);

@@ -85,6 +85,16 @@ for p in assert_fail empty_body verifier_error abort_body wraps; do
   [ -s "$dir/$p.harness.c" ] || fail "$p: no harness written"
 done
 
+# 6. a no-overflow violation (issue 26) is confirmed by UBSan's report, which needs the
+#    program compiled without -fwrapv (with it, the run went past the overflow: unknown)
+"$ARGUS" verify "$dir/wraps.c" --property no-overflow --algorithm bmc --timeout 60 --format json > "$dir/ovf.json" 2> "$dir/ovf.err" ||
+  fail "no-overflow: exit code $?"
+v=$(verdict_of "$dir/ovf.json")
+case "$v" in
+  "false interpreter,native "*) echo "ok: no-overflow confirmed natively";;
+  *) fail "no-overflow: expected false confirmed by interpreter,native, got: $v";;
+esac
+
 # The written harness reproduces the error by hand (exit code 97), with the instrumented
 # program for a program that defines reach_error, the original otherwise.
 prog="$dir/assert_fail.harness.program.c"

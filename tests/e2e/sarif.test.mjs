@@ -64,6 +64,21 @@ test('a counterexample is one error result with the path as a code flow', () => 
   assert.ok(inv.startTimeUtc <= inv.endTimeUtc);
 });
 
+test('one rule per property: a violation has the rule of the property it violates', () => {
+  const file = path.resolve(here, '../data/tasks/double_free.c');
+  const log = verifySarif(file, '--property', 'valid-memsafety,no-overflow', '--algorithm', 'bmc');
+  valid(log);
+  const rules = log.runs[0].tool.driver.rules.map((r) => r.id);
+  for (const id of ['unreach-call', 'valid-deref', 'valid-free', 'valid-memtrack', 'valid-memcleanup', 'no-overflow', 'div-by-zero', 'shift'])
+    assert.ok(rules.includes(id), `rule ${id} in ${rules}`);
+  assert.equal(new Set(rules).size, rules.length);
+  const r = log.runs[0].results[0];
+  assert.equal(r.ruleId, 'valid-free');
+  assert.equal(rules[r.ruleIndex], 'valid-free');
+  assert.match(r.message.text, /^valid-free violated at free\(p\)/);
+  assert.equal(r.locations[0].physicalLocation.region.startLine, 11);
+});
+
 test('a proof has no result; an unknown is a note saying what was verified', () => {
   const safe = verifySarif(path.join(examples, 'safe_sum.c'));
   valid(safe);

@@ -129,3 +129,28 @@ test("a worker killed under one client's job does not affect another client's jo
     return st.running === 0 && st.queued === 0;
   }, 10000, 'jobs of the disconnected client withdrawn');
 });
+
+test('argus remote verify --property: the properties reach the server; without it, reachability as argus verify', async () => {
+  const path = await import('node:path');
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const argus = path.join(path.dirname(ARGUSD), 'argus');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'argus-remote-prop-'));
+  const tokenFile = path.join(dir, 'token');
+  fs.writeFileSync(tokenFile, TOKEN + '\n', { mode: 0o600 });
+  const file = path.join(dir, 'dfree.c');
+  fs.writeFileSync(file, 'void *malloc(unsigned long); void free(void *);\n' +
+    'int main(void) { int *p = malloc(4); free(p); free(p); return 0; }\n');
+  const run = (...extra) => spawnSync(argus, ['remote', 'verify', file, '--server', `127.0.0.1:${server.port}`, '--token-file', tokenFile,
+    '--algorithm', 'bmc', '--timeout', '30', '--data-model', 'ILP32', ...extra], { encoding: 'utf8' });
+  const mem = run('--property', 'valid-memsafety');
+  assert.equal(mem.status, 0, mem.stderr);
+  assert.match(mem.stdout, /^VERDICT: false\(valid-free\)$/m, mem.stdout);
+  const reach = run();
+  assert.equal(reach.status, 0, reach.stderr);
+  assert.match(reach.stdout, /^VERDICT: true$/m, reach.stdout);
+  const bad = run('--property', 'valid-nothing');
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /unknown property 'valid-nothing'/);
+  fs.rmSync(dir, { recursive: true, force: true });
+});

@@ -36,7 +36,7 @@ function settings(): Settings {
   const c = cfg();
   return {
     strategy: c.get<string>('strategy'), chain: c.get<string[]>('chain'), timeout: c.get<number>('timeout'),
-    solver: c.get<string>('solver'), dataModel: c.get<string>('dataModel'),
+    solver: c.get<string>('solver'), dataModel: c.get<string>('dataModel'), properties: c.get<string[]>('properties'),
   };
 }
 

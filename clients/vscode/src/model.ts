@@ -241,6 +241,7 @@ export interface Settings {
   timeout?: number;
   solver?: string;
   dataModel?: string;
+  properties?: string[]; // SV-COMP property names (argus.properties); absent: argusd's default
 }
 
 export function serverConfig(s: Settings): Record<string, unknown> {
@@ -248,6 +249,8 @@ export function serverConfig(s: Settings): Record<string, unknown> {
   if (typeof s.timeout === 'number' && s.timeout >= 0) c.timeout = s.timeout;
   if (s.solver) c.solver = s.solver;
   if (s.dataModel) c.dataModel = s.dataModel;
+  // passed as listed (an empty list: reachability alone); names are checked by argusd
+  if (Array.isArray(s.properties)) c.properties = s.properties.map(p => p.trim()).filter(p => p.length > 0);
   if (s.chain && s.chain.length) c.chain = s.chain;
   else c.algorithm = s.strategy || 'auto';
   return c;

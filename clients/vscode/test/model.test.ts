@@ -125,6 +125,16 @@ test('settings map to argusd configuration', () => {
   assert.deepEqual(serverConfig({}), { algorithm: 'auto' });
 });
 
+test('argus.properties is passed to argusd as listed', () => {
+  assert.deepEqual(serverConfig({ strategy: 'auto', properties: ['unreach-call', 'valid-memsafety', 'no-overflow'] }),
+    { algorithm: 'auto', properties: ['unreach-call', 'valid-memsafety', 'no-overflow'] });
+  // blanks dropped, names trimmed (argusd checks the names themselves)
+  assert.deepEqual(serverConfig({ properties: [' valid-free ', ''] }), { algorithm: 'auto', properties: ['valid-free'] });
+  // an empty list is sent: reachability alone, not the server's default
+  assert.deepEqual(serverConfig({ properties: [] }), { algorithm: 'auto', properties: [] });
+  assert.equal('properties' in serverConfig({ strategy: 'kind' }), false);
+});
+
 test('team server address and server path', () => {
   assert.deepEqual(parseHostPort('127.0.0.1:7070'), { host: '127.0.0.1', port: 7070 });
   assert.deepEqual(parseHostPort('[::1]:80'), { host: '::1', port: 80 });

@@ -16,6 +16,7 @@
 #include "bench.h"
 #include "bench_manifest.h"
 #include "bench_outcome.h"
+#include "task_file.h"
 
 namespace fs = std::filesystem;
 using argus::cli::runBench;
@@ -125,6 +126,127 @@ TEST(BenchManifest, MissingFiles) {
   } catch (const ManifestError& e) {
     EXPECT_NE(std::string(e.what()).find("file not found: /nonexistent/nope.c"), std::string::npos);
   }
+}
+
+// ---- SV-COMP task definitions (argus verify TASK.yml, argus bench DIR) ----------
+
+class TaskFiles : public ::testing::Test {
+ protected:
+  fs::path dir;
+  void SetUp() override {
+    std::string base = (fs::temp_directory_path() / "argus_tasks_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(base.data()), nullptr);
+    dir = base;
+    writeFile(dir / "properties/valid-memsafety.prp",
+              "CHECK( init(main()), LTL(G valid-free) )\nCHECK( init(main()), LTL(G valid-deref) )\n"
+              "CHECK( init(main()), LTL(G valid-memtrack) )\n");
+    writeFile(dir / "properties/unreach-call.prp", "CHECK( init(main()), LTL(G ! call(reach_error())) )\n");
+    writeFile(dir / "properties/termination.prp", "CHECK( init(main()), LTL(F end) )\n");
+    writeFile(dir / "c/list.c", "int main(void) { return 0; }\n");
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string task(const std::string& name, const std::string& text) {
+    writeFile(dir / "c" / name, text);
+    return (dir / "c" / name).string();
+  }
+  std::string error(const std::string& yml) {
+    try {
+      argus::cli::loadTaskFile(yml);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "(no error)";
+  }
+};
+
+TEST_F(TaskFiles, ReadsFormat2) {
+  std::string y = task("list.yml",
+                       "format_version: '2.0'\n"
+                       "# a comment\n"
+                       "input_files: 'list.c'\n"
+                       "unknown_key: [1, 2]\n"
+                       "properties:\n"
+                       "  - property_file: ../properties/termination.prp\n"
+                       "    expected_verdict: true\n"
+                       "  - property_file: ../properties/valid-memsafety.prp\n"
+                       "    expected_verdict: false\n"
+                       "    subproperty: valid-memtrack\n"
+                       "  - property_file: ../properties/unreach-call.prp\n"
+                       "    expected_verdict: true\n"
+                       "  - property_file: ../properties/no-overflow.prp\n"
+                       "    expected_verdict: false\n"
+                       "options:\n"
+                       "  language: C\n"
+                       "  data_model: ILP32\n");
+  argus::cli::TaskFile t = argus::cli::loadTaskFile(y);
+  EXPECT_EQ(t.inputFile, (dir / "c/list.c").string());
+  EXPECT_EQ(t.dataModel, "ILP32");
+  ASSERT_EQ(t.properties.size(), 3u);  // termination is skipped with a note
+  EXPECT_EQ(t.properties[0].property, "valid-memsafety");  // the .prp relative to the yml
+  EXPECT_EQ(t.properties[0].file, (dir / "properties/valid-memsafety.prp").string());
+  EXPECT_FALSE(t.properties[0].expectedSafe);
+  EXPECT_EQ(t.properties[0].expectedViolation, "valid-memtrack");
+  EXPECT_EQ(t.properties[0].expectedText(), "false(valid-memtrack)");
+  EXPECT_EQ(t.properties[1].property, "unreach-call");
+  EXPECT_EQ(t.properties[1].expectedText(), "true");
+  // no-overflow.prp is not there: identified by its name, with a note; a `false` of a
+  // property without subproperties must name the property itself
+  EXPECT_EQ(t.properties[2].property, "no-overflow");
+  EXPECT_EQ(t.properties[2].expectedText(), "false(no-overflow)");
+  ASSERT_EQ(t.notes.size(), 2u);
+  EXPECT_NE(t.notes[0].find("termination.prp skipped"), std::string::npos) << t.notes[0];
+  EXPECT_NE(t.notes[1].find("no-overflow.prp not found"), std::string::npos) << t.notes[1];
+}
+
+TEST_F(TaskFiles, InputErrors) {
+  auto props = "properties:\n  - property_file: ../properties/unreach-call.prp\n    expected_verdict: true\n";
+  EXPECT_NE(error(task("a.yml", std::string("input_files: 'gone.c'\n") + props)).find("input file not found: " + (dir / "c/gone.c").string()),
+            std::string::npos);
+  EXPECT_NE(error(task("b.yml", std::string("input_files: ['list.c', 'list.c']\n") + props)).find("one file"), std::string::npos);
+  EXPECT_NE(error(task("c.yml", "input_files: 'list.c'\n")).find("no properties"), std::string::npos);
+  EXPECT_NE(error(task("d.yml", std::string("input_files: 'list.c'\n") + props + "options:\n  language: Java\n")).find("language Java"),
+            std::string::npos);
+  EXPECT_NE(error(task("e.yml", "input_files: 'list.c'\nproperties:\n  - property_file: ../properties/termination.prp\n"))
+                .find("none of its properties"),
+            std::string::npos);
+  EXPECT_NE(error(task("f.yml", "input_files: 'list.c'\nproperties:\n  - property_file: ../properties/unreach-call.prp\n"
+                                "    expected_verdict: maybe\n")).find("bad expected_verdict"),
+            std::string::npos);
+  EXPECT_NE(error((dir / "c/none.yml").string()).find("cannot read"), std::string::npos);
+  EXPECT_EQ(error(task("g.yml", std::string("input_files: 'list.c'\n") + props)), "(no error)");
+}
+
+TEST_F(TaskFiles, BenchManifestOfAFolder) {
+  task("a.yml",
+       "input_files: 'list.c'\nproperties:\n  - property_file: ../properties/unreach-call.prp\n    expected_verdict: false\n"
+       "options:\n  data_model: ILP32\n");
+  task("sub/b.yml",
+       "input_files: '../list.c'\nproperties:\n  - property_file: ../../properties/valid-memsafety.prp\n"
+       "    expected_verdict: false\n    subproperty: valid-free\n"
+       "  - property_file: ../../properties/unreach-call.prp\n    expected_verdict: true\n"
+       "  - property_file: ../../properties/no-overflow.prp\n");  // no expected verdict: not a task
+  Manifest m = argus::cli::manifestOfTaskFiles({(dir / "c").string()});
+  ASSERT_EQ(m.tasks.size(), 3u);
+  EXPECT_EQ(m.tasks[0].id, "a");
+  EXPECT_EQ(m.tasks[0].property, "");  // reachability: nothing passed on
+  EXPECT_FALSE(m.tasks[0].expectedSafe);
+  EXPECT_EQ(m.tasks[0].expectedViolation, "");
+  EXPECT_EQ(m.tasks[0].dataModel, "ILP32");
+  EXPECT_EQ(m.tasks[1].id, "sub/b:valid-memsafety");
+  EXPECT_EQ(m.tasks[1].property, "valid-memsafety");
+  EXPECT_EQ(m.tasks[1].expectedViolation, "valid-free");
+  EXPECT_EQ(m.tasks[1].dataModel, "LP64");  // Argus's default when the yml names none
+  EXPECT_EQ(m.tasks[1].file, (dir / "c/list.c").string());
+  EXPECT_EQ(m.tasks[2].id, "sub/b:unreach-call");
+  EXPECT_TRUE(m.tasks[2].expectedSafe);
+  // a broken yml among them: every problem listed
+  task("z.yml", "input_files: 'nope.c'\nproperties:\n  - property_file: ../properties/unreach-call.prp\n");
+  EXPECT_THROW(argus::cli::manifestOfTaskFiles({(dir / "c").string()}), ManifestError);
+  EXPECT_THROW(argus::cli::manifestOfTaskFiles({(dir / "empty-folder-that-is-not-there.tsv").string(), (dir / "c/a.yml").string()}),
+               ManifestError);
 }
 
 TEST(BenchOutcome, Classification) {
@@ -308,6 +430,34 @@ TEST_F(BenchRun, ClassifiesVerdictsAndWritesResults) {
   EXPECT_NE(out.find("wrong verdicts: 2"), std::string::npos) << out;
   EXPECT_NE(out.find("WRONG TRUE   cpa/wrong_true"), std::string::npos) << out;
   EXPECT_NE(out.find("WRONG FALSE  cpa/wrong_false"), std::string::npos) << out;
+}
+
+TEST_F(BenchRun, TaskDefinitions) {
+  writeFile(dir / "props/valid-memsafety.prp",
+            "CHECK( init(main()), LTL(G valid-free) )\nCHECK( init(main()), LTL(G valid-deref) )\n"
+            "CHECK( init(main()), LTL(G valid-memtrack) )\n");
+  writeFile(dir / "yml/right.c", R"(echo '{"verdict": "false", "violated_property": "valid-free", "stats": {}}')" "\n");
+  writeFile(dir / "yml/wrongsub.c", R"(echo '{"verdict": "false", "violated_property": "valid-deref", "stats": {}}')" "\n");
+  for (const char* n : {"right", "wrongsub"})
+    writeFile(dir / "yml" / (std::string(n) + ".yml"),
+              std::string("format_version: '2.0'\ninput_files: '") + n + ".c'\nproperties:\n"
+              "  - property_file: ../props/valid-memsafety.prp\n    expected_verdict: false\n    subproperty: valid-free\n"
+              "options:\n  language: C\n  data_model: ILP32\n");
+  testing::internal::CaptureStdout();
+  int rc = bench({(dir / "yml").string()});
+  testing::internal::GetCapturedStdout();
+  ASSERT_EQ(rc, 0);
+  json res = results();
+  EXPECT_EQ(task(res, "right")["result"], "correct_false");
+  EXPECT_EQ(task(res, "wrongsub")["result"], "wrong_false");  // the wrong subproperty (SV-COMP)
+  std::string args = readFile(dir / "yml/right.c.args");
+  EXPECT_NE(args.find("--data-model\nILP32\n"), std::string::npos) << args;
+  EXPECT_NE(args.find("--property\nvalid-memsafety\n"), std::string::npos) << args;
+  // one yml by name, and a yml beside a folder
+  EXPECT_EQ(bench({(dir / "yml/right.yml").string()}), 0);
+  EXPECT_EQ(results()["tasks"].size(), 1u);
+  EXPECT_EQ(bench({(dir / "yml/right.yml").string(), (dir / "yml/wrongsub.yml").string()}), 0);
+  EXPECT_EQ(results()["tasks"].size(), 2u);
 }
 
 TEST_F(BenchRun, FailingChildrenAreUnknown) {

@@ -89,6 +89,63 @@ TEST(Service, VerifiesEveryFunctionAndReportsTheViolation) {
   EXPECT_EQ(b.runs, 1u);  // the shallow BMC found it; no deeper stage
 }
 
+// Properties (issue 26 item 4): the document is parsed with the configured properties'
+// checks, each finding names its property, and the properties are part of the TU and
+// result keys: switching them re-verifies, switching back is served from the cache.
+TEST(Service, ChecksTheConfiguredProperties) {
+  const char* text = R"(void *malloc(unsigned long n);
+void free(void *p);
+int twice(void) {
+  int *p = malloc(sizeof(int));
+  free(p);
+  free(p);
+  return 0;
+}
+int add(int a) { return a + 1; }
+)";
+  EXPECT_EQ(normalizeProperties({}), "unreach-call");
+  EXPECT_EQ(normalizeProperties({"valid-free", "no-overflow,valid-free"}), "no-overflow,valid-free");
+  EXPECT_EQ(normalizeProperties({"CHECK( init(main()), LTL(G ! overflow) )"}), "no-overflow");
+  EXPECT_THROW(normalizeProperties({"valid-nothing"}), std::invalid_argument);
+  EXPECT_EQ(jobProperties("unreach-call"), "");
+  EXPECT_EQ(jobProperties("unreach-call,valid-free"), "unreach-call,valid-free");
+
+  test::TempDir dir;
+  Service svc(options((dir.path / "s.sqlite").string()));
+  Watch w;
+  VerifyConfig reach = quickConfig();
+  svc.open("d", "t.c", text, 1, {}, reach, w.cb());
+  ASSERT_TRUE(waitFor([&] { return w.settled(1); }, 120));
+  EXPECT_EQ(w.fn("twice").state, FunctionState::Verified);  // nothing to check for reachability
+  EXPECT_EQ(w.fn("add").state, FunctionState::Verified);
+
+  VerifyConfig props = quickConfig();
+  props.properties = normalizeProperties({"valid-memsafety", "no-overflow"});
+  svc.configure("d", props);
+  ASSERT_TRUE(waitFor([&] {
+    std::lock_guard l(w.mu);
+    return w.last && w.last->pending == 0 && w.last->functions.size() == 2 && w.last->functions[0].runs >= 2;
+  }, 120));
+  FunctionStatus t = w.fn("twice"), a = w.fn("add");
+  ASSERT_EQ(t.state, FunctionState::Violated);
+  ASSERT_TRUE(t.result && t.result->counterexample);
+  EXPECT_EQ(t.result->counterexample->property, "valid-free");
+  EXPECT_EQ(t.result->counterexample->steps.back().line, 6u);
+  EXPECT_EQ(t.result->property, "no-overflow,valid-memsafety");
+  ASSERT_EQ(a.state, FunctionState::Violated);  // `a + 1` with any int a
+  EXPECT_EQ(a.result->counterexample->property, "no-overflow");
+  EXPECT_EQ(t.runs, 2u);  // once per configuration: the new keys missed the cache
+
+  svc.configure("d", reach);  // back: both served from the cache, nothing re-run
+  ASSERT_TRUE(waitFor([&] {
+    std::lock_guard l(w.mu);
+    return w.last && w.last->pending == 0 && w.last->functions.size() == 2 &&
+           w.last->functions[0].state == FunctionState::Verified && w.last->functions[1].state == FunctionState::Verified;
+  }, 120));
+  EXPECT_EQ(w.fn("twice").runs, 2u);
+  EXPECT_GE(w.fn("twice").cached, 1u);
+}
+
 // Snapshots are coalesced: the first of a version lists every function as changed,
 // later ones only the functions whose state changed since the previous one, and there
 // are far fewer snapshots than state changes.

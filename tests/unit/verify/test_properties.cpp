@@ -213,6 +213,54 @@ TEST(Properties, MemtrackUndecidedIsUnknownNotTrue) {
   }
 }
 
+// A function verified as its own entry (its entry harness, core/cfa/entry_harness.h)
+// under memory safety: the harness's objects are live objects of their size in the
+// memory-safety layout, so an access inside them is valid and only a real violation is
+// reported (they were not in the object table: every `*p` was a valid-deref violation).
+TEST(Properties, EntryHarnessObjectsAreLiveObjects) {
+  struct Case {
+    const char* fn;
+    Verdict verdict;
+    const char* violated;
+  };
+  const char* src =
+      "void *malloc(unsigned long); void free(void *);\n"
+      "struct node { int v; struct node *next; };\n"
+      "void set_first(int *p) { *p = 0; }\n"
+      "void swap(int *p, int *q) { int t = *p; *p = *q; *q = t; }\n"
+      "int length(struct node *l) { int n = 0; while (l && n < 3) { n++; l = l->next; } return n; }\n"
+      "void destroy(int *p) { free(p); }\n"
+      "void keep(int *p) { int *q = malloc(4); if (q) { *q = *p; free(q); } }\n"
+      "int second(int *a) { return a[1]; }\n"
+      "void twice(int *p) { free(p); free(p); }\n";
+  const Case cases[] = {{"set_first", Verdict::True, ""},          {"swap", Verdict::True, ""},
+                        {"length", Verdict::True, ""},             {"destroy", Verdict::True, ""},
+                        {"keep", Verdict::True, ""},               {"second", Verdict::False, "valid-deref"},
+                        {"twice", Verdict::False, "valid-free"}};
+  for (DataModel dm : {DataModel::LP64, DataModel::ILP32})
+    for (const Case& c : cases) {
+      argus::engine::VerifyRequest req;
+      req.file = "test.c";
+      req.source = src;
+      req.function = c.fn;
+      req.algorithm = Algorithm::Bmc;
+      req.dataModel = dm;
+      req.timeoutS = 30;
+      req.property = "valid-memsafety";
+      auto out = argus::engine::verify(req);
+      std::string what = std::string(c.fn) + (dm == DataModel::LP64 ? " LP64: " : " ILP32: ") +
+                         argus::result::verdictText(out.result) + " " + out.result.reason;
+      ASSERT_FALSE(out.inputError) << what << out.error;
+      EXPECT_EQ(out.result.stats.extra["entry_harness"], 1) << what;
+      EXPECT_EQ(out.result.verdict, c.verdict) << what;
+      if (out.result.verdict == Verdict::False) {
+        ASSERT_TRUE(out.result.counterexample) << what;
+        EXPECT_TRUE(out.result.counterexample->replayed) << what;
+        EXPECT_EQ(out.result.counterexample->property, c.violated) << what;
+      }
+    }
+}
+
 // The memory-safety layout is used only when a memory-safety property is checked.
 TEST(Properties, MemoryLayoutOnlyForMemorySafety) {
   const std::string src = "#include <stdlib.h>\nint main(){ int *p = malloc(4); free(p); return 0; }";
