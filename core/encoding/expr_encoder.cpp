@@ -40,10 +40,11 @@ Term ExprEncoder::readByte(Term mem, Term addr, unsigned depth) {
         below = m->children[2];
       } else if (smt::provablyDistinct(j, addr) || (j->isConst() && shadowed.count(j))) {
         m = m->children[0];
-      } else if (cases.size() >= kExpandStores) {
+      } else if (cases.size() >= kExpandStores || expanded_ >= kExpandBudget) {
         below = tm_.select(m, addr);
       } else {
         cases.emplace_back(tm_.mkEq(addr, j), m->children[2]);
+        ++expanded_;
         if (j->isConst()) shadowed.insert(j);
         m = m->children[0];
       }

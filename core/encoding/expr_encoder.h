@@ -40,7 +40,8 @@ public:
   //    gives its value, a store at a constant index that a store above it shadows is
   //    skipped;
   //  - any other store at index j becomes ite(addr = j, value, read below), at most
-  //    kExpandStores of them per walk;
+  //    kExpandStores of them per walk and kExpandBudget in all (per encoder), so that
+  //    programs whose addresses are all symbolic keep the terms small;
   //  - an if-then-else of memories (the unwinding's merges) becomes an if-then-else of
   //    the reads of both sides (memoised per memory and address);
   //  - whatever remains (an array variable, a chain beyond the limits) is an SMT select.
@@ -49,6 +50,7 @@ public:
   smt::Term readByte(smt::Term mem, smt::Term addr);
   static constexpr size_t kExpandStores = 512;
   static constexpr size_t kWalkSteps = 8192;
+  static constexpr size_t kExpandBudget = 1 << 18;
   smt::Term store(smt::Term mem, smt::Term addr, smt::Term value, uint32_t bytes);
   // Bytes an allocation of `size` advances brk by: max(size, 1) rounded up to 8.
   smt::Term allocStep(smt::Term size);
@@ -83,6 +85,7 @@ private:
     }
   };
   std::unordered_map<std::pair<smt::Term, smt::Term>, smt::Term, PairHash> reads_;
+  size_t expanded_ = 0;  // ite cases made by readByte so far
   smt::TermManager& tm_;
   uint32_t ptrWidth_;
   smt::Sort memSort_;
