@@ -1,6 +1,8 @@
 #include "core/encoding/expr_encoder.h"
 
 #include <stdexcept>
+#include <unordered_set>
+#include <vector>
 
 #include "core/cfa/cfa.h"
 
@@ -20,11 +22,49 @@ static Term boolToBV(smt::TermManager& tm, Term b, uint32_t width) {
   return tm.mkIte(b, tm.bvVal(1, width), tm.bvVal(0, width));
 }
 
+Term ExprEncoder::readByte(Term mem, Term addr) { return readByte(mem, addr, 0); }
+
+Term ExprEncoder::readByte(Term mem, Term addr, unsigned depth) {
+  auto key = std::make_pair(mem, addr);
+  auto hit = reads_.find(key);
+  if (hit != reads_.end()) return hit->second;
+  std::vector<std::pair<Term, Term>> cases;  // (addr = j, value), outermost first
+  std::unordered_set<Term> shadowed;        // constant indices a store above covers
+  Term m = mem, below = nullptr;
+  for (size_t steps = 0; !below; ++steps) {
+    if (steps >= kWalkSteps) {
+      below = tm_.select(m, addr);
+    } else if (m->kind == smt::Kind::Store) {
+      Term j = m->children[1];
+      if (j == addr) {
+        below = m->children[2];
+      } else if (smt::provablyDistinct(j, addr) || (j->isConst() && shadowed.count(j))) {
+        m = m->children[0];
+      } else if (cases.size() >= kExpandStores || expanded_ >= kExpandBudget) {
+        below = tm_.select(m, addr);
+      } else {
+        cases.emplace_back(tm_.mkEq(addr, j), m->children[2]);
+        ++expanded_;
+        if (j->isConst()) shadowed.insert(j);
+        m = m->children[0];
+      }
+    } else if (m->kind == smt::Kind::Ite && depth < 64) {
+      below = tm_.mkIte(m->children[0], readByte(m->children[1], addr, depth + 1),
+                        readByte(m->children[2], addr, depth + 1));
+    } else {
+      below = tm_.select(m, addr);  // an array variable, a constant array, or too deep
+    }
+  }
+  for (auto it = cases.rbegin(); it != cases.rend(); ++it) below = tm_.mkIte(it->first, it->second, below);
+  reads_.emplace(key, below);
+  return below;
+}
+
 Term ExprEncoder::load(Term mem, Term addr, uint32_t bytes) {
   Term r = nullptr;
   for (uint32_t i = 0; i < bytes; ++i) {
     Term a = i == 0 ? addr : tm_.bvAdd(addr, tm_.bvVal(i, ptrWidth_));
-    Term b = tm_.select(mem, a);
+    Term b = readByte(mem, a);
     r = r ? tm_.concat(b, r) : b;  // higher addresses are more significant
   }
   return r;

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <functional>
+#include <unordered_map>
+#include <utility>
 
 #include "core/cfa/expr.h"
 #include "core/smt/term.h"
@@ -28,7 +30,27 @@ public:
   smt::Term nonZero(smt::Term bv);
 
   smt::Sort memSort() const { return memSort_; }
+  // A load reads each byte with readByte.
   smt::Term load(smt::Term mem, smt::Term addr, uint32_t bytes);
+  // The byte of `mem` at `addr`, with the array reads resolved where that is cheap
+  // (issue 21, eureka_01-1: a few int arrays initialised by constant lists and read
+  // at symbolic indices; Z3 spent > 10 s per bound on selects over chains of ~900
+  // byte stores below if-then-else merges of memories):
+  //  - a store at an index provablyDistinct from addr is skipped, one at addr itself
+  //    gives its value, a store at a constant index that a store above it shadows is
+  //    skipped;
+  //  - any other store at index j becomes ite(addr = j, value, read below), at most
+  //    kExpandStores of them per walk and kExpandBudget in all (per encoder), so that
+  //    programs whose addresses are all symbolic keep the terms small;
+  //  - an if-then-else of memories (the unwinding's merges) becomes an if-then-else of
+  //    the reads of both sides (memoised per memory and address);
+  //  - whatever remains (an array variable, a chain beyond the limits) is an SMT select.
+  // Each step is an equivalence of the array theory, so the term equals select(mem,
+  // addr) in every model; only its shape changes.
+  smt::Term readByte(smt::Term mem, smt::Term addr);
+  static constexpr size_t kExpandStores = 512;
+  static constexpr size_t kWalkSteps = 8192;
+  static constexpr size_t kExpandBudget = 1 << 18;
   smt::Term store(smt::Term mem, smt::Term addr, smt::Term value, uint32_t bytes);
   // Bytes an allocation of `size` advances brk by: max(size, 1) rounded up to 8.
   smt::Term allocStep(smt::Term size);
@@ -55,7 +77,15 @@ public:
   smt::TermManager& tm() { return tm_; }
 
 private:
+  smt::Term readByte(smt::Term mem, smt::Term addr, unsigned depth);
   smt::Term fp(smt::Term bits);
+  struct PairHash {
+    size_t operator()(const std::pair<smt::Term, smt::Term>& p) const {
+      return std::hash<const void*>{}(p.first) * 31 ^ std::hash<const void*>{}(p.second);
+    }
+  };
+  std::unordered_map<std::pair<smt::Term, smt::Term>, smt::Term, PairHash> reads_;
+  size_t expanded_ = 0;  // ite cases made by readByte so far
   smt::TermManager& tm_;
   uint32_t ptrWidth_;
   smt::Sort memSort_;

@@ -95,6 +95,11 @@ public:
   std::string str() const;  // SMT-LIB-like rendering, for debugging and tests
 };
 
+// True when the two index terms differ in every model: distinct constants, or one
+// bit-vector base plus different constant offsets (x + c1, x + c2). A syntactic test;
+// false means "not known".
+bool provablyDistinct(Term a, Term b);
+
 class TermManager {
 public:
   TermManager();
@@ -174,6 +179,7 @@ public:
   Term intLt(Term a, Term b);
 
   // arrays
+  // select reads over stores at indices provablyDistinct from `index` (bounded walk).
   Term select(Term array, Term index);
   Term store(Term array, Term index, Term value);
 

@@ -536,15 +536,45 @@ Term TermManager::intLt(Term a, Term b) {
 
 // ---------------------------------------------------------------- arrays, UF
 
+// Splits a bit-vector index into base + constant offset (base null for a constant).
+static void splitOffset(Term t, Term& base, uint64_t& off) {
+  if (t->kind == Kind::BVConst) {
+    base = nullptr;
+    off = t->value;
+  } else if (t->kind == Kind::BVAdd && t->children.size() == 2 && t->children[1]->kind == Kind::BVConst) {
+    base = t->children[0];
+    off = t->children[1]->value;
+  } else {
+    base = t;
+    off = 0;
+  }
+}
+
+// Offsets are reduced modulo 2^width (bvVal masks them), so different offsets on one
+// base differ in every model.
+bool provablyDistinct(Term a, Term b) {
+  if (a->isConst() && b->isConst()) return a != b;  // hash-consed: distinct terms, distinct values
+  if (!a->sort->isBV()) return false;
+  Term ba, bb;
+  uint64_t oa, ob;
+  splitOffset(a, ba, oa);
+  splitOffset(b, bb, ob);
+  return ba == bb && oa != ob;
+}
+
 Term TermManager::select(Term array, Term index) {
   if (!array->sort->isArray() || array->sort->index != index->sort) throw std::invalid_argument("select: sort mismatch");
-  // read through stores at distinct constant indices
+  // Read over writes: skip stores at indices provably distinct from `index` (constants,
+  // or one base with different constant offsets). The bound keeps one select linear in
+  // a bounded prefix of the chain; initialisers of a few arrays of ints are hundreds of
+  // byte stores long, and a read that stopped early left the solver a select over the
+  // whole chain (issue 21: eureka_01-1).
   Term a = array;
-  for (int steps = 0; steps < 64; ++steps) {
+  for (int steps = 0; steps < 4096; ++steps) {
     if (a->kind == Kind::Store) {
       Term i = a->children[1];
       if (i == index) return a->children[2];
-      if (i->isConst() && index->isConst()) {
+      if (provablyDistinct(i, index)) {
         a = a->children[0];
         continue;
       }

@@ -2,6 +2,9 @@
 
 #include <z3++.h>
 
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
 #include <new>
 #include <string>
 
@@ -55,6 +58,7 @@ protected:
     try {
       z3::expr_vector as(ctx_);
       for (Term a : assumptions) as.push_back(toZ3(a));
+      dumpQuery(as);
       z3::check_result r = solver_.check(as);
       if (r == z3::sat) {
         model_ = std::make_unique<z3::model>(solver_.get_model());
@@ -98,6 +102,18 @@ protected:
   }
 
 private:
+  // Debugging aid: with ARGUS_SMT_DUMP=DIR set, every check() writes its query as an
+  // SMT-LIB script DIR/query-<n>.smt2 (the assertion stack, then the assumptions).
+  void dumpQuery(const z3::expr_vector& as) {
+    static const char* dir = std::getenv("ARGUS_SMT_DUMP");
+    if (!dir || !*dir) return;
+    static std::atomic<unsigned> counter{0};
+    std::ofstream f(std::string(dir) + "/query-" + std::to_string(counter++) + ".smt2");
+    f << solver_.to_smt2();
+    for (unsigned i = 0; i < as.size(); ++i) f << "; assumption\n(assert " << as[i] << ")\n";
+    f << "(check-sat)\n";
+  }
+
   // Z3 reports failures outside check() (building or asserting a term, push, pop) as
   // z3::exception; a memory failure becomes std::bad_alloc (callers keep what they
   // verified so far and report "out of memory"), anything else a SolverError.
