@@ -82,12 +82,20 @@ json violation(const SarifTask& t, const json& r) {
     if (s.value("nondet", false)) e["properties"] = {{"nondet", true}};  // a value chosen by the environment
     tfl.push_back(e);
   }
-  std::string text = call + " is reachable from " + entry + " (" + std::to_string(steps.size()) +
-                     " steps; verdict false by " + algorithmOf(r) +
-                     (cex.value("replayed", false) ? ", the path replayed by the concrete interpreter" : "") + ")";
+  // a latent finding (issue 29 item 4): a warning with its precondition, not an error
+  const bool latent = cex.value("finding", std::string("manifest")) == "latent";
+  std::string pre = latent && cex.contains("precondition") && cex["precondition"].is_object()
+                        ? cex["precondition"].value("text", std::string())
+                        : std::string();
+  std::string text = latent ? "latent: " + call + " is reachable from " + entry + " when it " + pre + " (" +
+                                  std::to_string(steps.size()) + " steps; verdict unknown by " + algorithmOf(r) +
+                                  (cex.value("replayed", false) ? ", the path replayed by the concrete interpreter" : "") + ")"
+                            : call + " is reachable from " + entry + " (" + std::to_string(steps.size()) +
+                                  " steps; verdict false by " + algorithmOf(r) +
+                                  (cex.value("replayed", false) ? ", the path replayed by the concrete interpreter" : "") + ")";
   json res = {{"ruleId", kRule},
               {"ruleIndex", 0},
-              {"level", "error"},
+              {"level", latent ? "warning" : "error"},
               {"message", {{"text", text}}},
               {"locations",
                json::array({{{"physicalLocation", physicalLocation(last.value("file", t.file), last.value("line", 0u),
@@ -95,8 +103,10 @@ json violation(const SarifTask& t, const json& r) {
               {"codeFlows",
                json::array({{{"message", {{"text", "counterexample from " + entry}}},
                              {"threadFlows", json::array({{{"locations", tfl}}})}}})},
-              {"partialFingerprints", {{"argus/closure/v1", fingerprint(r, entry, "false")}}},
-              {"properties", {{"verdict", "false"}, {"entry", entry}, {"algorithm", r.value("algorithm", "")}}}};
+              {"partialFingerprints", {{"argus/closure/v1", fingerprint(r, entry, latent ? "latent" : "false")}}},
+              {"properties", {{"verdict", latent ? "unknown" : "false"}, {"entry", entry}, {"algorithm", r.value("algorithm", "")},
+                              {"finding", latent ? "latent" : "manifest"}}}};
+  if (latent) res["properties"]["precondition"] = cex.value("precondition", json::object());
   if (r.contains("confirmed_by")) res["properties"]["confirmed_by"] = r["confirmed_by"];
   return res;
 }
@@ -168,6 +178,9 @@ json toSarif(const std::vector<SarifTask>& tasks, const SarifInvocation& inv) {
     counts[v]++;
     if (std::find(artifacts.begin(), artifacts.end(), t.file) == artifacts.end()) artifacts.push_back(t.file);
     if (v == "false" && r.contains("counterexample") && r["counterexample"].is_object()) results.push_back(violation(t, r));
+    else if (v == "unknown" && r.contains("counterexample") && r["counterexample"].is_object() &&
+             r["counterexample"].value("finding", std::string()) == "latent")
+      results.push_back(violation(t, r));
     else if (v == "unknown") results.push_back(note(t, r));
   }
   std::string commandLine;
