@@ -918,6 +918,65 @@ std::string effectiveChain(const VerifyRequest& req) {
   return algorithmName(req.algorithm);
 }
 
+static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Program* parsed);
+
+// VerifyRequest::checkCallers: a latent finding of req.function becomes manifest when a
+// direct caller, verified as its own entry with only that error location kept, reaches it
+// through the function on a manifest path.
+static void checkCallers(const cfa::Program& parsed, const VerifyRequest& req, VerifyOutcome& out,
+                         std::chrono::steady_clock::time_point wall0) {
+  const result::Counterexample mine = *out.result.counterexample;
+  if (mine.steps.empty()) return;
+  const result::TraceStep& last = mine.steps.back();
+  const cfa::Function* self = parsed.find(req.function);
+  if (!self) return;
+  std::vector<std::string> callers;
+  for (const cfa::Function& g : parsed.functions) {
+    if (g.id == self->id || g.locs.empty() || cfa::isSyntheticFunction(g) || g.id == parsed.initFunc ||
+        g.id == parsed.initNondetFunc)
+      continue;
+    bool calls = false;
+    for (const cfa::Edge& e : g.edges) calls = calls || (e.kind == cfa::EdgeKind::Call && e.callee == self->id);
+    if (calls) callers.push_back(g.name);
+    if (callers.size() >= kMaxCallersChecked) break;
+  }
+  size_t checked = 0;
+  for (size_t i = 0; i < callers.size(); ++i) {
+    double left = req.timeoutS > 0 ? req.timeoutS - secondsSince(wall0)
+                                   : kCallerCheckS * static_cast<double>(callers.size() - i);
+    double t = std::min(kCallerCheckS, left / static_cast<double>(callers.size() - i));
+    if (t < 0.2) break;
+    VerifyRequest cr = req;
+    cr.function = callers[i];
+    cr.checkCallers = false;
+    cr.timeoutS = t;
+    cr.conditionIn = nullptr;
+    cr.conditionOut.clear();
+    cr.sessions = nullptr;
+    cr.sessionKey.clear();
+    cr.stageFinished = nullptr;
+    cr.progress = nullptr;
+    cr.onlyErrorAt = VerifyRequest::ErrorSite{last.function, last.file, last.line, last.column};
+    VerifyOutcome o;
+    try {
+      o = verifyUnguarded(cr, &parsed);
+    } catch (const std::exception&) {
+      continue;  // this caller says nothing
+    }
+    ++checked;
+    if (o.inputError || o.result.verdict != result::Verdict::False || !o.result.counterexample ||
+        !result::reachesSameError(*o.result.counterexample, mine))
+      continue;
+    out.result.verdict = result::Verdict::False;
+    out.result.counterexample = std::move(o.result.counterexample);
+    out.result.reason.clear();
+    out.result.condition = o.result.condition;
+    out.result.stats.extra["manifest_via_caller"] = 1;
+    break;
+  }
+  out.result.stats.extra["callers_checked"] = static_cast<double>(checked);
+}
+
 static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Program* parsed) {
   VerifyOutcome out;
   auto wall0 = std::chrono::steady_clock::now();
@@ -955,6 +1014,23 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
         sliced = std::move(h);
         harnessed = true;
       }
+  if (req.onlyErrorAt) {
+    // the caller check (VerifyRequest::checkCallers): only the latent finding's error
+    // location stays an error; cutting the other errors off removes paths, adds none
+    auto only = std::make_shared<cfa::Program>(*sliced);
+    const VerifyRequest::ErrorSite& site = *req.onlyErrorAt;
+    for (cfa::Function& f : only->functions)
+      for (cfa::Edge& e : f.edges)
+        if (e.kind == cfa::EdgeKind::Error &&
+            !(f.name == site.function && e.range.file == site.file && e.range.line == site.line &&
+              e.range.column == site.column)) {
+          e.kind = cfa::EdgeKind::Abort;
+          e.check = cfa::CheckKind::None;
+          e.property.clear();
+          e.args.clear();
+        }
+    sliced = std::move(only);
+  }
   double sliceS = secondsSince(sliceStart);
   const size_t fullFunctions = parsed->functions.size(), fullVars = parsed->vars.size();
   const cfa::Program& program = *sliced;
@@ -1027,6 +1103,17 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     sp.monitorOverflow = req.monitorOverflow;
     out.result = runSingle(program, *entry, slicedReq, req.algorithm, remaining, sp, req.conditionIn.get());
   }
+  // a latent finding is not a `false` (issue 29 item 4)
+  if (out.result.verdict == result::Verdict::False && out.result.counterexample &&
+      out.result.counterexample->finding == "latent") {
+    out.result.verdict = result::Verdict::Unknown;
+    out.result.reason = "latent finding: " + result::preconditionText(*out.result.counterexample);
+    out.result.condition.kind = "latent";
+    out.result.condition.summary = "an error is reachable when the entry's inputs satisfy a precondition";
+    out.result.condition.bound.reset();
+    out.result.condition.callDepth.reset();
+  }
+  if (req.checkCallers && result::isLatent(out.result)) checkCallers(*parsed, req, out, wall0);
   out.result.closureHash = cfa::closureHashes(program)[req.function];
   out.result.entryName = entry->name;
   out.result.entryFile = entry->range.file.empty() ? req.file : entry->range.file;

@@ -112,6 +112,23 @@ struct VerifyRequest {
   frontend::DataModel dataModel = frontend::DataModel::LP64;
   std::string function = "main";       // entry
   EntryModel entryModel = EntryModel::Harness;  // a non-main entry's parameters
+  // Latent findings (issue 29 item 4, README "Manifest and latent findings"): a
+  // counterexample of a non-main entry that depends on the entry's inputs makes the verdict
+  // unknown ("latent finding: fails if on entry: ..."), never false. With checkCallers, each
+  // direct caller of the function in the program (at most kMaxCallersChecked, in definition
+  // order) is then verified as its own entry, with only that error location kept, for at
+  // most kCallerCheckS seconds each (within timeoutS); a caller's manifest counterexample
+  // through the function to the same error makes the finding manifest: verdict false with
+  // the caller's whole path. `argus verify` sets it; `argus project` and argusd look at
+  // the callers' own results instead.
+  bool checkCallers = false;
+  // Internal (the caller check): keep only the Error edges at this position (function name,
+  // file, line, column); every other Error edge becomes an Abort.
+  struct ErrorSite {
+    std::string function, file;
+    uint32_t line = 0, column = 0;
+  };
+  std::optional<ErrorSite> onlyErrorAt;
   std::vector<std::string> extraArgs;  // compiler flags
   // The properties to check (`--property`): SV-COMP names, comma-separated (see
   // parseProperties); "" = unreach-call. Only verify() parses with them; verifyParsed
@@ -162,6 +179,9 @@ extern const char* const kAutoChain;
 // The chain a request runs: its own, or the default of its algorithm (auto, cmc); a
 // single algorithm is a one-stage chain.
 std::string effectiveChain(const VerifyRequest& req);
+
+constexpr size_t kMaxCallersChecked = 4;
+constexpr double kCallerCheckS = 5;
 
 struct VerifyOutcome {
   bool inputError = false;             // the request could not be run (file, parse, entry)

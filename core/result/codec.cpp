@@ -48,6 +48,20 @@ VerificationResult decodeResult(const json& j) {
     cex.replayed = c.value("replayed", false);
     cex.property = c.value("property", "");
     cex.violation = c.value("violation", "");
+    cex.finding = c.value("finding", "manifest");
+    if (c.contains("precondition") && c["precondition"].is_object()) {
+      const json& pc = c["precondition"];
+      cex.preconditionOmitted = pc.value("omitted", size_t(0));
+      if (pc.contains("conditions"))
+        for (const json& x : pc["conditions"]) {
+          PreconditionPart p;
+          p.condition = x.value("condition", "");
+          p.function = x.value("function", "");
+          p.file = x.value("file", "");
+          p.line = x.value("line", 0u);
+          cex.precondition.push_back(std::move(p));
+        }
+    }
     if (c.contains("assumptions")) cex.assumptions = c["assumptions"].get<std::vector<std::string>>();
     // what a native run needs (concrete playback): a counterexample found in another
     // process (a parallel stage's member, a daemon worker) is confirmed by this one

@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace argus::result {
 
@@ -251,6 +252,20 @@ class Memory {
       if (auto v = in_.initialMemory(addr)) return *v;
     return 0;
   }
+  // read() without counting an uninitialised read (the input tracking's own evaluation)
+  uint8_t peek(uint64_t addr) const {
+    addr &= amask_;
+    if (auto it = bytes_.find(addr); it != bytes_.end()) return it->second;
+    if (inZero(addr)) return 0;
+    if (in_.initialMemory)
+      if (auto v = in_.initialMemory(addr)) return *v;
+    return 0;
+  }
+  // written or zeroed before
+  bool known(uint64_t addr) const {
+    addr &= amask_;
+    return bytes_.count(addr) != 0 || inZero(addr);
+  }
 
   void write(uint64_t addr, uint8_t v) { bytes_[addr & amask_] = v; }
   size_t uninitialisedReads() const { return uninitialisedReads_; }
@@ -311,6 +326,7 @@ struct Frame {
   LocId loc;
   std::optional<VarId> retLhs;  // the caller's lhs, assigned when this frame returns
   std::unordered_map<VarId, uint64_t> regs;
+  std::unordered_set<VarId> taint;  // registers whose value depends on entry inputs
 };
 
 class Interpreter {
@@ -469,6 +485,72 @@ class Interpreter {
     }
   }
 
+  // ---- entry inputs (see replay.h): taint bits beside the values
+  static bool isHarnessEdge(const cfa::Edge& e) { return e.text.rfind("entry model: ", 0) == 0; }
+  // the harness's choice "X is not null" (entry_harness.cpp: Builder::maybe)
+  bool isHarnessNotNull(const cfa::Edge& e) const {
+    if (e.positive || !e.cond || e.cond->kind != ExprKind::Binary || e.cond->ops.empty()) return false;
+    const Expr& a = *e.cond->ops[0];
+    if (a.kind != ExprKind::Var || a.var >= p_.vars.size()) return false;
+    const std::string& n = p_.vars[a.var].name;
+    return n.find("::$entry") != std::string::npos && n.size() >= 7 && n.compare(n.size() - 7, 7, "$choice") == 0;
+  }
+  bool varTainted(VarId v) const {
+    if (isGlobal(v)) return gtaint_.size() > v && gtaint_[v];
+    return stack_.back().taint.count(v) != 0;
+  }
+  void setTaint(VarId v, bool t) {
+    if (!track_) return;
+    if (isGlobal(v)) {
+      if (gtaint_.size() > v) gtaint_[v] = t;
+      return;
+    }
+    if (t)
+      stack_.back().taint.insert(v);
+    else
+      stack_.back().taint.erase(v);
+  }
+  bool inBodyBlock(uint64_t a) const {
+    auto it = bodyBlocks_.upper_bound(a);
+    if (it == bodyBlocks_.begin()) return false;
+    --it;
+    return a - it->first < it->second;
+  }
+  bool byteTainted(uint64_t a) const {
+    a &= amask_;
+    if (mtaint_.count(a)) return true;
+    if (mem_.known(a)) return false;
+    return !inBodyBlock(a);  // never written: an input unless the program's own block
+  }
+  void clearTaint(uint64_t start, uint64_t len) {
+    if (mtaint_.empty() || len == 0) return;
+    for (auto it = mtaint_.begin(); it != mtaint_.end();)
+      it = ((*it - start) & amask_) < len ? mtaint_.erase(it) : std::next(it);
+  }
+  bool tainted(const cfa::ExprPtr& e) { return track_ && e && taintRec(*e); }
+  bool taintRec(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::Const: return false;
+      case ExprKind::Var: return varTainted(e.var);
+      case ExprKind::Load: {
+        const Expr& a = *e.ops.at(0);
+        if (wildStore_ || taintRec(a)) return true;
+        auto var = [this](VarId v) { return readVar(v); };
+        auto mem = [this](uint64_t x) { return mem_.peek(x); };
+        uint64_t addr = evalRec(a, var, mem, amask_);
+        uint32_t bytes = (e.width + 7) / 8;
+        for (uint32_t i = 0; i < bytes && i < 8; ++i)
+          if (byteTainted(addr + i)) return true;
+        return false;
+      }
+      default:
+        for (const auto& o : e.ops)
+          if (o && taintRec(*o)) return true;
+        return false;
+    }
+  }
+  void decision(FuncId f, uint32_t edge) { res_.inputDecisions.push_back({f, edge}); }
+
   uint64_t eval(const cfa::ExprPtr& e) {
     if (!e) throw std::invalid_argument("missing expression");
     auto var = [this](VarId v) { return readVar(v); };
@@ -508,14 +590,18 @@ class Interpreter {
 
   void pushEntry() {
     const auto& f = p_.functions[entry_];
-    stack_.push_back(Frame{entry_, f.entry, std::nullopt, {}});
-    for (auto& [v, val] : res_.entryArgs) writeVar(v, val);
+    stack_.push_back(Frame{entry_, f.entry, std::nullopt, {}, {}});
+    for (auto& [v, val] : res_.entryArgs) {
+      writeVar(v, val);
+      setTaint(v, true);  // the caller's arguments
+    }
   }
 
   // Pops the top frame; returns false when the execution is over (entry returned).
   bool doReturn(ReplayStep* step) {
     const auto& f = p_.functions[stack_.back().func];
     uint64_t rv = f.retVar ? readVar(*f.retVar) : 0;
+    bool rt = track_ && f.retVar && varTainted(*f.retVar);
     auto lhs = stack_.back().retLhs;
     stack_.pop_back();
     if (stack_.empty()) {
@@ -528,6 +614,7 @@ class Interpreter {
     }
     if (lhs) {
       uint64_t v = writeVar(*lhs, rv);
+      setTaint(*lhs, rt);
       if (step) step->assigned.emplace_back(*lhs, v);
     }
     return true;
@@ -545,6 +632,12 @@ class Interpreter {
   FuncId entry_ = cfa::kNoFunc;
   bool inInit_ = false;
   uint64_t brk_ = 0;
+  // entry inputs
+  bool track_ = false;
+  std::vector<char> gtaint_;                 // global registers
+  std::unordered_set<uint64_t> mtaint_;      // memory bytes
+  std::map<uint64_t, uint64_t> bodyBlocks_;  // blocks of the program's own Allocs: start -> length
+  bool wildStore_ = false;                   // a store through a tainted address happened
 };
 
 ReplayResult Interpreter::run(FuncId entry) {
@@ -563,13 +656,16 @@ ReplayResult Interpreter::run(FuncId entry) {
     res_.entryArgs.emplace_back(v, val & maskOf(varWidth(v)));
   }
   brk_ = p_.heapBase & amask_;
+  track_ = in_.trackInputs && ef.name != "main";
+  res_.inputsTracked = track_;
+  if (track_) gtaint_.assign(p_.vars.size(), 0);
   FuncId init = ef.name == "main" ? p_.initFunc : p_.initNondetFunc;
   if (init != cfa::kNoFunc) {
     if (init >= p_.functions.size() || p_.functions[init].locs.empty())
       return finish(ReplayOutcome::Malformed, "init function " + std::to_string(init) +
                                                   " does not exist or has no body");
     inInit_ = true;
-    stack_.push_back(Frame{init, p_.functions[init].entry, std::nullopt, {}});
+    stack_.push_back(Frame{init, p_.functions[init].entry, std::nullopt, {}, {}});
   } else {
     pushEntry();
   }
@@ -639,6 +735,7 @@ ReplayResult Interpreter::run(FuncId entry) {
           if (p_.objectBits && e.check != cfa::CheckKind::None && !e.positive && checkViolated(e))
             return finishAt(ReplayOutcome::Blocked, "a memory-safety check passed on the path, but the interpreter's "
                                                     "object table shows a violation");
+          if (track_ && !inInit_ && !isHarnessNotNull(e) && tainted(e.cond)) decision(curFunc, edgeIdx);
           fr.loc = e.to;
           break;
         case EdgeKind::Free:
@@ -648,7 +745,10 @@ ReplayResult Interpreter::run(FuncId entry) {
           break;
         case EdgeKind::Assign: {
           uint64_t v = eval(e.rhs);
-          if (e.lhs) step.assigned.emplace_back(*e.lhs, writeVar(*e.lhs, v));
+          if (e.lhs) {
+            step.assigned.emplace_back(*e.lhs, writeVar(*e.lhs, v));
+            setTaint(*e.lhs, tainted(e.rhs));
+          }
           fr.loc = e.to;
           break;
         }
@@ -659,7 +759,10 @@ ReplayResult Interpreter::run(FuncId entry) {
             return finish(ReplayOutcome::OutOfNondets,
                           "no value for havoc at " + where(curFunc, curLoc, &e));
           }
-          if (e.lhs) step.assigned.emplace_back(*e.lhs, writeVar(*e.lhs, v));
+          if (e.lhs) {
+            step.assigned.emplace_back(*e.lhs, writeVar(*e.lhs, v));
+            setTaint(*e.lhs, inInit_ || isHarnessEdge(e));  // the entry model's choices are inputs
+          }
           fr.loc = e.to;
           break;
         }
@@ -670,6 +773,10 @@ ReplayResult Interpreter::run(FuncId entry) {
           uint64_t inc = ((size == 0 ? 1 : size) + 7) & ~uint64_t{7} & amask_;
           brk_ = (brk_ + inc) & amask_;
           if (e.zeroInit) mem_.zero(base, size);
+          if (track_) {
+            if (e.zeroInit) clearTaint(base, size);
+            if (!inInit_ && !isHarnessEdge(e)) bodyBlocks_[base] = inc == 0 ? 1 : inc;
+          }
           if (p_.objectBits && e.rhs) {
             Object o;
             o.size = eval(e.rhs) & amask_;
@@ -683,7 +790,10 @@ ReplayResult Interpreter::run(FuncId entry) {
             o.what = name.empty() ? "allocated at " + at : "`" + name + "` (" + at + ")";
             objects_[base >> p_.objectBits] = o;
           }
-          if (e.lhs) step.assigned.emplace_back(*e.lhs, writeVar(*e.lhs, base));
+          if (e.lhs) {
+            step.assigned.emplace_back(*e.lhs, writeVar(*e.lhs, base));
+            setTaint(*e.lhs, tainted(e.size) || tainted(e.rhs));
+          }
           fr.loc = e.to;
           break;
         }
@@ -692,6 +802,17 @@ ReplayResult Interpreter::run(FuncId entry) {
           uint64_t v = eval(e.value);
           for (uint32_t i = 0; i < e.bytes; ++i)
             mem_.write(addr + i, i < 8 ? static_cast<uint8_t>(v >> (8 * i)) : 0);
+          if (track_) {
+            bool at = tainted(e.addr);
+            bool t = at || tainted(e.value);
+            if (at) wildStore_ = true;
+            for (uint32_t i = 0; i < e.bytes; ++i) {
+              if (t)
+                mtaint_.insert((addr + i) & amask_);
+              else if (!mtaint_.empty())
+                mtaint_.erase((addr + i) & amask_);
+            }
+          }
           step.stored = std::make_pair(addr, v & maskOf(8 * e.bytes));
           fr.loc = e.to;
           break;
@@ -701,16 +822,21 @@ ReplayResult Interpreter::run(FuncId entry) {
             return finishAt(ReplayOutcome::Malformed, "call of a function without body");
           const cfa::Function& callee = p_.functions[e.callee];
           std::vector<uint64_t> args;
+          std::vector<char> argTaint;
           args.reserve(e.args.size());
-          for (const auto& a : e.args) args.push_back(eval(a));
+          for (const auto& a : e.args) {
+            args.push_back(eval(a));
+            argTaint.push_back(tainted(a));
+          }
           if (stack_.size() >= kMaxCallDepth)
             return finishAt(ReplayOutcome::DepthLimit,
                             "call depth " + std::to_string(kMaxCallDepth) + " exceeded");
           fr.loc = e.to;  // where the caller resumes
-          stack_.push_back(Frame{e.callee, callee.entry, e.lhs, {}});  // invalidates fr
+          stack_.push_back(Frame{e.callee, callee.entry, e.lhs, {}, {}});  // invalidates fr
           for (size_t i = 0; i < callee.params.size(); ++i) {
             VarId pv = callee.params[i];
             step.assigned.emplace_back(pv, writeVar(pv, i < args.size() ? args[i] : 0));
+            setTaint(pv, i < argTaint.size() && argTaint[i]);
           }
           break;
         }
@@ -729,6 +855,11 @@ ReplayResult Interpreter::run(FuncId entry) {
             return finishAt(ReplayOutcome::Blocked, "check edge of " + e.property +
                                                         " taken, but its operands do not violate it");
           if (p_.objectBits && e.check != cfa::CheckKind::None) res_.violation = describeViolation(e);
+          if (track_ && !inInit_ && e.check != cfa::CheckKind::None) {
+            bool t = false;
+            for (const auto& a : e.args) t = t || tainted(a);
+            if (t) decision(curFunc, edgeIdx);
+          }
           fr.loc = e.to;
           record();
           return finish(ReplayOutcome::ReachedError, "error reached at " +

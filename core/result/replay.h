@@ -30,6 +30,28 @@
 //    arithmetic; zeroInit sets the `size` bytes of the block to 0 (the padding up to the
 //    next multiple of 8 is left alone). Store writes little-endian bytes;
 //    addresses are masked to Program::ptrWidth bits. Free has no effect.
+//
+// Entry inputs (issue 29 item 4, manifest vs latent findings): when the entry is not
+// "main" (and ReplayInput::trackInputs is set), every value carries a taint bit that says
+// whether it depends on what the entry's caller supplies. Sources: the entry's parameter
+// values; values the init function havocs (globals the entry model leaves arbitrary);
+// values the entry harness chooses (its Havoc edges, text "entry model: ..."); bytes of
+// memory read without having been written or zeroed, unless they lie in a block allocated
+// by an Alloc edge of the program's own code (a local or malloc'd block: its contents are
+// the program's own nondeterminism, not an input). Nondeterministic values the function
+// itself asks for (__VERIFIER_nondet_*, body-less calls) are not inputs. Taint flows
+// through expressions, register assignments, calls and returns, stores (a byte is tainted
+// iff the stored value or the address is) and loads (tainted if the address or a loaded
+// byte is). A store through a tainted address could have written elsewhere under other
+// inputs, so after one every later load counts as tainted. An Alloc with a tainted size
+// gives a tainted address. Control dependence is not propagated into values: instead every
+// taken Assume edge whose condition is tainted is recorded as an *input decision*
+// (ReplayResult::inputDecisions), and so is an Error edge whose check operands are tainted.
+// The harness's "X is not null" choice is not recorded: a valid object is the model's
+// ordinary case, not a condition on the caller. A path without input decisions reaches
+// the error whatever the calling context supplies (given the entry model's fresh
+// objects): a *manifest* finding; otherwise it is *latent*, and the decisions, in path
+// order, are a sufficient (not necessary) precondition for it.
 #pragma once
 
 #include <cstddef>
@@ -51,6 +73,17 @@ struct ReplayInput {
   // Content of a memory byte never written (or zero-initialised) before; nullopt or an
   // empty function → 0. Must be deterministic.
   std::function<std::optional<uint8_t>(uint64_t addr)> initialMemory;
+  // Track which decisions depend on the entry's inputs (see the top of this file); only
+  // for an entry other than "main".
+  bool trackInputs = true;
+};
+
+// A decision on the path that depends on the entry's inputs: the taken edge (an Assume,
+// or an Error edge whose check operands are inputs), in path order; repeated as often as
+// it is taken.
+struct InputDecision {
+  cfa::FuncId func = cfa::kNoFunc;
+  uint32_t edge = 0;
 };
 
 enum class ReplayOutcome {
@@ -92,6 +125,10 @@ struct ReplayResult {
   size_t uninitialisedReads = 0;
   cfa::FuncId endFunc = cfa::kNoFunc;  // where execution stopped
   cfa::LocId endLoc = 0;
+  // Whether inputs were tracked (entry not "main", ReplayInput::trackInputs), and the
+  // decisions on the path that depend on them (see the top of this file).
+  bool inputsTracked = false;
+  std::vector<InputDecision> inputDecisions;
 };
 
 constexpr size_t kMaxCallDepth = 100'000;

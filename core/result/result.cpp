@@ -17,6 +17,34 @@ const char* verdictName(Verdict v) {
   }
 }
 
+std::string preconditionText(const Counterexample& cex) {
+  if (cex.finding != "latent") return "";
+  std::string s = "fails if on entry: ";
+  for (size_t i = 0; i < cex.precondition.size(); ++i) {
+    const PreconditionPart& p = cex.precondition[i];
+    s += (i ? ", " : "") + p.condition + " (" + p.file + ":" + std::to_string(p.line) + ")";
+  }
+  if (cex.precondition.empty()) s += "(a condition on the entry's inputs)";
+  if (cex.preconditionOmitted) s += ", and " + std::to_string(cex.preconditionOmitted) + " more";
+  return s;
+}
+
+bool isLatent(const VerificationResult& r) {
+  return r.verdict == Verdict::Unknown && r.counterexample && r.counterexample->finding == "latent";
+}
+
+bool reachesSameError(const Counterexample& caller, const Counterexample& latent) {
+  if (caller.finding != "manifest" || !caller.replayed || caller.steps.empty() || latent.steps.empty()) return false;
+  if (caller.entry == latent.entry) return false;
+  const TraceStep& a = caller.steps.back();
+  const TraceStep& b = latent.steps.back();
+  if (a.function != b.function || a.file != b.file || a.line != b.line || a.column != b.column) return false;
+  if (caller.property != latent.property) return false;
+  for (const TraceStep& s : caller.steps)
+    if (s.function == latent.entry) return true;
+  return false;
+}
+
 std::string verdictText(const VerificationResult& r) {
   if (r.verdict == Verdict::False && r.counterexample && !r.counterexample->property.empty())
     return "false(" + r.counterexample->property + ")";
@@ -61,6 +89,14 @@ nlohmann::json toJson(const VerificationResult& r) {
       j["counterexample"]["property"] = cex.property;
       if (!cex.violation.empty()) j["counterexample"]["violation"] = cex.violation;
       if (r.verdict == Verdict::False) j["violated_property"] = cex.property;
+    }
+    j["counterexample"]["finding"] = cex.finding;
+    if (cex.finding == "latent") {
+      nlohmann::json parts = nlohmann::json::array();
+      for (const PreconditionPart& p : cex.precondition)
+        parts.push_back({{"condition", p.condition}, {"function", p.function}, {"file", p.file}, {"line", p.line}});
+      j["counterexample"]["precondition"] = {{"text", preconditionText(cex)}, {"conditions", parts},
+                                             {"omitted", cex.preconditionOmitted}};
     }
     j["confirmed_by"] = cex.confirmedBy;
     if (!cex.nativeNote.empty()) j["native_check"] = cex.nativeNote;
@@ -126,6 +162,11 @@ std::string toText(const VerificationResult& r) {
       << (cex.replayed ? ", replayed" : "") << "):\n";
     if (!cex.property.empty())
       o << "violates: " << cex.property << (cex.violation.empty() ? "" : ": " + cex.violation) << "\n";
+    if (cex.finding == "latent")
+      o << "latent: " << preconditionText(cex) << "\n";
+    else if (!r.entryName.empty() && cex.entry != r.entryName)
+      o << "manifest: the path comes from the caller '" << cex.entry << "' and passes through '" << r.entryName
+        << "'\n";
     size_t i = 0;
     for (const TraceStep& s : cex.steps) {
       o << "  " << std::setw(3) << ++i << "  " << s.file << ":" << s.line << "  " << std::left

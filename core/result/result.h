@@ -44,6 +44,15 @@ struct PathInput {
   uint32_t line = 0;
 };
 
+// One input decision of a latent finding's path (core/result/replay.h): the C text of the
+// branch in the direction taken (or of a property check), where it is.
+struct PreconditionPart {
+  std::string condition;   // e.g. "op >= 10", "p is null"
+  std::string function;
+  std::string file;        // base name
+  uint32_t line = 0;
+};
+
 struct Counterexample {
   std::vector<TraceStep> steps;
   std::string entry;       // function the path starts from
@@ -72,7 +81,26 @@ struct Counterexample {
   // A memory-safety violation as the interpreter saw it, naming the object ("access of
   // 4 bytes at offset 40 of `a` (f.c:3), a stack object of 40 bytes"); "" otherwise.
   std::string violation;
+  // Issue 29 item 4. "manifest": the path does not depend on the entry's inputs (every
+  // path from main is); "latent": it does, and `precondition` lists the input decisions
+  // in path order (deduplicated, at most kMaxPreconditionParts; `preconditionOmitted`
+  // more) — the condition of this path, sufficient, not necessary. A counterexample of
+  // another entry (a caller) that reaches the same error through the function makes a
+  // latent finding manifest: `entry` then names that caller.
+  std::string finding = "manifest";
+  std::vector<PreconditionPart> precondition;
+  size_t preconditionOmitted = 0;
 };
+
+constexpr size_t kMaxPreconditionParts = 8;
+
+// "fails if on entry: op >= 10 (status.c:12), p is null (list.c:40)"; "" for a manifest
+// finding.
+std::string preconditionText(const Counterexample& cex);
+// Whether `caller`'s counterexample is evidence that `latent`'s finding is manifest: it is
+// manifest, comes from another entry, passes through `latent`'s entry function and ends at
+// the same error location (function, file, line, column).
+bool reachesSameError(const Counterexample& caller, const Counterexample& latent);
 
 // What a run that did not reach a full proof still verified.
 struct Condition {
@@ -134,6 +162,9 @@ struct VerificationResult {
   // reachability (unreach-call).
   std::string property;
 };
+
+// A latent finding: an unknown verdict that carries its (latent) counterexample.
+bool isLatent(const VerificationResult& r);
 
 // "false(no-overflow)" for a violated property other than reachability, else the
 // verdict's name ("true", "false", "unknown").

@@ -141,14 +141,21 @@ json violation(const SarifTask& t, const json& r) {
   const int rule = ruleOfResult(r);
   const std::string property = cex.value("property", std::string());
   const std::string violation = cex.value("violation", std::string());
+  // a latent finding (issue 29 item 4): a warning with its precondition, not an error
+  const bool latent = cex.value("finding", std::string("manifest")) == "latent";
+  std::string pre = latent && cex.contains("precondition") && cex["precondition"].is_object()
+                        ? cex["precondition"].value("text", std::string())
+                        : std::string();
   std::string what = property.empty() ? call + " is reachable from " + entry
                                       : property + " violated at " + call + (violation.empty() ? "" : " (" + violation + ")") +
                                             ", reachable from " + entry;
-  std::string text = what + " (" + std::to_string(steps.size()) + " steps; verdict false by " + algorithmOf(r) +
+  if (latent) what = "latent: " + what + " when it " + pre;
+  std::string text = what + " (" + std::to_string(steps.size()) + " steps; verdict " + (latent ? "unknown" : "false") +
+                     " by " + algorithmOf(r) +
                      (cex.value("replayed", false) ? ", the path replayed by the concrete interpreter" : "") + ")";
   json res = {{"ruleId", kRules[rule].id},
               {"ruleIndex", rule},
-              {"level", "error"},
+              {"level", latent ? "warning" : "error"},
               {"message", {{"text", text}}},
               {"locations",
                json::array({{{"physicalLocation", physicalLocation(last.value("file", t.file), last.value("line", 0u),
@@ -156,8 +163,10 @@ json violation(const SarifTask& t, const json& r) {
               {"codeFlows",
                json::array({{{"message", {{"text", "counterexample from " + entry}}},
                              {"threadFlows", json::array({{{"locations", tfl}}})}}})},
-              {"partialFingerprints", {{"argus/closure/v1", fingerprint(r, entry, "false")}}},
-              {"properties", {{"verdict", "false"}, {"entry", entry}, {"algorithm", r.value("algorithm", "")}}}};
+              {"partialFingerprints", {{"argus/closure/v1", fingerprint(r, entry, latent ? "latent" : "false")}}},
+              {"properties", {{"verdict", latent ? "unknown" : "false"}, {"entry", entry}, {"algorithm", r.value("algorithm", "")},
+                              {"finding", latent ? "latent" : "manifest"}}}};
+  if (latent) res["properties"]["precondition"] = cex.value("precondition", json::object());
   if (r.contains("confirmed_by")) res["properties"]["confirmed_by"] = r["confirmed_by"];
   return res;
 }
@@ -230,6 +239,9 @@ json toSarif(const std::vector<SarifTask>& tasks, const SarifInvocation& inv) {
     counts[v]++;
     if (std::find(artifacts.begin(), artifacts.end(), t.file) == artifacts.end()) artifacts.push_back(t.file);
     if (v == "false" && r.contains("counterexample") && r["counterexample"].is_object()) results.push_back(violation(t, r));
+    else if (v == "unknown" && r.contains("counterexample") && r["counterexample"].is_object() &&
+             r["counterexample"].value("finding", std::string()) == "latent")
+      results.push_back(violation(t, r));
     else if (v == "unknown") results.push_back(note(t, r));
   }
   std::string commandLine;

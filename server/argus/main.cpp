@@ -446,6 +446,7 @@ int runVerify(const std::vector<std::string>& args) {
     stageOut << argus::cli::stageLine(i, spec, r) << std::endl;
     if (r.verdict == argus::result::Verdict::Unknown) watchdog->stageFinished(spec, r);
   };
+  req.checkCallers = true;  // a latent finding is checked against the unit's callers
   argus::engine::VerifyOutcome out = argus::engine::verify(req);
   if (out.inputError) {
     std::cerr << "argus: " << out.error << "\n";

@@ -67,7 +67,7 @@ struct Job {
   std::string key;        // result key
   bool cached = false;
   bool done = false;
-  std::string verdict;    // verified | counterexample | conditional | unknown | error
+  std::string verdict;    // verified | counterexample | latent | conditional | unknown | error
   std::string reason;     // unknown: category; error: message
   std::string detail;     // condition summary / reason / counterexample length
   double timeS = 0;
@@ -90,7 +90,10 @@ void classify(Job& j, const result::VerificationResult& r) {
       j.detail = std::to_string(r.counterexample ? r.counterexample->steps.size() : 0) + " steps";
       break;
     default:
-      if (r.condition.bound && *r.condition.bound > 0) {
+      if (result::isLatent(r)) {
+        j.verdict = "latent";  // issue 29 item 4; promoteLatent may make it a counterexample
+        j.detail = result::preconditionText(*r.counterexample);
+      } else if (r.condition.bound && *r.condition.bound > 0) {
         j.verdict = "conditional";
         j.detail = r.condition.summary;
       } else {
@@ -122,6 +125,31 @@ fs::path commonRoot(const std::vector<Unit>& units) {
     while (!root.empty() && !underRoot(d.string() + "/", root) && d != root) root = root.parent_path();
   }
   return root;
+}
+
+// Issue 29 item 4: a latent finding of f is manifest when another function's manifest
+// counterexample passes through f to the same error location (a caller verified as its
+// own entry inlines f, and so do its callers: any depth the callers' runs unwound). The
+// function then reports that caller's whole path.
+void promoteLatent(std::vector<Job>& work) {
+  for (Job& f : work) {
+    if (f.verdict != "latent" || !f.result || !f.result->counterexample) continue;
+    for (const Job& g : work) {
+      if (&g == &f || g.verdict != "counterexample" || !g.result || !g.result->counterexample) continue;
+      if (!result::reachesSameError(*g.result->counterexample, *f.result->counterexample)) continue;
+      result::VerificationResult r = *f.result;
+      std::string pre = result::preconditionText(*r.counterexample);
+      r.verdict = result::Verdict::False;
+      r.counterexample = g.result->counterexample;
+      r.reason.clear();
+      r.condition = g.result->condition;
+      f.result = std::move(r);
+      f.verdict = "counterexample";
+      f.detail = std::to_string(f.result->counterexample->steps.size()) + " steps, from the caller " + g.display +
+                 " (latent alone: " + pre + ")";
+      break;
+    }
+  }
 }
 
 volatile sig_atomic_t gInterrupted = 0;
@@ -468,7 +496,8 @@ int runProject(const std::vector<std::string>& args) {
     work = std::move(doneJobs);
     std::cerr << "argus project: interrupted; " << notRun << " functions not run\n";
   }
-  const char* kinds[] = {"verified", "counterexample", "conditional", "unknown", "error"};
+  promoteLatent(work);
+  const char* kinds[] = {"verified", "counterexample", "latent", "conditional", "unknown", "error"};
   std::map<std::string, std::map<std::string, size_t>> perFile;
   std::map<std::string, size_t> totals, unknownBy;
   size_t fromStore = 0;
@@ -480,7 +509,7 @@ int runProject(const std::vector<std::string>& args) {
     if (j.cached) ++fromStore;
   }
   totals["error"] += parseErrors.size();
-  int code = totals["counterexample"] ? 1 : (totals["unknown"] || totals["error"]) ? 3 : 0;
+  int code = totals["counterexample"] ? 1 : (totals["unknown"] || totals["latent"] || totals["error"]) ? 3 : 0;
   if (gInterrupted) code = 130;
   double wall = elapsed();
   if (format == "json") {
@@ -496,7 +525,13 @@ int runProject(const std::vector<std::string>& args) {
       json o{{"file", relTo(j.file, root)}, {"function", j.display}, {"name", j.name}, {"line", j.line},
              {"verdict", j.verdict}, {"reason", j.reason}, {"detail", j.detail}, {"time_s", j.timeS},
              {"from_store", j.cached}};
-      if (j.result && j.result->counterexample) o["counterexample_steps"] = j.result->counterexample->steps.size();
+      if (j.result && j.result->counterexample) {
+        const result::Counterexample& cex = *j.result->counterexample;
+        o["counterexample_steps"] = cex.steps.size();
+        o["finding"] = cex.finding;
+        if (cex.finding == "latent") o["precondition"] = result::toJson(*j.result)["counterexample"]["precondition"];
+        if (!j.result->entryName.empty() && cex.entry != j.result->entryName) o["via_caller"] = cex.entry;
+      }
       if (j.result && j.result->condition.bound) o["bound"] = *j.result->condition.bound;
       out["functions"].push_back(std::move(o));
     }

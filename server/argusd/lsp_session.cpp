@@ -801,7 +801,38 @@ void LspSession::onSnapshot(const std::string& uri, const DocumentSnapshot& snap
     mine = json::array();
     target = &mine;
     status.push_back(statusJson(f));
-    if (f.state == FunctionState::Violated && f.result && f.result->counterexample) {
+    // the path as relatedInformation, one entry per step
+    auto pathOf = [&](const std::vector<result::TraceStep>& steps) {
+      json related = json::array();
+      size_t i = 0;
+      for (const auto& s : steps) {
+        std::string msg = "step " + std::to_string(++i) + ": " + s.statement;
+        if (!s.values.empty()) {
+          msg += "  [";
+          for (size_t k = 0; k < s.values.size(); ++k)
+            msg += (k ? ", " : "") + s.values[k].first + " = " + s.values[k].second;
+          msg += "]";
+        }
+        if (s.nondet) msg += " (nondet)";
+        related.push_back({{"location", {{"uri", uri}, {"range", protocol::toJSON(simpleRange(s.line, s.column, s.statement.size()))}}},
+                           {"message", msg}});
+      }
+      return related;
+    };
+    if (f.state == FunctionState::Conditional && f.result && result::isLatent(*f.result)) {
+      // a latent finding (issue 29 item 4): Information, at the error, with its path
+      const auto& cex = *f.result->counterexample;
+      const result::TraceStep* last = cex.steps.empty() ? nullptr : &cex.steps.back();
+      uint32_t line = last ? last->line : f.range.line, col = last ? last->column : f.range.column;
+      std::string msg = "argus: latent finding in '" + f.name + "': " +
+                        (last ? last->statement : std::string("error location")) + " is reachable when '" + f.name +
+                        "' " + result::preconditionText(cex) + " (no caller passes such inputs; counterexample with " +
+                        std::to_string(cex.steps.size()) + " steps, " + f.algorithm + ")";
+      const std::string prop = cex.property.empty() ? "unreach-call" : cex.property;
+      diag(simpleRange(line, col, last ? last->statement.size() : 1), protocol::DiagnosticSeverity::Information, msg,
+           pathOf(cex.steps), json{{"function", f.name}, {"state", "latent"}, {"property", prop}});
+      target->back()["code"] = "argus." + prop;
+    } else if (f.state == FunctionState::Violated && f.result && f.result->counterexample) {
       const auto& cex = *f.result->counterexample;
       const auto& steps = cex.steps;
       const result::TraceStep* last = steps.empty() ? nullptr : &steps.back();
@@ -821,7 +852,9 @@ void LspSession::onSnapshot(const std::string& uri, const DocumentSnapshot& snap
       }
       uint32_t line = last ? last->line : f.range.line, col = last ? last->column : f.range.column;
       const std::string entry = "entry '" + f.name + "'" +
-                                (f.name == "main" ? " (initial state)" : " (nondeterministic arguments and globals)");
+                                (f.name == "main"       ? " (initial state)"
+                                 : cex.entry != f.name ? " (through its caller '" + cex.entry + "')"
+                                                       : " (whatever its arguments)");
       const std::string where = last ? last->statement : std::string("error location");
       const std::string tail = " — counterexample with " + std::to_string(steps.size()) + " steps (" + f.algorithm + ")";
       // each property its own code (argus.unreach-call, argus.valid-deref, argus.no-overflow, ...)

@@ -61,6 +61,7 @@ struct Service::FnEntry {
   Clock::time_point startedAt{};
   bool runningNow = false;
   bool changed = true;  // status changed since the last snapshot delivered
+  bool promoted = false;  // shown as manifest through a caller's counterexample (promoteLatent)
 };
 
 struct Service::Doc {
@@ -152,7 +153,30 @@ std::string stageKey(const std::string& engineId, const std::string& base, const
   return h.hex();
 }
 
-bool isFinal(const result::VerificationResult& r) { return r.verdict != result::Verdict::Unknown; }
+// A latent finding is final too: a later stage would find the same path (issue 29 item 4).
+bool isFinal(const result::VerificationResult& r) { return r.verdict != result::Verdict::Unknown || result::isLatent(r); }
+
+// Issue 29 item 4: a latent finding of f is manifest when another function's manifest
+// counterexample passes through f to the same error location (the caller verified as its
+// own entry inlines f). Derived at every snapshot from the functions' own results, so the
+// stored results stay per function.
+void promoteLatent(std::vector<FunctionStatus>& fns) {
+  for (FunctionStatus& f : fns) {
+    if (f.state != FunctionState::Conditional || !f.result || !result::isLatent(*f.result)) continue;
+    for (const FunctionStatus& g : fns) {
+      if (&g == &f || g.state != FunctionState::Violated || !g.result || !g.result->counterexample) continue;
+      if (!result::reachesSameError(*g.result->counterexample, *f.result->counterexample)) continue;
+      result::VerificationResult r = *f.result;
+      r.verdict = result::Verdict::False;
+      r.counterexample = g.result->counterexample;
+      r.reason.clear();
+      r.condition = g.result->condition;
+      f.result = std::move(r);
+      f.state = FunctionState::Violated;
+      break;
+    }
+  }
+}
 
 bool isTimeKill(const JobOutcome& o) {
   return o.kind == JobOutcome::Kind::Failed && o.error.rfind("time limit exceeded", 0) == 0;
@@ -198,6 +222,23 @@ std::string relativize(const result::VerificationResult& r, const std::map<std::
       s["line"] = static_cast<int64_t>(s.value("line", 0u)) - int64_t(it->second);
       s["rel"] = true;
     }
+  // a latent finding's precondition (base names of files), the same way; its text (in the
+  // reason) is rebuilt by absolutize
+  if (j.contains("counterexample") && j["counterexample"].is_object() &&
+      j["counterexample"].contains("precondition")) {
+    std::string base = std::filesystem::path(file).filename().string();
+    for (json& c : j["counterexample"]["precondition"]["conditions"]) {
+      if (c.value("file", "") == base) {
+        c["file"] = "";
+        c["docFile"] = true;
+      }
+      auto it = start.find(c.value("function", ""));
+      if (it == start.end()) continue;
+      c["line"] = static_cast<int64_t>(c.value("line", 0u)) - int64_t(it->second);
+      c["rel"] = true;
+    }
+    j["reason"] = "latent finding";
+  }
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -212,7 +253,21 @@ result::VerificationResult absolutize(const std::string& stored, const std::map<
       int64_t base = it == start.end() ? 0 : it->second;
       s["line"] = static_cast<uint32_t>(std::max<int64_t>(0, s["line"].get<int64_t>() + base));
     }
-  return result::decodeResult(j);
+  bool latent = false;
+  if (j.contains("counterexample") && j["counterexample"].is_object() &&
+      j["counterexample"].contains("precondition")) {
+    latent = true;
+    for (json& c : j["counterexample"]["precondition"]["conditions"]) {
+      if (c.value("docFile", false)) c["file"] = std::filesystem::path(file).filename().string();
+      if (!c.value("rel", false)) continue;
+      auto it = start.find(c.value("function", ""));
+      int64_t base = it == start.end() ? 0 : it->second;
+      c["line"] = static_cast<uint32_t>(std::max<int64_t>(0, c["line"].get<int64_t>() + base));
+    }
+  }
+  result::VerificationResult r = result::decodeResult(j);
+  if (latent && result::isLatent(r)) r.reason = "latent finding: " + result::preconditionText(*r.counterexample);
+  return r;
 }
 
 }  // namespace
@@ -634,6 +689,7 @@ DocumentSnapshot Service::snapshotLocked(const Doc& d) const {
     if (f.runningNow) s.functions.back().elapsedS += std::chrono::duration<double>(now - f.startedAt).count();
     if (!f.st.final) s.pending++;
   }
+  promoteLatent(s.functions);
   return s;
 }
 
@@ -662,6 +718,9 @@ void Service::deliver(const std::string& id) {
     d.fullNext = false;
     for (std::size_t i = 0; i < d.order.size(); ++i) {
       FnEntry& f = d.fns.at(d.order[i]);
+      bool promoted = snap.functions[i].state != f.st.state;  // promoteLatent
+      if (promoted != f.promoted) f.changed = true;
+      f.promoted = promoted;
       if (f.changed || snap.full) snap.changed.push_back(i);
       f.changed = false;
     }

@@ -38,7 +38,8 @@ for f in r["functions"]:
     by[(f["file"], f["function"])] = f
 expect = {
     ("main.c", "use_clamp"): "verified",        # through clamp's body in util.c
-    ("main.c", "divide"): "counterexample",     # make_divisor(x) == 0 in util.c
+    ("main.c", "divide"): "counterexample",     # make_divisor(x) == 0 in util.c: latent alone,
+    ("main.c", "divide_three"): "counterexample",  # manifest through this caller passing 3
     ("main.c", "check_helpers"): "verified",    # main.c's static helper
     ("main.c", "cross_static"): "verified",     # util.c's static helper
     ("main.c", "leaf_user"): "verified",
@@ -54,10 +55,14 @@ expect = {
 got = {k: v["verdict"] for k, v in by.items()}
 assert got == expect, "verdicts differ:\n" + "\n".join(f"{k}: got {got.get(k)} expected {expect.get(k)}" for k in sorted(set(got) | set(expect)) if got.get(k) != expect.get(k))
 assert by[("main.c", "divide")]["counterexample_steps"] > 0
+# divide's path is divide_three's (issue 29 item 4: a caller makes the latent finding manifest)
+assert by[("main.c", "divide")]["via_caller"] == "divide_three", by[("main.c", "divide")]
+assert by[("main.c", "divide")]["finding"] == "manifest", by[("main.c", "divide")]
+assert "latent alone: fails if on entry: " in by[("main.c", "divide")]["detail"], by[("main.c", "divide")]
 t = r["totals"]
-assert t["functions"] == 13 and t["verified"] == 12 and t["counterexample"] == 1, t
-assert t["from_store"] == 0 and t["verified_now"] == 13, t
-assert r["files"]["util.c"]["verified"] == 5 and r["files"]["main.c"]["counterexample"] == 1, r["files"]
+assert t["functions"] == 14 and t["verified"] == 12 and t["counterexample"] == 2 and t["latent"] == 0, t
+assert t["from_store"] == 0 and t["verified_now"] == 14, t
+assert r["files"]["util.c"]["verified"] == 5 and r["files"]["main.c"]["counterexample"] == 2, r["files"]
 assert r["units"] == 3 and r["exit_code"] == 1
 print("run 1 ok")
 EOF
@@ -71,7 +76,7 @@ if grep -q "VERDICT: true" "$tmp/alone.txt"; then echo "FAIL: use_clamp proved w
 python3 - "$tmp/run2.json" <<'EOF'
 import json, sys
 t = json.load(open(sys.argv[1]))["totals"]
-assert t["from_store"] == 13 and t["verified_now"] == 0 and t["counterexample"] == 1, t
+assert t["from_store"] == 14 and t["verified_now"] == 0 and t["counterexample"] == 2, t
 print("run 2 ok")
 EOF
 
@@ -83,7 +88,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 now = sorted((f["file"], f["function"]) for f in r["functions"] if not f["from_store"])
 assert now == [("leaf.c", "leaf"), ("main.c", "leaf_user")], now
-assert r["totals"]["from_store"] == 11 and r["totals"]["verified"] == 12, r["totals"]
+assert r["totals"]["from_store"] == 12 and r["totals"]["verified"] == 12, r["totals"]
 print("run 3 ok")
 EOF
 

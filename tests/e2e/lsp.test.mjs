@@ -60,7 +60,10 @@ test('opening a buggy file gives an Error at the failing call with the path as r
 
 test('argus/counterexample and argus/condition return the latest result of an entry', async () => {
   const cex = await d.conn.sendRequest('argus/counterexample', { uri, function: 'check' });
-  assert.equal(cex.entry, 'check');
+  // check's own path needs y == 7 (latent, issue 29 item 4); main passes a nondeterministic
+  // value, so main's path through check is what makes it an error, and what is shown
+  assert.equal(cex.entry, 'main');
+  assert.equal(cex.finding, 'manifest');
   assert.equal(cex.steps.at(-1).statement, 'reach_error()');
   assert.equal(cex.steps.at(-1).file, '/tmp/argus-e2e/lsp_buggy.c');
   assert.ok(cex.steps.some((s) => s.values.z === '14'), JSON.stringify(cex.steps));
@@ -124,6 +127,39 @@ test('didChangeConfiguration switches the algorithm chain', async () => {
   await waitFor(() => settled(d.rec, uri, version), 60000, 'reconfigured verification');
   assert.equal(fnStatus(d.rec, uri, 'check').algorithm, 'ibmc');
   assert.equal(fnStatus(d.rec, uri, 'check').state, 'violated');
+});
+
+// Issue 29 item 4: lonely's error needs z > 1000, which no caller passes: a latent
+// finding, an Information with its precondition and path; check's error needs y == 14,
+// which main passes: an Error, with main's whole path.
+test('a latent finding is an Information; a caller passing the bad value makes it an Error', async () => {
+  const luri = fileUri('/tmp/argus-e2e/lsp_latent.c');
+  const text = `extern void reach_error(void);
+int lonely(int z) {
+  if (z > 1000) reach_error();
+  return z;
+}
+int check(int y) {
+  if (y == 14) reach_error();
+  return y;
+}
+int main(void) { return check(14) + lonely(3); }
+`;
+  d.conn.sendNotification('textDocument/didOpen', { textDocument: { uri: luri, languageId: 'c', version: 1, text } });
+  await waitFor(() => settled(d.rec, luri, 1), 60000, 'latent document verified');
+  const all = d.rec.diagnostics.get(luri)?.diagnostics ?? [];
+  const info = all.find((x) => x.data?.state === 'latent');
+  assert.ok(info, JSON.stringify(all));
+  assert.equal(info.severity, 3);
+  assert.equal(info.range.start.line, 2);
+  assert.match(info.message, /fails if on entry: z > 1000 \(lsp_latent\.c:3\)/);
+  assert.ok(info.relatedInformation.length > 0, JSON.stringify(info));
+  const fromCheck = errors(d.rec, luri).find((e) => e.message.includes("entry 'check'"));
+  assert.ok(fromCheck, JSON.stringify(all));
+  assert.match(fromCheck.message, /through its caller 'main'/);
+  assert.equal(fromCheck.range.start.line, 6);
+  assert.equal(fnStatus(d.rec, luri, 'lonely').state, 'conditional');
+  assert.equal(fnStatus(d.rec, luri, 'check').state, 'violated');
 });
 
 test('after shutdown, requests are refused', async () => {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
+#include <tuple>
 #include <string>
 
 namespace argus::algorithms {
@@ -123,6 +125,72 @@ std::string valueText(const cfa::Variable& v, uint64_t x, const ObjectNames& obj
   return integerText(x, v.width, v.isSigned);
 }
 
+// "!(a < b)" -> "a >= b" when the text inside is one comparison (no other operator at
+// its top level that binds looser); anything else is kept as it is.
+std::string simplifyNegation(const std::string& t) {
+  if (t.size() < 4 || t.compare(0, 2, "!(") != 0 || t.back() != ')') return t;
+  std::string in = t.substr(2, t.size() - 3);
+  int depth = 0;
+  size_t opAt = std::string::npos, opLen = 0, ops = 0;
+  std::string op;
+  for (size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    if (c == '(' || c == '[') ++depth;
+    else if (c == ')' || c == ']') {
+      if (--depth < 0) return t;  // the outer parentheses do not enclose everything
+    }
+    if (depth != 0) continue;
+    char n = i + 1 < in.size() ? in[i + 1] : '\0';
+    char pr = i > 0 ? in[i - 1] : '\0';
+    if ((c == '&' && n == '&') || (c == '|' && n == '|') || c == '?' || c == ',' ||
+        (c == '=' && n != '=' && pr != '=' && pr != '!' && pr != '<' && pr != '>'))
+      return t;
+    std::string found;
+    if ((c == '=' || c == '!') && n == '=') found = std::string(1, c) + "=";
+    else if ((c == '<' || c == '>') && n == '=' && pr != c) found = std::string(1, c) + "=";
+    else if (c == '<' && n != '<' && pr != '<' && n != '=') found = "<";
+    else if (c == '>' && n != '>' && pr != '>' && pr != '-' && n != '=') found = ">";
+    if (found.empty()) continue;
+    ++ops;
+    opAt = i;
+    opLen = found.size();
+    op = found;
+    i += found.size() - 1;
+  }
+  if (ops != 1 || depth != 0) return t;
+  static const std::map<std::string, std::string> neg = {{"==", "!="}, {"!=", "=="}, {"<", ">="},
+                                                         {">=", "<"},  {">", "<="},  {"<=", ">"}};
+  auto trim = [](std::string x) {
+    while (!x.empty() && x.front() == ' ') x.erase(0, 1);
+    while (!x.empty() && x.back() == ' ') x.pop_back();
+    return x;
+  };
+  return trim(in.substr(0, opAt)) + " " + neg.at(op) + " " + trim(in.substr(opAt + opLen));
+}
+
+// The latent finding's precondition: the input decisions in path order, deduplicated.
+void addPrecondition(const cfa::Program& prog, const result::ReplayResult& run, result::Counterexample& cex) {
+  if (!run.inputsTracked || run.inputDecisions.empty()) return;
+  cex.finding = "latent";
+  std::set<std::tuple<std::string, std::string, uint32_t>> seen;
+  for (const result::InputDecision& d : run.inputDecisions) {
+    if (d.func >= prog.functions.size() || d.edge >= prog.functions[d.func].edges.size()) continue;
+    const cfa::Function& f = prog.functions[d.func];
+    const cfa::Edge& e = f.edges[d.edge];
+    std::string cond = e.kind == cfa::EdgeKind::Error
+                           ? "the operands of the " + (e.property.empty() ? std::string("check") : e.property + " check") +
+                                 (e.text.empty() ? "" : " `" + e.text + "`")
+                       : e.text.empty() ? "the branch taken" : simplifyNegation(e.text);
+    std::string file = e.range.file.empty() ? baseName(prog.mainFile) : baseName(e.range.file);
+    if (!seen.insert({cond, file, e.range.line}).second) continue;
+    if (cex.precondition.size() >= result::kMaxPreconditionParts) {
+      ++cex.preconditionOmitted;
+      continue;
+    }
+    cex.precondition.push_back({cond, f.name, file, e.range.line});
+  }
+}
+
 }  // namespace
 
 result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::FuncId entry,
@@ -131,6 +199,7 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
   cex.entry = prog.functions[entry].name;
   cex.replayed = run.outcome == result::ReplayOutcome::ReachedError;
   cex.confirmedBy.push_back("interpreter");
+  addPrecondition(prog, run, cex);
   if (cex.replayed && !run.steps.empty()) {  // the Error edge it ends with names the property
     const result::ReplayStep& last = run.steps.back();
     const cfa::Edge& e = prog.functions[last.func].edges[last.edge];

@@ -16,6 +16,10 @@ int divide(int x) {
   return 100 / d;
 }
 
+/* divide's error depends on its parameter (a latent finding, issue 29 item 4); this
+   caller passes the bad value, which makes it manifest */
+int divide_three(void) { return divide(3); }
+
 /* this file's static helper, not util.c's */
 int check_helpers(int x) {
   if (x > -100 && x < 100) CHECK(helper(x) == x + 1);

@@ -18,7 +18,7 @@ extern void reach_error(void);
 int leaf(int x) { return x + 1; }
 int caller(int x) { return leaf(x) * 2; }
 int buggy(int y) {
-  if (y == 7) reach_error();
+  int k = 7; if (k == 7) reach_error();
   return y;
 }
 int main(void) {
@@ -132,7 +132,9 @@ int add(int a) { return a + 1; }
   EXPECT_EQ(t.result->counterexample->property, "valid-free");
   EXPECT_EQ(t.result->counterexample->steps.back().line, 6u);
   EXPECT_EQ(t.result->property, "no-overflow,valid-memsafety");
-  ASSERT_EQ(a.state, FunctionState::Violated);  // `a + 1` with any int a
+  // `a + 1` overflows only for a == INT_MAX, an argument no caller passes: latent (issue 29)
+  ASSERT_EQ(a.state, FunctionState::Conditional);
+  ASSERT_TRUE(a.result && result::isLatent(*a.result));
   EXPECT_EQ(a.result->counterexample->property, "no-overflow");
   EXPECT_EQ(t.runs, 2u);  // once per configuration: the new keys missed the cache
 
@@ -144,6 +146,43 @@ int add(int a) { return a + 1; }
   }, 120));
   EXPECT_EQ(w.fn("twice").runs, 2u);
   EXPECT_GE(w.fn("twice").cached, 1u);
+}
+
+// Issue 29 item 4: a finding that depends on a function's inputs is latent (unknown, final:
+// no deeper stage runs for it) until a caller's manifest counterexample reaches the same
+// error through it; then the function is violated with that caller's path.
+TEST(Service, LatentFindingsStayConditionalUntilACallerMakesThemManifest) {
+  test::TempDir dir;
+  Service svc(options((dir.path / "s.sqlite").string()));
+  Watch w;
+  const char* text = R"(extern void reach_error(void);
+int lonely(int z) {
+  if (z > 1000) reach_error();
+  return z;
+}
+int check(int y) {
+  if (y == 14) reach_error();
+  return y;
+}
+int main(void) { return check(14) + lonely(3); }
+)";
+  svc.open("d", "t.c", text, 1, {}, quickConfig(), w.cb());
+  ASSERT_TRUE(waitFor([&] { return w.settled(1); }, 120));
+  FunctionStatus l = w.fn("lonely");
+  EXPECT_EQ(l.state, FunctionState::Conditional);
+  EXPECT_TRUE(l.final);
+  EXPECT_EQ(l.runs, 1u);  // the latent finding ends the chain
+  ASSERT_TRUE(l.result && result::isLatent(*l.result));
+  EXPECT_EQ(result::preconditionText(*l.result->counterexample), "fails if on entry: z > 1000 (t.c:3)");
+  FunctionStatus m = w.fn("main");
+  ASSERT_EQ(m.state, FunctionState::Violated);
+  FunctionStatus c = w.fn("check");
+  ASSERT_EQ(c.state, FunctionState::Violated);
+  ASSERT_TRUE(c.result && c.result->counterexample);
+  EXPECT_EQ(c.result->verdict, result::Verdict::False);
+  EXPECT_EQ(c.result->counterexample->entry, "main");
+  EXPECT_EQ(c.result->counterexample->finding, "manifest");
+  EXPECT_EQ(c.result->counterexample->steps.back().line, 7u);
 }
 
 // Snapshots are coalesced: the first of a version lists every function as changed,
@@ -342,7 +381,7 @@ TEST(Service, FixingTheBugClearsTheViolation) {
   svc.open("d", "t.c", kDoc, 1, {}, quickConfig(), w.cb());
   ASSERT_TRUE(waitFor([&] { return w.settled(1); }, 120));
   ASSERT_EQ(w.fn("buggy").state, FunctionState::Violated);
-  svc.update("d", replace(kDoc, "if (y == 7) reach_error();", "if (y == 7 && y != 7) reach_error();"), 2);
+  svc.update("d", replace(kDoc, "if (k == 7) reach_error();", "if (k == 7 && k != 7) reach_error();"), 2);
   ASSERT_TRUE(waitFor([&] { return w.settled(2); }, 120));
   EXPECT_EQ(w.fn("buggy").state, FunctionState::Verified);
 }
@@ -524,8 +563,9 @@ TEST(Service, StagesVerifyThePlannedTextDuringTheDebounce) {
   Service svc(o);
   Watch w;
   const std::string v1 = R"(extern void reach_error(void);
-int f(int n) {
-  int i, s = 0;
+extern int __VERIFIER_nondet_int(void);
+int f(void) {
+  int i, s = 0, n = __VERIFIER_nondet_int();
   if (n < 0 || n > 5) return 0;
   for (i = 0; i < n; i++) s += 1;
   if (s > 5) reach_error();

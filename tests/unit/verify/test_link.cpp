@@ -11,7 +11,8 @@ namespace {
 
 struct Linked {
   frontend::LinkedProject project;
-  result::Verdict verify(const std::string& function) const {
+  result::Verdict verify(const std::string& function) const { return run(function).verdict; }
+  result::VerificationResult run(const std::string& function) const {
     engine::VerifyRequest req;
     req.file = "a.c";
     req.algorithm = engine::Algorithm::Ibmc;
@@ -19,7 +20,7 @@ struct Linked {
     req.timeoutS = 60;
     engine::VerifyOutcome o = engine::verifyParsed(*project.link.program, req);
     EXPECT_FALSE(o.inputError) << o.error;
-    return o.result.verdict;
+    return o.result;
   }
 };
 
@@ -43,7 +44,14 @@ TEST(Link, CrossUnitBugIsFound) {
   Linked l = linkSources({{"a.c", std::string(kDecls) + "int sq(int x);\nint f(int x) { if (x >= 0 && x < 1000) CHECK(sq(x) > 0); return 0; }\n"},
                           {"b.c", "int sq(int x) { return x * x; }\n"}});
   ASSERT_TRUE(l.project.errors.empty());
-  EXPECT_EQ(l.verify("f"), result::Verdict::False);  // sq(0) == 0
+  // sq(0) == 0: found through b.c's body; x is f's parameter, so the finding is latent
+  // (issue 29 item 4): unknown, with the replayed path and its precondition
+  result::VerificationResult r = l.run("f");
+  EXPECT_EQ(r.verdict, result::Verdict::Unknown) << r.reason;
+  ASSERT_TRUE(r.counterexample) << r.reason;
+  EXPECT_TRUE(r.counterexample->replayed);
+  EXPECT_EQ(r.counterexample->finding, "latent");
+  EXPECT_NE(r.reason.find("x >= 0"), std::string::npos) << r.reason;
 }
 
 TEST(Link, StaticsStayApart) {

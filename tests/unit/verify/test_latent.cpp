@@ -1,0 +1,214 @@
+// Manifest and latent findings (issue 29 item 4, README "Manifest and latent findings",
+// core/result/replay.h): a counterexample of a non-main entry that depends on the entry's
+// inputs is latent (verdict unknown, with its precondition); one that does not is
+// manifest (false); a caller that passes the bad value makes a latent finding manifest
+// (VerifyRequest::checkCallers); main's findings are always manifest. Each case in both
+// data models, with bmc and kind.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "core/engine/verify.h"
+#include "core/result/codec.h"
+#include "core/result/sarif.h"
+#include "tests/unit/verify/verify_helpers.h"
+
+using namespace argus;
+using argus::result::Verdict;
+
+namespace {
+
+const frontend::DataModel kModels[] = {frontend::DataModel::LP64, frontend::DataModel::ILP32};
+const engine::Algorithm kAlgorithms[] = {engine::Algorithm::Bmc, engine::Algorithm::Kind};
+
+std::string name(frontend::DataModel dm, engine::Algorithm alg) {
+  return std::string(dm == frontend::DataModel::ILP32 ? "ILP32 " : "LP64 ") + engine::algorithmName(alg);
+}
+
+engine::VerifyOutcome run(const std::string& body, const std::string& function, frontend::DataModel dm,
+                          engine::Algorithm alg, bool checkCallers = false) {
+  engine::VerifyRequest req = argus::testing::snippetRequest(body, alg, smt::SolverKind::Z3, 60);
+  req.function = function;
+  req.dataModel = dm;
+  req.maxBound = 8;
+  req.checkCallers = checkCallers;
+  return engine::verify(req);
+}
+
+// The line of the first occurrence of `what` in the snippet (the prelude comes first).
+uint32_t lineOf(const std::string& body, const std::string& what) {
+  std::string all = std::string(argus::testing::kPrelude) + body;
+  size_t at = all.find(what);
+  EXPECT_NE(at, std::string::npos) << what;
+  return 1 + static_cast<uint32_t>(std::count(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+}
+
+// unknown, a replayed latent counterexample whose first precondition part is `cond` at `line`
+::testing::AssertionResult latent(const engine::VerifyOutcome& o, const std::string& cond, uint32_t line) {
+  const result::VerificationResult& r = o.result;
+  if (o.inputError) return ::testing::AssertionFailure() << o.error;
+  if (r.verdict != Verdict::Unknown) return ::testing::AssertionFailure() << "verdict " << result::verdictName(r.verdict);
+  if (!r.counterexample) return ::testing::AssertionFailure() << "no counterexample (" << r.reason << ")";
+  const result::Counterexample& c = *r.counterexample;
+  if (!c.replayed || c.finding != "latent") return ::testing::AssertionFailure() << "finding " << c.finding;
+  if (c.precondition.empty()) return ::testing::AssertionFailure() << "no precondition";
+  if (c.precondition[0].condition != cond || c.precondition[0].line != line || c.precondition[0].file != "test.c")
+    return ::testing::AssertionFailure() << "precondition " << result::preconditionText(c);
+  if (r.reason.rfind("latent finding: fails if on entry: " + cond + " (test.c:" + std::to_string(line) + ")", 0) != 0)
+    return ::testing::AssertionFailure() << "reason " << r.reason;
+  return ::testing::AssertionSuccess();
+}
+
+// false, a replayed manifest counterexample from `entry`
+::testing::AssertionResult manifest(const engine::VerifyOutcome& o, const std::string& entry) {
+  const result::VerificationResult& r = o.result;
+  if (o.inputError) return ::testing::AssertionFailure() << o.error;
+  if (r.verdict != Verdict::False) return ::testing::AssertionFailure() << "verdict " << result::verdictName(r.verdict) << ": " << r.reason;
+  if (!r.counterexample || !r.counterexample->replayed) return ::testing::AssertionFailure() << "no replayed counterexample";
+  if (r.counterexample->finding != "manifest" || !r.counterexample->precondition.empty())
+    return ::testing::AssertionFailure() << "finding " << r.counterexample->finding;
+  if (r.counterexample->entry != entry) return ::testing::AssertionFailure() << "from " << r.counterexample->entry;
+  return ::testing::AssertionSuccess();
+}
+
+const std::string kNoBadCaller =
+    "int f(int x) {\n"
+    "  if (x > 100) reach_error();\n"
+    "  return x;\n"
+    "}\n"
+    "int main(void) { return f(1) + f(2); }\n";
+
+TEST(Latent, AFindingOnAParameterStaysLatentWhenNoCallerPassesTheValue) {
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      auto o = run(kNoBadCaller, "f", dm, alg);
+      EXPECT_TRUE(latent(o, "x > 100", lineOf(kNoBadCaller, "if (x > 100)"))) << name(dm, alg);
+      // the one caller, main, passes 1 and 2: still latent, the caller was checked
+      auto c = run(kNoBadCaller, "f", dm, alg, true);
+      EXPECT_TRUE(latent(c, "x > 100", lineOf(kNoBadCaller, "if (x > 100)"))) << name(dm, alg);
+      EXPECT_EQ(c.result.stats.extra["callers_checked"], 1) << name(dm, alg);
+      EXPECT_EQ(c.result.stats.extra.count("manifest_via_caller"), 0u) << name(dm, alg);
+      // and main itself is verified
+      EXPECT_EQ(run(kNoBadCaller, "main", dm, alg).result.verdict, Verdict::True) << name(dm, alg);
+    }
+}
+
+TEST(Latent, ACallerPassingTheBadValueMakesItManifest) {
+  const std::string code =
+      "int f(int x) {\n"
+      "  if (x > 100) reach_error();\n"
+      "  return x;\n"
+      "}\n"
+      "int g(int y) { return y; }\n"
+      "int main(void) { return f(1) + g(2) + f(500); }\n";
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      EXPECT_TRUE(latent(run(code, "f", dm, alg), "x > 100", lineOf(code, "if (x > 100)"))) << name(dm, alg);
+      auto c = run(code, "f", dm, alg, true);
+      EXPECT_TRUE(manifest(c, "main")) << name(dm, alg);
+      EXPECT_EQ(c.result.entryName, "f");
+      EXPECT_EQ(c.result.stats.extra["manifest_via_caller"], 1) << name(dm, alg);
+      ASSERT_TRUE(c.result.counterexample);
+      // the whole path from main, through f, to the same reach_error
+      EXPECT_EQ(c.result.counterexample->steps.back().line, lineOf(code, "if (x > 100)"));
+      std::string text = result::toText(c.result);
+      EXPECT_NE(text.find("manifest: the path comes from the caller 'main' and passes through 'f'"), std::string::npos) << text;
+    }
+}
+
+TEST(Latent, FindingsThatDoNotDependOnInputsAreManifestFromAnyEntry) {
+  // a local loop overrunning an assertion, a parameter that does not matter
+  const std::string loop =
+      "int f(int x) { int n = 0;\n"
+      "  for (int i = 0; i < 3; i++) n++;\n"
+      "  if (!(n < 3)) reach_error();\n"
+      "  return x; }\n";
+  // the contents of the parameter's fresh object, written before they are read
+  const std::string written = "int f(int *p) { *p = 3; if (*p == 3) reach_error(); return 0; }\n";
+  // a value the function asks for itself
+  const std::string own = "int f(void) { int x = __VERIFIER_nondet_int(); if (x == 9) reach_error(); return 0; }\n";
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      EXPECT_TRUE(manifest(run(loop, "f", dm, alg), "f")) << name(dm, alg);
+      EXPECT_TRUE(manifest(run(written, "f", dm, alg), "f")) << name(dm, alg);
+      EXPECT_TRUE(manifest(run(own, "f", dm, alg), "f")) << name(dm, alg);
+    }
+}
+
+TEST(Latent, InputsAreContentsOfHarnessObjectsGlobalsAndNullChoices) {
+  const std::string contents = "int f(int *p) { if (*p == 3) reach_error(); return 0; }\n";
+  const std::string global = "int g;\nint f(void) { if (g == 9) reach_error(); return 0; }\n";
+  const std::string null = "int f(int *p) { if (p) return 1; reach_error(); return 0; }\n";
+  // through arithmetic, a local copy and a call
+  const std::string flow =
+      "int twice(int v) { return 2 * v; }\n"
+      "int f(int x) { int y = twice(x) + 1; int a[2]; a[1] = y;\n"
+      "  if (a[1] == 15) reach_error(); return 0; }\n";
+  // the failing direction of a negated comparison reads as its opposite
+  const std::string negated = "int f(int x) { if (!(x < 10)) reach_error(); return 0; }\n";
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      EXPECT_TRUE(latent(run(contents, "f", dm, alg), "*p == 3", lineOf(contents, "int f"))) << name(dm, alg);
+      EXPECT_TRUE(latent(run(global, "f", dm, alg), "g == 9", lineOf(global, "int f"))) << name(dm, alg);
+      EXPECT_TRUE(latent(run(null, "f", dm, alg), "p is null", lineOf(null, "int f"))) << name(dm, alg);
+      EXPECT_TRUE(latent(run(flow, "f", dm, alg), "a[1] == 15", lineOf(flow, "  if (a[1]"))) << name(dm, alg);
+      EXPECT_TRUE(latent(run(negated, "f", dm, alg), "x >= 10", lineOf(negated, "int f"))) << name(dm, alg);
+    }
+}
+
+TEST(Latent, MainFindingsAreManifest) {
+  const std::string code =
+      "int f(int x) { if (x > 100) reach_error(); return x; }\n"
+      "int main(void) { int v = __VERIFIER_nondet_int(); return f(v); }\n";
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) EXPECT_TRUE(manifest(run(code, "main", dm, alg), "main")) << name(dm, alg);
+}
+
+TEST(Latent, JsonTextSarifAndCodecCarryTheFinding) {
+  auto o = run(kNoBadCaller, "f", frontend::DataModel::LP64, engine::Algorithm::Bmc);
+  uint32_t line = lineOf(kNoBadCaller, "if (x > 100)");
+  ASSERT_TRUE(latent(o, "x > 100", line));
+  const std::string pre = "fails if on entry: x > 100 (test.c:" + std::to_string(line) + ")";
+  nlohmann::json j = result::toJson(o.result);
+  EXPECT_EQ(j["verdict"], "unknown");
+  EXPECT_EQ(j["counterexample"]["finding"], "latent");
+  EXPECT_EQ(j["counterexample"]["precondition"]["text"], pre);
+  ASSERT_EQ(j["counterexample"]["precondition"]["conditions"].size(), 1u);
+  EXPECT_EQ(j["counterexample"]["precondition"]["conditions"][0]["condition"], "x > 100");
+  EXPECT_EQ(j["counterexample"]["precondition"]["conditions"][0]["function"], "f");
+  EXPECT_EQ(j["counterexample"]["precondition"]["conditions"][0]["line"], line);
+  std::string text = result::toText(o.result);
+  EXPECT_NE(text.find("\nlatent: " + pre + "\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("VERDICT: unknown"), std::string::npos) << text;
+  // SARIF: a warning with the path, not an error
+  nlohmann::json s = result::toSarif({{"test.c", j}}, {});
+  const nlohmann::json& res = s["runs"][0]["results"];
+  ASSERT_EQ(res.size(), 1u);
+  EXPECT_EQ(res[0]["level"], "warning");
+  EXPECT_EQ(res[0]["properties"]["finding"], "latent");
+  EXPECT_FALSE(res[0]["codeFlows"].empty());
+  // the codec (daemon workers, parallel stages, result stores) round trip
+  result::VerificationResult back = result::decodeResult(result::encodeResult(o.result));
+  ASSERT_TRUE(back.counterexample);
+  EXPECT_EQ(back.counterexample->finding, "latent");
+  ASSERT_EQ(back.counterexample->precondition.size(), 1u);
+  EXPECT_EQ(back.counterexample->precondition[0].condition, "x > 100");
+  EXPECT_EQ(back.counterexample->precondition[0].function, "f");
+  EXPECT_EQ(back.counterexample->precondition[0].file, "test.c");
+  EXPECT_EQ(back.counterexample->precondition[0].line, line);
+  EXPECT_TRUE(result::isLatent(back));
+  EXPECT_EQ(result::toJson(back), j);
+  // a manifest one: SARIF error, JSON finding manifest without precondition
+  auto m = run("int f(void) { int x = __VERIFIER_nondet_int(); if (x == 9) reach_error(); return 0; }\n", "f",
+               frontend::DataModel::LP64, engine::Algorithm::Bmc);
+  ASSERT_TRUE(manifest(m, "f"));
+  nlohmann::json mj = result::toJson(m.result);
+  EXPECT_EQ(mj["counterexample"]["finding"], "manifest");
+  EXPECT_FALSE(mj["counterexample"].contains("precondition"));
+  EXPECT_EQ(result::toSarif({{"test.c", mj}}, {})["runs"][0]["results"][0]["level"], "error");
+  EXPECT_EQ(result::decodeResult(result::encodeResult(m.result)).counterexample->finding, "manifest");
+}
+
+}  // namespace
