@@ -836,20 +836,7 @@ void LspSession::onSnapshot(const std::string& uri, const DocumentSnapshot& snap
       const auto& cex = *f.result->counterexample;
       const auto& steps = cex.steps;
       const result::TraceStep* last = steps.empty() ? nullptr : &steps.back();
-      json related = json::array();
-      size_t i = 0;
-      for (const auto& s : steps) {
-        std::string msg = "step " + std::to_string(++i) + ": " + s.statement;
-        if (!s.values.empty()) {
-          msg += "  [";
-          for (size_t k = 0; k < s.values.size(); ++k)
-            msg += (k ? ", " : "") + s.values[k].first + " = " + s.values[k].second;
-          msg += "]";
-        }
-        if (s.nondet) msg += " (nondet)";
-        related.push_back({{"location", {{"uri", uri}, {"range", protocol::toJSON(simpleRange(s.line, s.column, s.statement.size()))}}},
-                           {"message", msg}});
-      }
+      json related = pathOf(steps);
       uint32_t line = last ? last->line : f.range.line, col = last ? last->column : f.range.column;
       const std::string entry = "entry '" + f.name + "'" +
                                 (f.name == "main"       ? " (initial state)"
