@@ -196,7 +196,7 @@ private:
     while (!stack.empty()) {
       const Expr* e = stack.back();
       stack.pop_back();
-      if (e->width < 2 || e->width > 64) supported_ = false;
+      if (e->width < 1 || e->width > 64) supported_ = false;  // 1-bit: conditions (eval)
       if (e->kind == ExprKind::Const && level_ >= 1 && t.size() <= 2000) {
         int64_t c = constSigned(e->value, e->width);
         for (int64_t d = -1; d <= 1; ++d)
@@ -266,7 +266,36 @@ private:
 
   FlatVar fv(uint32_t inst, cfa::VarId v) const { return fp_.varOf(inst, v); }
 
+  // 1-bit values are the conditions of the program (comparisons, && and ||, the checks of
+  // the properties: no-overflow, div-by-zero, shift, memory safety) and hold {0, 1} as
+  // unsigned numbers, the convention of bool01; what is not a condition is any of the two.
   Itv eval(const ExprPtr& e, const AbsState& s, uint32_t inst) {
+    if (e->width != 1) return evalValue(e, s, inst);
+    switch (e->kind) {
+      case ExprKind::Const:
+        return {static_cast<int64_t>(e->value & 1), static_cast<int64_t>(e->value & 1)};
+      case ExprKind::Unary:
+        return e->unop == UnOp::LogNot ? evalValue(e, s, inst) : Itv{0, 1};
+      case ExprKind::Cast:
+        return e->cast == CastKind::ToBool ? evalValue(e, s, inst) : Itv{0, 1};
+      case ExprKind::Ite:
+        return evalValue(e, s, inst);
+      case ExprKind::Binary:
+        switch (e->binop) {
+          case BinOp::Eq: case BinOp::Ne: case BinOp::ULt: case BinOp::ULe: case BinOp::LAnd: case BinOp::LOr:
+          case BinOp::FEq: case BinOp::FLt: case BinOp::FLe:
+            return evalValue(e, s, inst);
+          case BinOp::SLt: case BinOp::SLe:
+            return e->ops[0]->width > 1 ? evalValue(e, s, inst) : Itv{0, 1};
+          default:
+            return {0, 1};
+        }
+      default:
+        return {0, 1};
+    }
+  }
+
+  Itv evalValue(const ExprPtr& e, const AbsState& s, uint32_t inst) {
     uint32_t w = e->width;
     switch (e->kind) {
       case ExprKind::Const:
@@ -297,7 +326,10 @@ private:
         Itv a = eval(o, s, inst);
         uint32_t ow = o->width;
         switch (e->cast) {
-          case CastKind::SExt: return w >= ow ? a : top(w);
+          case CastKind::SExt:
+            if (w < ow) return top(w);
+            if (ow == 1) return {a.hi == 1 ? -1 : 0, a.lo == 1 ? -1 : 0};  // true is all ones
+            return a;
           case CastKind::ZExt: {
             if (w < ow) return top(w);
             auto [ulo, uhi] = uview(a, ow);
@@ -451,6 +483,7 @@ private:
       refine(e->ops[1], positive, s, inst, depth + 1);
       return;
     }
+    if (e->ops[0]->width == 1 && (op == BinOp::SLt || op == BinOp::SLe)) return;  // 1-bit signed order: not modelled
     // comparisons: normalise to a relation that holds
     bool unsignedCmp = op == BinOp::ULt || op == BinOp::ULe;
     if (unsignedCmp) {

@@ -313,6 +313,37 @@ TEST_P(Kind, JsonAndTextCarryTheInvariant) {
   EXPECT_NE(text.find("invariant at test.c:16"), std::string::npos) << text;
 }
 
+// The checks of the properties are 1-bit conditions: the interval generator models them
+// (it gave nothing for any program with a property check), so a product bounded only by
+// the loop's interval is proved free of overflow, and a bound one step too weak is not.
+TEST_P(Kind, IntervalInvariantsUnderPropertyChecks) {
+  auto withProperty = [&](const char* body) {
+    argus::engine::VerifyRequest req;
+    req.file = "test.c";
+    req.source = std::string(kPrelude) + body;
+    req.algorithm = Algorithm::Kind;
+    req.solver = GetParam();
+    req.dataModel = DataModel::LP64;
+    req.timeoutS = 30;
+    req.property = "no-overflow";
+    return argus::engine::verify(req);
+  };
+  auto safe = withProperty(
+      "int main(){ int x = 0;\n"
+      "  while (__VERIFIER_nondet_int()) { if (x < 10) x++; }\n"
+      "  return x * 100000000; }");
+  EXPECT_EQ(safe.result.verdict, Verdict::True) << safe.result.reason;
+  EXPECT_GE(safe.result.stats.extra.at("invariants_injected"), 1.0);
+  auto bug = withProperty(
+      "int main(){ int x = 0;\n"
+      "  while (__VERIFIER_nondet_int()) { if (x < 22) x++; }\n"
+      "  return x * 100000000; }");
+  EXPECT_EQ(bug.result.verdict, Verdict::False) << bug.result.reason;
+  ASSERT_TRUE(bug.result.counterexample.has_value());
+  EXPECT_TRUE(bug.result.counterexample->replayed);
+  EXPECT_EQ(bug.result.counterexample->property, "no-overflow");
+}
+
 INSTANTIATE_TEST_SUITE_P(Solvers, Kind, ::testing::Values(SolverKind::Z3, SolverKind::CVC5),
                          [](const auto& info) { return std::string(argus::smt::solverName(info.param)); });
 
