@@ -75,7 +75,10 @@ std::string writeHarness(const Counterexample& cex, const HarnessOptions& o) {
   if (o.leakCheckAtEnd)  // a program end: the leak check (it exits with its own code on a leak)
     h << "  if (code == " << kHarnessErrorExit << " || code == " << kHarnessAbortExit
       << ") __lsan_do_leak_check();\n";
-  h << "  _exit(code);\n}\n\n"
+  h << "  _exit(code);\n}\n\n";
+  if (o.leakCheckAtEnd)  // _Exit ends the program without atexit handlers, LeakSanitizer's too
+    h << "void _Exit(int code) {\n  __lsan_do_leak_check();\n  _exit(code);\n}\n";
+  h
     << "void __argus_error_reached(void) { argus_report(\"error reached\", \"\", " << kHarnessErrorExit << "); }\n"
     << "__attribute__((weak)) void reach_error(void) { __argus_error_reached(); }\n"
     << "__attribute__((weak)) void __VERIFIER_error(void) { __argus_error_reached(); }\n"
