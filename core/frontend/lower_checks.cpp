@@ -445,6 +445,9 @@ bool Lowerer::globalsHoldPointers() {
       if (ctx.getSourceManager().isInSystemHeader(vd->getLocation())) continue;
       std::string n = vd->getNameAsString();
       if (n.rfind("__argus", 0) == 0) continue;
+      // a const object never holds a heap address: its initializer is a constant
+      // expression (no malloc result) and modifying it is undefined (C11 6.7.3p6)
+      if (ctx.getBaseElementType(vd->getType()).isConstQualified()) continue;
       if (typeMayHoldPointer(vd->getType())) any = true;
     }
     globalsHoldPointers_ = any;

@@ -68,10 +68,17 @@ std::string writeHarness(const Counterexample& cex, const HarnessOptions& o) {
     << "void _exit(int) __attribute__((noreturn));\n"
     << "static void argus_puts(const char* s) {\n"
     << "  unsigned long n = 0;\n  while (s[n]) n++;\n  (void)write(2, s, n);\n}\n"
+    << (o.leakCheckAtEnd ? "void __lsan_do_leak_check(void);\n" : "")
     << "static void argus_report(const char* what, const char* detail, int code) {\n"
     << "  argus_puts(\"argus-harness: \"); argus_puts(what); argus_puts(detail);\n"
-    << "  argus_puts(\" \"); argus_puts(" << cString(o.token) << "); argus_puts(\"\\n\");\n"
-    << "  _exit(code);\n}\n\n"
+    << "  argus_puts(\" \"); argus_puts(" << cString(o.token) << "); argus_puts(\"\\n\");\n";
+  if (o.leakCheckAtEnd)  // a program end: the leak check (it exits with its own code on a leak)
+    h << "  if (code == " << kHarnessErrorExit << " || code == " << kHarnessAbortExit
+      << ") __lsan_do_leak_check();\n";
+  h << "  _exit(code);\n}\n\n";
+  if (o.leakCheckAtEnd)  // _Exit ends the program without atexit handlers, LeakSanitizer's too
+    h << "void _Exit(int code) {\n  __lsan_do_leak_check();\n  _exit(code);\n}\n";
+  h
     << "void __argus_error_reached(void) { argus_report(\"error reached\", \"\", " << kHarnessErrorExit << "); }\n"
     << "__attribute__((weak)) void reach_error(void) { __argus_error_reached(); }\n"
     << "__attribute__((weak)) void __VERIFIER_error(void) { __argus_error_reached(); }\n"

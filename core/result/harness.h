@@ -47,6 +47,10 @@ struct HarnessOptions {
   std::string token = "argus";
   std::string programFile;  // for the header comment
   bool ilp32 = false;       // for the header comment (compile with -m32)
+  // valid-memcleanup (issue 26): the error function and abort() end the program, so
+  // the harness runs LeakSanitizer's check (__lsan_do_leak_check) before it exits there
+  // (the program must be built with -fsanitize=address).
+  bool leakCheckAtEnd = false;
 };
 
 // The harness's C source.

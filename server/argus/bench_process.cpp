@@ -48,9 +48,16 @@ void closeFd(int& fd) {
                                                                        : lim.cpuSoftSec);
     ::setrlimit(RLIMIT_CPU, &rl);
   }
-  if (lim.memoryBytes > 0) {
-    rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(lim.memoryBytes);
-    ::setrlimit(RLIMIT_AS, &rl);
+  if (lim.memoryBytes > 0 || lim.liftAddressSpace) {
+    // the soft limit only (ChildLimits::memoryBytes): rlim_max stays the parent's
+    // (getrlimit/setrlimit are plain system calls, safe after fork)
+    struct rlimit as;
+    if (::getrlimit(RLIMIT_AS, &as) == 0) {
+      rlim_t want = lim.memoryBytes > 0 ? static_cast<rlim_t>(lim.memoryBytes) : as.rlim_max;
+      if (as.rlim_max != RLIM_INFINITY && want > as.rlim_max) want = as.rlim_max;
+      as.rlim_cur = want;
+      ::setrlimit(RLIMIT_AS, &as);
+    }
   }
   rl.rlim_cur = rl.rlim_max = 0;
   ::setrlimit(RLIMIT_CORE, &rl);

@@ -3,7 +3,7 @@
 //
 // Each child gets its own process group (so the whole group can be killed),
 // stdin from /dev/null, RLIMIT_CPU (soft -> SIGXCPU, hard -> SIGKILL),
-// RLIMIT_AS, no core dumps. The parent kills the group when the wall-clock
+// RLIMIT_AS (soft), no core dumps. The parent kills the group when the wall-clock
 // limit passes, and also right after the child exits (stray grandchildren).
 // CPU time and peak RSS come from wait4()'s rusage.
 #pragma once
@@ -19,7 +19,13 @@ namespace argus::cli::bench {
 struct ChildLimits {
   int cpuSoftSec = 0;             // RLIMIT_CPU soft (0 = none)
   int cpuHardSec = 0;             // RLIMIT_CPU hard (>= soft)
-  std::uint64_t memoryBytes = 0;  // RLIMIT_AS (0 = none)
+  // RLIMIT_AS soft limit (0 = none). Only the soft limit: the hard limit stays what the
+  // parent has, so the verifier's native check can lift it for a sanitizer build, whose
+  // shadow memory is a reservation of terabytes (issue 26; liftAddressSpace below).
+  std::uint64_t memoryBytes = 0;
+  // Raise the soft RLIMIT_AS to the hard limit (when memoryBytes is 0): for a program
+  // built with AddressSanitizer, which cannot start under a few-GB address-space limit.
+  bool liftAddressSpace = false;
   double wallSec = 0;             // parent watchdog (0 = none)
 };
 

@@ -1,11 +1,14 @@
 #include "server/argus/native_check.h"
 
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstring>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -40,15 +43,16 @@ bool onPath(const std::string& exe) {
   return false;
 }
 
-bench::ChildResult runOne(std::vector<std::string> argv, double wallS) {
+bench::ChildResult runOne(std::vector<std::string> argv, double wallS, bool liftAddressSpace = false) {
   bench::ChildSpec spec;
   spec.argv = std::move(argv);
+  spec.limits.liftAddressSpace = liftAddressSpace;
   spec.limits.wallSec = wallS;
   spec.limits.cpuSoftSec = static_cast<int>(wallS) + 1;
   spec.limits.cpuHardSec = static_cast<int>(wallS) + 2;
   bench::PoolOptions po;
   po.maxStdoutBytes = 1 << 16;
-  po.stderrTailBytes = 4096;
+  po.stderrTailBytes = 16384;  // a leak report lists every block
   bench::ChildResult out;
   bench::runChildren({spec}, po, [&](size_t, bench::ChildResult r) { out = std::move(r); });
   return out;
@@ -117,9 +121,40 @@ bool ubsanConfirms(const std::string& property, const std::string& errTail, uint
 
 bool isMemoryProperty(const std::string& p) { return p.rfind("valid-", 0) == 0; }
 
+// Whether LeakSanitizer's report (`Direct leak of N byte(s) ... allocated from:` then
+// `#0 ... in malloc`, `#1 ... in FUNC DIR/FILE:LINE:COL`) has a block allocated directly
+// at one of the places the interpreter's violation names ("... still allocated: `p`
+// (f.c:12), allocated at f.c:20"). valid-memcleanup runs LeakSanitizer with no roots
+// (every block still allocated is reported), so the C library's own blocks (stdio
+// buffers) show up too and must not pass for the program's.
+bool leakAt(const std::string& violation, const std::string& errTail) {
+  size_t from = violation.find("still allocated: ");
+  if (from == std::string::npos) return false;
+  std::set<std::string> places;  // "f.c:12"
+  std::string v = violation.substr(from);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] != ':' || i + 1 >= v.size() || !std::isdigit(static_cast<unsigned char>(v[i + 1]))) continue;
+    size_t b = i;
+    while (b > 0 && v[b - 1] != ' ' && v[b - 1] != '(' && v[b - 1] != ',') --b;
+    size_t e = i + 1;
+    while (e < v.size() && std::isdigit(static_cast<unsigned char>(v[e]))) ++e;
+    if (b < i) places.insert(v.substr(b, e - b));
+  }
+  std::stringstream ss(errTail);
+  std::string line;
+  while (std::getline(ss, line)) {
+    size_t h = line.find_first_not_of(' ');
+    if (h == std::string::npos || line.compare(h, 3, "#1 ") != 0) continue;
+    for (const std::string& p : places)
+      for (size_t q = line.find(p + ":"); q != std::string::npos; q = line.find(p + ":", q + 1))
+        if (q > 0 && (line[q - 1] == '/' || line[q - 1] == ' ')) return true;
+  }
+  return false;
+}
+
 // Whether AddressSanitizer's (or LeakSanitizer's) report is a violation of the memory-
 // safety subproperty `property` (issue 26).
-bool asanConfirms(const std::string& property, const std::string& errTail) {
+bool asanConfirms(const std::string& property, const std::string& errTail, const std::string& violation) {
   auto has = [&](const char* s) { return errTail.find(s) != std::string::npos; };
   if (property == "valid-deref")
     return (has("AddressSanitizer") || has("runtime error: ")) &&
@@ -133,7 +168,8 @@ bool asanConfirms(const std::string& property, const std::string& errTail) {
   if (property == "valid-free")
     return has("AddressSanitizer") && (has("attempting double-free") || has("bad-free") ||
                                        has("attempting free on address which was not malloc()-ed"));
-  if (property == "valid-memcleanup" || property == "valid-memtrack") return has("LeakSanitizer: detected memory leaks");
+  if (property == "valid-memtrack") return has("LeakSanitizer: detected memory leaks");
+  if (property == "valid-memcleanup") return has("LeakSanitizer: detected memory leaks") && leakAt(violation, errTail);
   return false;
 }
 
@@ -185,6 +221,9 @@ void nativeCheck(const std::string& file, const std::string* source, result::Ver
   ho.token = "token-" + std::to_string(rng());
   ho.programFile = file;
   ho.ilp32 = o.ilp32;
+  // valid-memcleanup: a block still allocated at any end of the program, error and
+  // abort() included (SV-COMP), pointed to or not
+  ho.leakCheckAtEnd = cex.property == "valid-memcleanup";
 
   std::string text;
   if (source) {
@@ -247,6 +286,8 @@ void nativeCheck(const std::string& file, const std::string* source, result::Ver
   if (cex.property != "no-overflow") flags.insert(flags.begin() + 2, "-fwrapv");
   // memory safety (issue 26): AddressSanitizer with leak checking confirms the violation
   if (isMemoryProperty(cex.property)) flags.push_back("-fsanitize=address");
+  // valid-memcleanup: the leak report's allocation lines (leakAt) need debug information
+  if (cex.property == "valid-memcleanup") flags.push_back("-g");
   if (o.ilp32) flags.push_back("-m32");
   std::vector<std::string> cflags = flags;
   fs::path srcDir = fs::absolute(fs::path(file), ec).parent_path();
@@ -296,19 +337,34 @@ void nativeCheck(const std::string& file, const std::string* source, result::Ver
 
   setenv("UBSAN_OPTIONS",
          ("exitcode=" + std::to_string(result::kHarnessUbsanExit) + ":print_stacktrace=0:halt_on_error=1").c_str(), 1);
+  // AddressSanitizer reserves terabytes of shadow memory (LP64) at start: under an
+  // address-space limit (argus bench's --memory-mb, RLIMIT_AS) it dies with SIGSEGV
+  // before main. The sanitized run lifts the soft limit to the hard one (bench sets
+  // only the soft limit) and keeps the memory bound as a resident-set limit instead
+  // (hard_rss_limit_mb: ASan ends the run, which then confirms nothing).
+  const bool asan = isMemoryProperty(cex.property);
+  std::string rssLimit;
+  if (struct rlimit as; asan && ::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    rssLimit = ":hard_rss_limit_mb=" + std::to_string(std::max<rlim_t>(64, as.rlim_cur >> 20));
   setenv("ASAN_OPTIONS",
          ("exitcode=" + std::to_string(result::kHarnessUbsanExit) +
-          ":detect_leaks=1:detect_stack_use_after_return=1:print_summary=1")
+          ":detect_leaks=1:detect_stack_use_after_return=1:print_summary=1" + rssLimit)
              .c_str(),
          1);
+  // valid-memcleanup: LeakSanitizer with no roots reports every block still allocated
+  // (leakAt then requires one of the violation's); the other properties: its defaults
+  if (cex.property == "valid-memcleanup")
+    setenv("LSAN_OPTIONS", "use_stacks=0:use_registers=0:use_globals=0:use_tls=0", 1);
+  else
+    unsetenv("LSAN_OPTIONS");
   bench::ChildResult run =
-      runOne({"/bin/sh", "-c", "cd \"$0\" && exec ./program", dir.string()}, o.timeoutS);
+      runOne({"/bin/sh", "-c", "cd \"$0\" && exec ./program", dir.string()}, o.timeoutS, asan);
   bool reached = cex.property.empty() && run.exited && run.exitCode == result::kHarnessErrorExit &&
                  run.errTail.find(ho.token) != std::string::npos;
   // A property violation (issue 26): UBSan must stop the program with the matching
   // runtime error at the counterexample's last line.
   if (!cex.property.empty() && run.exited && run.exitCode == result::kHarnessUbsanExit && !cex.steps.empty())
-    reached = isMemoryProperty(cex.property) ? asanConfirms(cex.property, run.errTail)
+    reached = isMemoryProperty(cex.property) ? asanConfirms(cex.property, run.errTail, cex.violation)
                                              : ubsanConfirms(cex.property, run.errTail, cex.steps.back().line);
   if (reached) {
     cex.confirmedBy.push_back("native");

@@ -66,6 +66,25 @@ TEST(Harness, OneQueuePerFunctionInCallOrder) {
             std::string::npos);
 }
 
+// valid-memcleanup (issue 26): the error function, abort() and _Exit end the program,
+// so the harness runs LeakSanitizer's check there; other properties do not reference it
+// (the program is then built without AddressSanitizer).
+TEST(Harness, LeakCheckAtEveryEndForMemcleanup) {
+  Counterexample cex;
+  HarnessOptions o;
+  std::string plain = writeHarness(cex, o);
+  EXPECT_EQ(count(plain, "__lsan_do_leak_check"), 0u);
+  EXPECT_EQ(count(plain, "_Exit"), 0u);
+  o.leakCheckAtEnd = true;
+  std::string h = writeHarness(cex, o);
+  EXPECT_EQ(count(h, "void __lsan_do_leak_check(void);"), 1u) << h;
+  EXPECT_NE(h.find("if (code == " + std::to_string(kHarnessErrorExit) + " || code == " +
+                   std::to_string(kHarnessAbortExit) + ") __lsan_do_leak_check();\n  _exit(code);"),
+            std::string::npos)
+      << h;
+  EXPECT_NE(h.find("void _Exit(int code) {\n  __lsan_do_leak_check();\n  _exit(code);\n}"), std::string::npos) << h;
+}
+
 TEST(Harness, NondetNames) {
   EXPECT_TRUE(isNondetFunctionName("__VERIFIER_nondet_int"));
   EXPECT_TRUE(isNondetFunctionName("nondet_foo"));
