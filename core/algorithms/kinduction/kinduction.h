@@ -84,7 +84,9 @@ public:
   // Asserts an invariant (true at the loop heads of every reachable state) under a fresh
   // activation literal, for all present and future states.
   void inject(const IntervalInvariant& inv);
-  size_t injected() const;
+  // The same for affine equalities (affine_invariants.h).
+  void injectAffine(const AffineInvariant& inv);
+  size_t injected() const;  // interval and affine invariants
   uint64_t queries() const;
   double solverSeconds() const;
 
