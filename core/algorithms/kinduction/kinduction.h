@@ -2,7 +2,7 @@
 // (k-induction with continuously refined auxiliary invariants, Algorithm 3);
 // kiki-k-invariants-k-induction, Sect. 2 and 3 (kiki.h). The base case is bmc/'s
 // unwinding. Read first: flat_program.h (the inlined program of the step case), then
-// segment_encoding.h, this file, interval_invariants.h, kiki.h.
+// segment_encoding.h, this file, interval_invariants.h, affine_invariants.h, kiki.h.
 //
 // k-induction with continuously refined auxiliary invariants (unifying-view paper,
 // Algorithm 3), for programs with several and nested loops and with (non-recursive)
