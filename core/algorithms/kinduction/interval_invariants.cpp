@@ -695,8 +695,10 @@ IntervalGenerator::~IntervalGenerator() { stop(); }
 
 void IntervalGenerator::start() {
   thread_ = std::thread([this] {
+    auto a0 = std::chrono::steady_clock::now();
     try {
       std::optional<AffineInvariant> aff = computeAffine(*fp_, &stop_);
+      affineSeconds_.store(std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count());
       if (aff && aff->count() > 0) {
         {
           std::lock_guard<std::mutex> lk(mu_);

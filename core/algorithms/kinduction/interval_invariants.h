@@ -80,6 +80,7 @@ public:
   // The affine equalities, once (nullopt before they are ready, after they were taken,
   // or when the analysis gave up or found no relation).
   std::optional<AffineInvariant> takeAffine();
+  double affineSeconds() const { return affineSeconds_.load(); }  // time of the affine analysis
   bool finished() const { return finished_.load(); }
   // Blocks until a result is queued or the generator finished (or timeoutMs passed).
   void waitForResult(unsigned timeoutMs);
@@ -92,6 +93,7 @@ private:
   std::condition_variable cv_;
   std::deque<IntervalInvariant> queue_;
   std::optional<AffineInvariant> affine_;
+  std::atomic<double> affineSeconds_{0};
   std::thread thread_;
 };
 

@@ -726,8 +726,14 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
   }
   // The affine equalities (affine_invariants.h) hold in every reachable loop-head state:
   // assumed in every state of the inference and the k-induction, as the known invariant.
+  // Computed at the first step (loop-free programs and shallow bugs do not pay for it).
   size_t affineEqs = 0;
-  if (eng && opts.mode == KikiMode::Full && noTemplates.empty()) {
+  double affineTime = 0;
+  bool affineDone = !(opts.mode == KikiMode::Full && noTemplates.empty());
+  auto assumeAffine = [&] {
+    if (affineDone || !eng) return;
+    affineDone = true;
+    auto a0 = std::chrono::steady_clock::now();
     AffineOptions ao;
     ao.maxSeconds = opts.timeoutS > 0 ? std::min(2.0, opts.timeoutS / 10) : 2.0;
     std::optional<AffineInvariant> aff;
@@ -735,6 +741,7 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
       aff = computeAffine(*fp, nullptr, ao);
     } catch (const std::bad_alloc&) {
     }
+    affineTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
     if (aff && aff->count() > 0) {
       eng->assumeAffine(*aff);
       affineEqs = aff->count();
@@ -745,7 +752,7 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
         opts.progress(msg);
       }
     }
-  }
+  };
   uint64_t stepChecks = 0, stepSkipped = 0, inferences = 0;
   double slice = 1.0;  // seconds for a pending inference (see the step below)
   bool intervalsDone = false;  // the intervals-only inference completed
@@ -759,6 +766,7 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
     r.stats.extra["step_skipped"] = static_cast<double>(stepSkipped);
     r.stats.extra["kiki_inferences"] = static_cast<double>(inferences);
     if (affineEqs) r.stats.extra["affine_equalities"] = static_cast<double>(affineEqs);
+    if (affineTime > 0) r.stats.extra["affine_time_s"] = affineTime;
     if (eng) {
       r.stats.extra["template_rows"] = static_cast<double>(eng->rows().size());
       r.stats.extra["template_iterations"] = static_cast<double>(eng->iterations());
@@ -870,6 +878,7 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
         // k-invariant — resumed if one was interrupted, else for the next k after the
         // last one inferred; the very first one over the intervals alone — and
         // k-induction again when it completed.
+        assumeAffine();
         bool inferring = opts.mode == KikiMode::Full && noTemplates.empty();
         if (!inferring || !eng->inferencePending() || k <= 2) induction(k, stepDeadline.remainingMs());
         if (!proved && inferring && !stepDeadline.expired()) {

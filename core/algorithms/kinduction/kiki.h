@@ -55,7 +55,7 @@
 //    and a new invariant is first tried with k-induction at that k.
 //
 // Relational equalities beyond the zones and octagons (j == 2*i) come from the affine
-// analysis (affine_invariants.h), run once before the first step in the full mode and
+// analysis (affine_invariants.h), run once at the first step in the full mode and
 // assumed in every state like the known invariant (stats.affine_equalities).
 //
 // Modes (the restrictions of Sect. 2.3): full (kIkI); ibmc (steps 1 only);

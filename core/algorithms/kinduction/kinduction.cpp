@@ -265,6 +265,7 @@ result::VerificationResult runKInduction(const cfa::Program& prog, cfa::FuncId e
   r.stats.extra["step_skipped"] = static_cast<double>(stepSkipped);
   r.stats.extra["invariants_injected"] = static_cast<double>(injected.size());
   if (affine) r.stats.extra["affine_equalities"] = static_cast<double>(affine->count());
+  if (gen && gen->affineSeconds() > 0) r.stats.extra["affine_time_s"] = gen->affineSeconds();
   if (step) {
     r.stats.solverQueries += step->queries();
     r.stats.solverTimeS += step->solverSeconds();
