@@ -549,8 +549,13 @@ std::optional<AffineInvariant> computeAffine(const FlatProgram& fp, const std::a
 std::string affineString(const FlatProgram& fp, const AffineEq& eq) {
   std::ostringstream o;
   bool first = true;
-  // the pivot (last variable) first: "j - 2*i == 0"
-  for (auto it = eq.terms.rbegin(); it != eq.terms.rend(); ++it) {
+  // the positive terms first, each group in variable order: "x + y == 50", "j - 2*i == 0"
+  std::vector<std::pair<FlatVar, int64_t>> terms;
+  for (const auto& t : eq.terms)
+    if (t.second > 0) terms.push_back(t);
+  for (const auto& t : eq.terms)
+    if (t.second < 0) terms.push_back(t);
+  for (auto it = terms.begin(); it != terms.end(); ++it) {
     int64_t c = it->second;
     if (first) {
       if (c < 0) o << "-";

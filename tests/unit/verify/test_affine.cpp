@@ -95,8 +95,8 @@ TEST(Affine, ThreeVariablesAndCalls) {
   auto inv = computeAffine(*p.fp);
   ASSERT_TRUE(inv);
   auto eqs = eqsAt(p, *inv, L + 2);
-  EXPECT_TRUE(has(eqs, "j + 3*i == 5")) << join(eqs);
-  EXPECT_TRUE(has(eqs, "k + 2*i == 5")) << join(eqs);
+  EXPECT_TRUE(has(eqs, "3*i + j == 5")) << join(eqs);
+  EXPECT_TRUE(has(eqs, "2*i + k == 5")) << join(eqs);
 }
 
 TEST(Affine, NonlinearAndNonRingOperationsForget) {
