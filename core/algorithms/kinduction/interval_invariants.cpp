@@ -728,6 +728,19 @@ IntervalGenerator::~IntervalGenerator() { stop(); }
 
 void IntervalGenerator::start() {
   thread_ = std::thread([this] {
+    auto a0 = std::chrono::steady_clock::now();
+    try {
+      std::optional<AffineInvariant> aff = computeAffine(*fp_, &stop_);
+      affineSeconds_.store(std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count());
+      if (aff && aff->count() > 0) {
+        {
+          std::lock_guard<std::mutex> lk(mu_);
+          affine_ = std::move(aff);
+        }
+        cv_.notify_all();
+      }
+    } catch (...) {  // out of memory, or a defect: no equalities rather than a dead process
+    }
     std::optional<IntervalInvariant> best;
     for (int level = 0; level <= maxLevel_ && !stop_.load(); ++level) {
       std::optional<IntervalInvariant> r;
@@ -762,9 +775,17 @@ std::vector<IntervalInvariant> IntervalGenerator::take() {
   return out;
 }
 
+std::optional<AffineInvariant> IntervalGenerator::takeAffine() {
+  std::lock_guard<std::mutex> lk(mu_);
+  std::optional<AffineInvariant> out = std::move(affine_);
+  affine_.reset();
+  return out;
+}
+
 void IntervalGenerator::waitForResult(unsigned timeoutMs) {
   std::unique_lock<std::mutex> lk(mu_);
-  cv_.wait_for(lk, std::chrono::milliseconds(timeoutMs), [&] { return !queue_.empty() || finished_.load(); });
+  cv_.wait_for(lk, std::chrono::milliseconds(timeoutMs),
+               [&] { return !queue_.empty() || affine_.has_value() || finished_.load(); });
 }
 
 }  // namespace argus::algorithms

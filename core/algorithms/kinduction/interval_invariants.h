@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/algorithms/kinduction/affine_invariants.h"
 #include "core/algorithms/kinduction/flat_program.h"
 
 namespace argus::algorithms {
@@ -65,8 +66,9 @@ bool adds(const IntervalInvariant& a, const IntervalInvariant& b);
 // Human-readable formula of a cut invariant ("0 <= i && i <= 10"), C names.
 std::string formulaString(const FlatProgram& fp, const CutInvariant& inv);
 
-// The generator: runs the levels one after the other in its own thread and queues each
-// result that adds something. The flat program must outlive it.
+// The generator: first the affine equalities (affine_invariants.h; takeAffine), then the
+// interval levels one after the other, in its own thread; it queues each interval result
+// that adds something. The flat program must outlive it.
 class IntervalGenerator {
 public:
   IntervalGenerator(std::shared_ptr<const FlatProgram> fp, int maxLevel = 2);
@@ -75,6 +77,10 @@ public:
   void stop();
   // Results produced since the last call.
   std::vector<IntervalInvariant> take();
+  // The affine equalities, once (nullopt before they are ready, after they were taken,
+  // or when the analysis gave up or found no relation).
+  std::optional<AffineInvariant> takeAffine();
+  double affineSeconds() const { return affineSeconds_.load(); }  // time of the affine analysis
   bool finished() const { return finished_.load(); }
   // Blocks until a result is queued or the generator finished (or timeoutMs passed).
   void waitForResult(unsigned timeoutMs);
@@ -86,6 +92,8 @@ private:
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<IntervalInvariant> queue_;
+  std::optional<AffineInvariant> affine_;
+  std::atomic<double> affineSeconds_{0};
   std::thread thread_;
 };
 

@@ -213,6 +213,7 @@ struct KInvariantEngine::Impl {
   std::vector<std::vector<size_t>> rowsAt;  // per cut
   std::vector<int64_t> maxes;
   TemplateValue known;
+  std::optional<AffineInvariant> affine;  // assumed in every state (assumeAffine)
   uint64_t iterations = 0;
   uint32_t lastK = 0;  // k of the last completed inference
 
@@ -244,6 +245,7 @@ struct KInvariantEngine::Impl {
       // "pc < 0" would be false and make every check vacuously unsatisfiable.
       if (i == 0) solver->add(tm.bvUle(pc, root));
       else if (!fp.cuts.empty()) solver->add(tm.bvUlt(pc, root));
+      if (affine) solver->add(seg.affineAt(*affine, i));
     };
     seg.start();
   }
@@ -590,6 +592,11 @@ struct KInvariantEngine::Impl {
   }
   bool vacuous = false;  // a vacuity guard failed (see checkProperty)
 
+  void assumeAffine(const AffineInvariant& inv) {
+    affine = inv;
+    for (size_t i = 0; i < seg.states.size(); ++i) solver->add(seg.affineAt(*affine, i));
+  }
+
   std::string formula(uint32_t c) const {
     if (!known.reached[c]) return "false";
     // per variable (pair): the bounds, dropping relational bounds the intervals imply
@@ -637,6 +644,8 @@ struct KInvariantEngine::Impl {
       one(1, -1, a + " - " + b);
       one(1, 1, a + " + " + b);
     }
+    if (affine && c < affine->atCut.size() && !affine->atCut[c].empty())
+      facts.push_back(affineString(fp, affine->atCut[c]));
     std::string s;
     for (auto& f : facts) s += (s.empty() ? "" : " && ") + f;
     return s;
@@ -655,6 +664,7 @@ std::optional<TemplateValue> KInvariantEngine::infer(uint32_t k, const support::
   return impl_->infer(k, deadline, intervalsOnly);
 }
 const TemplateValue& KInvariantEngine::known() const { return impl_->known; }
+void KInvariantEngine::assumeAffine(const AffineInvariant& inv) { impl_->assumeAffine(inv); }
 CheckResult KInvariantEngine::checkProperty(uint32_t k, unsigned timeoutMs, bool fromStart) {
   if (fromStart && (k != 0 || !impl_->topts.rootStart))
     throw std::invalid_argument("KInvariantEngine::checkProperty: fromStart needs k == 0 and rootStart");
@@ -714,6 +724,35 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
       disabled = e.what();
     }
   }
+  // The affine equalities (affine_invariants.h) hold in every reachable loop-head state:
+  // assumed in every state of the inference and the k-induction, as the known invariant.
+  // Computed at the first step (loop-free programs and shallow bugs do not pay for it).
+  size_t affineEqs = 0;
+  double affineTime = 0;
+  bool affineDone = !(opts.mode == KikiMode::Full && noTemplates.empty());
+  auto assumeAffine = [&] {
+    if (affineDone || !eng) return;
+    affineDone = true;
+    auto a0 = std::chrono::steady_clock::now();
+    AffineOptions ao;
+    ao.maxSeconds = opts.timeoutS > 0 ? std::min(2.0, opts.timeoutS / 10) : 2.0;
+    std::optional<AffineInvariant> aff;
+    try {
+      aff = computeAffine(*fp, nullptr, ao);
+    } catch (const std::bad_alloc&) {
+    }
+    affineTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
+    if (aff && aff->count() > 0) {
+      eng->assumeAffine(*aff);
+      affineEqs = aff->count();
+      if (opts.progress) {
+        std::string msg = "kiki: " + std::to_string(affineEqs) + " affine equalit" + (affineEqs == 1 ? "y" : "ies");
+        for (size_t c = 0; c < fp->cuts.size() && c < aff->atCut.size(); ++c)
+          if (!aff->atCut[c].empty()) msg += "\n  at " + fp->describe(fp->cuts[c]) + ": " + affineString(*fp, aff->atCut[c]);
+        opts.progress(msg);
+      }
+    }
+  };
   uint64_t stepChecks = 0, stepSkipped = 0, inferences = 0;
   double slice = 1.0;  // seconds for a pending inference (see the step below)
   bool intervalsDone = false;  // the intervals-only inference completed
@@ -726,6 +765,8 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
     r.stats.extra["step_time_s"] = stepTime;
     r.stats.extra["step_skipped"] = static_cast<double>(stepSkipped);
     r.stats.extra["kiki_inferences"] = static_cast<double>(inferences);
+    if (affineEqs) r.stats.extra["affine_equalities"] = static_cast<double>(affineEqs);
+    if (affineTime > 0) r.stats.extra["affine_time_s"] = affineTime;
     if (eng) {
       r.stats.extra["template_rows"] = static_cast<double>(eng->rows().size());
       r.stats.extra["template_iterations"] = static_cast<double>(eng->iterations());
@@ -837,6 +878,7 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
         // k-invariant — resumed if one was interrupted, else for the next k after the
         // last one inferred; the very first one over the intervals alone — and
         // k-induction again when it completed.
+        assumeAffine();
         bool inferring = opts.mode == KikiMode::Full && noTemplates.empty();
         if (!inferring || !eng->inferencePending() || k <= 2) induction(k, stepDeadline.remainingMs());
         if (!proved && inferring && !stepDeadline.expired()) {

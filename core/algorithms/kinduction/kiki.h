@@ -54,6 +54,10 @@
 //    next inference is for the k after the last completed one (it lags the BMC bound),
 //    and a new invariant is first tried with k-induction at that k.
 //
+// Relational equalities beyond the zones and octagons (j == 2*i) come from the affine
+// analysis (affine_invariants.h), run once at the first step in the full mode and
+// assumed in every state like the known invariant (stats.affine_equalities).
+//
 // Modes (the restrictions of Sect. 2.3): full (kIkI); ibmc (steps 1 only);
 // kind (k-induction without invariants: the template is {⊤}); ai (abstract
 // interpretation only: k = 1 inference, then "no error reachable from the program
@@ -67,6 +71,7 @@
 #include <string>
 #include <vector>
 
+#include "core/algorithms/kinduction/affine_invariants.h"
 #include "core/algorithms/kinduction/flat_program.h"
 #include "core/cfa/cfa.h"
 #include "core/result/result.h"
@@ -141,6 +146,9 @@ public:
   std::optional<TemplateValue> infer(uint32_t k, const support::Deadline& deadline, bool intervalsOnly = false);
   // The conjunction of the invariants found so far (none: every cut reached, rows ⊤).
   const TemplateValue& known() const;
+  // Assumes affine equalities (true in every reachable loop-head state, see
+  // affine_invariants.h) in every present and later state; formula() includes them.
+  void assumeAffine(const AffineInvariant& inv);
   // k-induction under the known invariant: can an error (or unsupported construct) be
   // reached in one segment after k+1 consecutive loop-head states satisfying it?
   // fromStart: also from the program start (k must be 0; used by the ai mode).

@@ -30,6 +30,11 @@ struct StepCase::Impl {
     IntervalInvariant inv;
   };
   std::vector<Injected> invs;
+  struct InjectedAffine {
+    Term lit;
+    AffineInvariant inv;
+  };
+  std::vector<InjectedAffine> affs;
   std::vector<Term> errLits;               // per segment: errLit => err
 
   Impl(const FlatProgram& f, smt::SolverKind kind) : fp(f), seg(f, tm) {
@@ -38,6 +43,7 @@ struct StepCase::Impl {
     solver = smt::makeSolver(kind, tm, so);
     seg.onNewState = [this](size_t i) {
       for (const Injected& in : invs) assertInvariant(in, i);
+      for (const InjectedAffine& in : affs) solver->add(tm.mkImplies(in.lit, seg.affineAt(in.inv, i)));
     };
     seg.start();
   }
@@ -82,6 +88,7 @@ struct StepCase::Impl {
     while (reachAsserted < k) solver->add(seg.reaches[reachAsserted++]);
     std::vector<Term> assumptions{errLits[k]};
     for (const Injected& in : invs) assumptions.push_back(in.lit);
+    for (const InjectedAffine& in : affs) assumptions.push_back(in.lit);
     solver->setTimeoutMs(timeoutMs);
     return solver->check(assumptions);
   }
@@ -91,13 +98,20 @@ struct StepCase::Impl {
     for (size_t i = 0; i < seg.states.size(); ++i) assertInvariant(in, i);
     invs.push_back(std::move(in));
   }
+
+  void injectAffine(const AffineInvariant& inv) {
+    InjectedAffine in{tm.freshVar("aff", tm.boolSort()), inv};
+    for (size_t i = 0; i < seg.states.size(); ++i) solver->add(tm.mkImplies(in.lit, seg.affineAt(in.inv, i)));
+    affs.push_back(std::move(in));
+  }
 };
 
 StepCase::StepCase(const FlatProgram& fp, smt::SolverKind solver) : impl_(std::make_unique<Impl>(fp, solver)) {}
 StepCase::~StepCase() = default;
 CheckResult StepCase::check(uint32_t k, unsigned timeoutMs) { return impl_->check(k, timeoutMs); }
 void StepCase::inject(const IntervalInvariant& inv) { impl_->inject(inv); }
-size_t StepCase::injected() const { return impl_->invs.size(); }
+void StepCase::injectAffine(const AffineInvariant& inv) { impl_->injectAffine(inv); }
+size_t StepCase::injected() const { return impl_->invs.size() + impl_->affs.size(); }
 uint64_t StepCase::queries() const { return impl_->solver->stats().checks; }
 double StepCase::solverSeconds() const { return impl_->solver->stats().checkTimeS; }
 
@@ -149,6 +163,7 @@ result::VerificationResult runKInduction(const cfa::Program& prog, cfa::FuncId e
   std::unique_ptr<StepCase> step;
   std::unique_ptr<IntervalGenerator> gen;
   std::vector<IntervalInvariant> injected;
+  std::optional<AffineInvariant> affine;  // injected affine equalities
   uint64_t stepChecks = 0, stepSkipped = 0;
   uint32_t provedK = 0;
   double stepTime = 0;
@@ -167,6 +182,18 @@ result::VerificationResult runKInduction(const cfa::Program& prog, cfa::FuncId e
   auto injectAvailable = [&](uint32_t k) {
     if (!gen || k < opts.holdInvariantsUntilK) return false;
     bool any = false;
+    if (std::optional<AffineInvariant> aff = gen->takeAffine()) {
+      step->injectAffine(*aff);
+      if (opts.progress) {
+        std::string msg = "k-induction: injected " + std::to_string(aff->count()) + " affine equalit" +
+                          (aff->count() == 1 ? "y" : "ies");
+        for (size_t c = 0; c < fp->cuts.size() && c < aff->atCut.size(); ++c)
+          if (!aff->atCut[c].empty()) msg += "\n  at " + fp->describe(fp->cuts[c]) + ": " + affineString(*fp, aff->atCut[c]);
+        opts.progress(msg);
+      }
+      affine = std::move(aff);
+      any = true;
+    }
     for (IntervalInvariant& inv : gen->take()) {
       step->inject(inv);
       if (opts.progress) {
@@ -237,6 +264,8 @@ result::VerificationResult runKInduction(const cfa::Program& prog, cfa::FuncId e
   r.stats.extra["step_time_s"] = stepTime;
   r.stats.extra["step_skipped"] = static_cast<double>(stepSkipped);
   r.stats.extra["invariants_injected"] = static_cast<double>(injected.size());
+  if (affine) r.stats.extra["affine_equalities"] = static_cast<double>(affine->count());
+  if (gen && gen->affineSeconds() > 0) r.stats.extra["affine_time_s"] = gen->affineSeconds();
   if (step) {
     r.stats.solverQueries += step->queries();
     r.stats.solverTimeS += step->solverSeconds();
@@ -248,6 +277,13 @@ result::VerificationResult runKInduction(const cfa::Program& prog, cfa::FuncId e
       for (size_t c = 0; c < fp->cuts.size(); ++c)
         r.invariant[fp->describe(fp->cuts[c])] = formulaString(*fp, m.atCut[c]);
     }
+    if (affine)
+      for (size_t c = 0; c < fp->cuts.size() && c < affine->atCut.size(); ++c) {
+        if (affine->atCut[c].empty()) continue;
+        std::string& f = r.invariant[fp->describe(fp->cuts[c])];
+        if (f == "false") continue;
+        f = (f.empty() || f == "true" ? "" : f + " && ") + affineString(*fp, affine->atCut[c]);
+      }
   }
   return r;
 }

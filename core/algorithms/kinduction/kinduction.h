@@ -2,7 +2,7 @@
 // (k-induction with continuously refined auxiliary invariants, Algorithm 3);
 // kiki-k-invariants-k-induction, Sect. 2 and 3 (kiki.h). The base case is bmc/'s
 // unwinding. Read first: flat_program.h (the inlined program of the step case), then
-// segment_encoding.h, this file, interval_invariants.h, kiki.h.
+// segment_encoding.h, this file, interval_invariants.h, affine_invariants.h, kiki.h.
 //
 // k-induction with continuously refined auxiliary invariants (unifying-view paper,
 // Algorithm 3), for programs with several and nested loops and with (non-recursive)
@@ -84,7 +84,9 @@ public:
   // Asserts an invariant (true at the loop heads of every reachable state) under a fresh
   // activation literal, for all present and future states.
   void inject(const IntervalInvariant& inv);
-  size_t injected() const;
+  // The same for affine equalities (affine_invariants.h).
+  void injectAffine(const AffineInvariant& inv);
+  size_t injected() const;  // interval and affine invariants
   uint64_t queries() const;
   double solverSeconds() const;
 

@@ -232,4 +232,24 @@ void SegmentEncoding::encodeNext(const std::function<void(Term)>& add) {
 }
 
 
+Term SegmentEncoding::affineAt(const AffineInvariant& inv, size_t i) {
+  const SegState& s = states[i];
+  std::vector<Term> conj;
+  for (size_t c = 0; c < inv.atCut.size() && c < fp_.cuts.size(); ++c) {
+    if (inv.atCut[c].empty()) continue;
+    std::vector<Term> eqs;
+    for (const AffineEq& eq : inv.atCut[c]) {
+      Term sum = nullptr;
+      for (const auto& [v, k] : eq.terms) {
+        Term x = (*s.vars)[v];
+        Term t = k == 1 ? x : tm_.bvMul(tm_.bvVal(static_cast<uint64_t>(k), eq.width), x);
+        sum = sum ? tm_.bvAdd(sum, t) : t;
+      }
+      if (sum) eqs.push_back(tm_.mkEq(sum, tm_.bvVal(static_cast<uint64_t>(eq.rhs), eq.width)));
+    }
+    conj.push_back(tm_.mkImplies(tm_.mkEq(pcs[i], tm_.bvVal(c, 32)), tm_.mkAnd(eqs)));
+  }
+  return tm_.mkAnd(conj);
+}
+
 }  // namespace argus::algorithms

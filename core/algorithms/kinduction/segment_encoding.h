@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/algorithms/kinduction/affine_invariants.h"
 #include "core/algorithms/kinduction/flat_program.h"
 #include "core/encoding/expr_encoder.h"
 #include "core/smt/term.h"
@@ -53,6 +54,9 @@ public:
   void encodeNext(const std::function<void(smt::Term)>& add);
   // Creates s_0 (call once, after setting onNewState).
   void start();
+  // The affine equalities in state i: for each loop head c with equalities,
+  // pc_i == c => each sum(coeff * var) == rhs in its width's wrap-around arithmetic.
+  smt::Term affineAt(const AffineInvariant& inv, size_t i);
 
   smt::TermManager& tm() { return tm_; }
   encoding::ExprEncoder& encoder() { return enc_; }
