@@ -3,7 +3,6 @@
 #include "core/cpa/loop_bound_cpa.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <memory>
 #include <sstream>
 #include <unordered_map>
@@ -1180,7 +1179,7 @@ VerificationResult runPredicateAnalysis(const cfa::Program& prog, cfa::FuncId en
   // point are not supported: each edge with a floating-point operation becomes an
   // Unsupported edge naming it, so the analysis cuts those paths (unknown if one is
   // reachable) and still finds the bugs before them.
-  if (cfa::findFloatEdge(prog) && !std::getenv("ARGUS_PRED_FLOAT_EXPERIMENT")) {
+  if (cfa::findFloatEdge(prog)) {
     cfa::Program cut = prog;
     auto has = [](const cfa::ExprPtr& e) { return e && cfa::hasFloatOp(*e); };
     for (cfa::Function& f : cut.functions)
