@@ -66,6 +66,13 @@ TEST(Harness, OneQueuePerFunctionInCallOrder) {
             std::string::npos);
 }
 
+TEST(Harness, NondetNames) {
+  EXPECT_TRUE(isNondetFunctionName("__VERIFIER_nondet_int"));
+  EXPECT_TRUE(isNondetFunctionName("nondet_foo"));
+  EXPECT_FALSE(isNondetFunctionName("reach_error"));
+  EXPECT_FALSE(isNondetFunctionName("my_nondet"));
+}
+
 // Float nondets return their type (the caller reads a floating-point register), with the
 // recorded bit image; an integer function of the same width stays an integer.
 TEST(Harness, FloatNondetsReturnTheirType) {
@@ -81,13 +88,6 @@ TEST(Harness, FloatNondetsReturnTheirType) {
   EXPECT_NE(h.find("unsigned int __VERIFIER_nondet_uint(void)"), std::string::npos) << h;
   EXPECT_EQ(count(h, "__builtin_memcpy(&r, &b, sizeof r)"), 3u) << h;
   EXPECT_NE(h.find("2139095041ULL"), std::string::npos) << h;
-}
-
-TEST(Harness, NondetNames) {
-  EXPECT_TRUE(isNondetFunctionName("__VERIFIER_nondet_int"));
-  EXPECT_TRUE(isNondetFunctionName("nondet_foo"));
-  EXPECT_FALSE(isNondetFunctionName("reach_error"));
-  EXPECT_FALSE(isNondetFunctionName("my_nondet"));
 }
 
 }  // namespace
