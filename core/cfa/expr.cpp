@@ -193,6 +193,7 @@ const char* binOpName(BinOp op) {
     case BinOp::FEq: return "==f";
     case BinOp::FLt: return "<f";
     case BinOp::FLe: return "<=f";
+    case BinOp::FRem: return "remf";
   }
   return "?";
 }

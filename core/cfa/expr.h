@@ -57,6 +57,7 @@ enum class BinOp : uint8_t {
   LAnd, LOr,                    // non-short-circuit logical and/or on pure operands: 0/1
   FAdd, FSub, FMul, FDiv,       // floating point (see above)
   FEq, FLt, FLe,                // floating-point comparisons: 0/1 in the expression's width
+  FRem,                         // IEEE 754 remainder (C's remainder()): x - n*y, n = x/y rounded to nearest even; exact
 };
 
 enum class CastKind : uint8_t {

@@ -338,7 +338,7 @@ class Deserializer {
     e->value = u();
     e->var = u32();
     e->unop = static_cast<UnOp>(small(static_cast<uint64_t>(UnOp::FRound)));
-    e->binop = static_cast<BinOp>(small(static_cast<uint64_t>(BinOp::FLe)));
+    e->binop = static_cast<BinOp>(small(static_cast<uint64_t>(BinOp::FRem)));
     e->cast = static_cast<CastKind>(small(static_cast<uint64_t>(CastKind::FToU)));
     uint64_t n = count();
     for (uint64_t k = 0; k < n; ++k) {

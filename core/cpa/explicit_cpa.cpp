@@ -73,6 +73,7 @@ const char* opSymbol(cfa::BinOp op) {
     case cfa::BinOp::FEq: return "==";
     case cfa::BinOp::FLt: return "<";
     case cfa::BinOp::FLe: return "<=";
+    case cfa::BinOp::FRem: return "remainder";
   }
   return "?";
 }

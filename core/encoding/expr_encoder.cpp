@@ -198,6 +198,7 @@ Term ExprEncoder::encode(const cfa::ExprPtr& e, const Env& env) {
         case BinOp::FEq: return boolToBV(tm_, tm_.fpEq(fp(a), fp(b)), w);
         case BinOp::FLt: return boolToBV(tm_, tm_.fpLt(fp(a), fp(b)), w);
         case BinOp::FLe: return boolToBV(tm_, tm_.fpLe(fp(a), fp(b)), w);
+        case BinOp::FRem: return tm_.fpToBits(tm_.fpRem(fp(a), fp(b)));
       }
       break;
     }

@@ -107,7 +107,7 @@ ExprPtr Lowerer::floatArith(BinaryOperatorKind op, ExprPtr a, ExprPtr b, uint32_
 namespace {
 
 enum class MathOp {
-  Fabs, Sqrt, Floor, Ceil, Round, Trunc, Rint, Fmin, Fmax, Copysign,
+  Fabs, Sqrt, Floor, Ceil, Round, Trunc, Rint, Fmin, Fmax, Copysign, Remainder,
   IsNan, IsInf, IsInfSign, IsFinite, IsNormal, SignBit, Fpclassify,
 };
 
@@ -126,7 +126,7 @@ std::optional<MathFn> parseMath(std::string n) {
       {"round", {MathOp::Round, 1}},       {"trunc", {MathOp::Trunc, 1}},
       {"rint", {MathOp::Rint, 1}},         {"nearbyint", {MathOp::Rint, 1}},
       {"fmin", {MathOp::Fmin, 2}},         {"fmax", {MathOp::Fmax, 2}},
-      {"copysign", {MathOp::Copysign, 2}},
+      {"copysign", {MathOp::Copysign, 2}}, {"remainder", {MathOp::Remainder, 2}},
   };
   for (const auto& [name, fn] : table) {
     std::string s(name);
@@ -214,6 +214,10 @@ ExprPtr Lowerer::mathBuiltin(const CallExpr* ce, const std::string& name, bool& 
       r = Expr::mkIte(isNan(y), v, r);
       return Expr::mkIte(isNan(v), y, r);
     }
+    case MathOp::Remainder:
+      // IEEE 754 remainder, exact (C11 7.12.10.2, F.10.7.2): x - n*y with n = x/y
+      // rounded to nearest even; NaN for y == 0 or infinite x (errno is not modelled)
+      return bin(BinOp::FRem, v, x[1]);
     case MathOp::Copysign:
       return bin(BinOp::Or, mag, bin(BinOp::And, x[1], c(signMask(w), w)));
     case MathOp::IsNan: return toInt(isNan(v));

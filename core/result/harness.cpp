@@ -114,11 +114,21 @@ std::string writeHarness(const Counterexample& cex, const HarnessOptions& o) {
       h << (i % 4 == 0 ? "\n  " : " ") << vals[i]->value << "ULL,";
       h << " /* " << vals[i]->file.substr(vals[i]->file.find_last_of('/') + 1) << ":" << vals[i]->line << " */";
     }
+    // __VERIFIER_nondet_float/double (and nondet_float, ...) return a float in a
+    // floating-point register: the harness returns the recorded bit image as that type
+    uint32_t w = vals.front()->width;
+    const char* ft = endsWith(f, "_float") && w == 32 ? "float" : endsWith(f, "_double") && w == 64 ? "double" : nullptr;
     h << "\n};\nstatic unsigned long argus_n" << k << ";\n"
-      << t << " " << f << "(void) {\n"
+      << (ft ? ft : t) << " " << f << "(void) {\n"
       << "  if (argus_n" << k << " >= sizeof argus_v" << k << " / sizeof argus_v" << k
-      << "[0]) argus_report(\"out of values: \", " << cString(f) << ", " << kHarnessExhaustedExit << ");\n"
-      << "  return (" << t << ")" << (isBoolName(f) ? "(argus_v" : "argus_v") << k << "[argus_n" << k << "++]"
+      << "[0]) argus_report(\"out of values: \", " << cString(f) << ", " << kHarnessExhaustedExit << ");\n";
+    if (ft) {
+      h << "  " << t << " b = (" << t << ")argus_v" << k << "[argus_n" << k << "++];\n"
+        << "  " << ft << " r;\n  __builtin_memcpy(&r, &b, sizeof r);\n  return r;\n}\n";
+      ++k;
+      continue;
+    }
+    h << "  return (" << t << ")" << (isBoolName(f) ? "(argus_v" : "argus_v") << k << "[argus_n" << k << "++]"
       << (isBoolName(f) ? " != 0)" : "") << ";\n}\n";
     ++k;
   }

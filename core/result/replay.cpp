@@ -172,6 +172,7 @@ uint64_t evalBinary(BinOp op, uint64_t a, uint64_t b, uint32_t w, uint32_t rw) {
     case BinOp::FEq: r = w == 32 ? asF(a) == asF(b) : asD(a) == asD(b); break;
     case BinOp::FLt: r = w == 32 ? asF(a) < asF(b) : asD(a) < asD(b); break;
     case BinOp::FLe: r = w == 32 ? asF(a) <= asF(b) : asD(a) <= asD(b); break;
+    case BinOp::FRem: r = w == 32 ? bitsF(std::remainder(asF(a), asF(b))) : bitsD(std::remainder(asD(a), asD(b))); break;
   }
   return r & maskOf(rw);
 }

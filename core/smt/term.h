@@ -67,6 +67,7 @@ enum class Kind : uint8_t {
   // width; unspecified out of range (callers guard them).
   FPFromBits, FPToBits, FPAdd, FPSub, FPMul, FPDiv, FPSqrt, FPRti, FPEq, FPLt, FPLe, FPIsNaN,
   FPToFP, SBVToFP, UBVToFP, FPToSBV, FPToUBV,
+  FPRem /* IEEE remainder: x - y*n, n = x/y rounded to nearest even (exact, no rounding mode) */,
 };
 
 // Rounding modes of the floating-point operations.
@@ -191,6 +192,7 @@ public:
   Term fpMul(Term a, Term b, RoundingMode rm = RoundingMode::RNE);
   Term fpDiv(Term a, Term b, RoundingMode rm = RoundingMode::RNE);
   Term fpSqrt(Term a, RoundingMode rm = RoundingMode::RNE);
+  Term fpRem(Term a, Term b);  // SMT-LIB fp.rem (IEEE 754 remainder, exact)
   Term fpRoundToIntegral(Term a, RoundingMode rm);
   Term fpEq(Term a, Term b);  // IEEE equality: false on NaN, -0 = +0
   Term fpLt(Term a, Term b);

@@ -35,7 +35,7 @@ const char* kindName(Kind k) {
       "concat", "extract", "zero_extend", "sign_extend", "+", "-", "*", "neg", "<=", "<",
       "select", "store", "apply",
       "fp.from_bits", "fp.to_bits", "fp.add", "fp.sub", "fp.mul", "fp.div", "fp.sqrt", "fp.roundToIntegral",
-      "fp.eq", "fp.lt", "fp.leq", "fp.isNaN", "to_fp", "to_fp_sbv", "to_fp_ubv", "fp.to_sbv", "fp.to_ubv"};
+      "fp.eq", "fp.lt", "fp.leq", "fp.isNaN", "to_fp", "to_fp_sbv", "to_fp_ubv", "fp.to_sbv", "fp.to_ubv", "fp.rem"};
   return names[static_cast<int>(k)];
 }
 
@@ -635,6 +635,10 @@ Term TermManager::fpDiv(Term a, Term b, RoundingMode rm) {
   needFP2(a, b, "fpDiv");
   return make(Kind::FPDiv, a->sort, {a, b}, rmCode(rm));
 }
+Term TermManager::fpRem(Term a, Term b) {
+  needFP2(a, b, "fpRem");
+  return make(Kind::FPRem, a->sort, {a, b});
+}
 Term TermManager::fpSqrt(Term a, RoundingMode rm) {
   needFP(a, "fpSqrt");
   return make(Kind::FPSqrt, a->sort, {a}, rmCode(rm));
@@ -764,6 +768,7 @@ Term TermManager::substitute(Term t, const std::unordered_map<Term, Term>& map) 
         case Kind::FPAdd: case Kind::FPSub: case Kind::FPMul: case Kind::FPDiv: case Kind::FPSqrt:
         case Kind::FPRti: case Kind::FPEq: case Kind::FPLt: case Kind::FPLe: case Kind::FPIsNaN:
         case Kind::FPToFP: case Kind::SBVToFP: case Kind::UBVToFP: case Kind::FPToSBV: case Kind::FPToUBV:
+        case Kind::FPRem:
           r = make(n->kind, n->sort, cs, n->p0, n->p1);
           break;
         default: r = n;

@@ -453,7 +453,7 @@ private:
       }
       case BinOp::FEq: case BinOp::FLt: case BinOp::FLe:
         return bool01(true, true);  // floating-point comparison: 0 or 1
-      case BinOp::FAdd: case BinOp::FSub: case BinOp::FMul: case BinOp::FDiv:
+      case BinOp::FAdd: case BinOp::FSub: case BinOp::FMul: case BinOp::FDiv: case BinOp::FRem:
         return top(w);  // floating point on bit images: any value
     }
     return top(w);

@@ -488,6 +488,7 @@ private:
         case Kind::FPSub: return owned_->mkTerm(K::FLOATINGPOINT_SUB, {rm(t->p0), a[0], a[1]});
         case Kind::FPMul: return owned_->mkTerm(K::FLOATINGPOINT_MULT, {rm(t->p0), a[0], a[1]});
         case Kind::FPDiv: return owned_->mkTerm(K::FLOATINGPOINT_DIV, {rm(t->p0), a[0], a[1]});
+        case Kind::FPRem: return owned_->mkTerm(K::FLOATINGPOINT_REM, {a[0], a[1]});
         case Kind::FPSqrt: return owned_->mkTerm(K::FLOATINGPOINT_SQRT, {rm(t->p0), a[0]});
         case Kind::FPRti: return owned_->mkTerm(K::FLOATINGPOINT_RTI, {rm(t->p0), a[0]});
         case Kind::FPEq: return op(K::FLOATINGPOINT_EQ);

@@ -244,6 +244,7 @@ private:
         case Kind::FPSub: return wrap(Z3_mk_fpa_sub(ctx_, rm(t->p0), a[0], a[1]));
         case Kind::FPMul: return wrap(Z3_mk_fpa_mul(ctx_, rm(t->p0), a[0], a[1]));
         case Kind::FPDiv: return wrap(Z3_mk_fpa_div(ctx_, rm(t->p0), a[0], a[1]));
+        case Kind::FPRem: return wrap(Z3_mk_fpa_rem(ctx_, a[0], a[1]));
         case Kind::FPSqrt: return wrap(Z3_mk_fpa_sqrt(ctx_, rm(t->p0), a[0]));
         case Kind::FPRti: return wrap(Z3_mk_fpa_round_to_integral(ctx_, rm(t->p0), a[0]));
         case Kind::FPEq: return wrap(Z3_mk_fpa_eq(ctx_, a[0], a[1]));

@@ -92,4 +92,21 @@ TEST(Harness, NondetNames) {
   EXPECT_FALSE(isNondetFunctionName("my_nondet"));
 }
 
+// Float nondets return their type (the caller reads a floating-point register), with the
+// recorded bit image; an integer function of the same width stays an integer.
+TEST(Harness, FloatNondetsReturnTheirType) {
+  Counterexample cex;
+  cex.inputs = {{"__VERIFIER_nondet_float", 0x7f800001ull, 32, false, "p.c", 3},
+                {"__VERIFIER_nondet_double", 0x8000000000000000ull, 64, false, "p.c", 4},
+                {"nondet_float", 0x3f800000ull, 32, false, "p.c", 5},
+                {"__VERIFIER_nondet_uint", 1, 32, false, "p.c", 6}};
+  std::string h = writeHarness(cex, HarnessOptions{});
+  EXPECT_NE(h.find("float __VERIFIER_nondet_float(void)"), std::string::npos) << h;
+  EXPECT_NE(h.find("double __VERIFIER_nondet_double(void)"), std::string::npos) << h;
+  EXPECT_NE(h.find("\nfloat nondet_float(void)"), std::string::npos) << h;
+  EXPECT_NE(h.find("unsigned int __VERIFIER_nondet_uint(void)"), std::string::npos) << h;
+  EXPECT_EQ(count(h, "__builtin_memcpy(&r, &b, sizeof r)"), 3u) << h;
+  EXPECT_NE(h.find("2139095041ULL"), std::string::npos) << h;
+}
+
 }  // namespace

@@ -71,6 +71,20 @@ TEST_P(SmtFp, ArithmeticAgreesWithTheHost) {
   expectBits(tm.fpToBits(tm.fpRoundToIntegral(d(-2.7), RoundingMode::RTZ)), bitsD(-2.0), "trunc -2.7");
 }
 
+// fp.rem is C's remainder(): the quotient rounded to nearest even, the result exact; also
+// across large exponent gaps (where solvers' fp.rem implementations have had bugs).
+TEST_P(SmtFp, RemainderAgreesWithTheHost) {
+  volatile double pairs[][2] = {{5.0, 2.0}, {7.0, 2.0}, {-7.0, 2.0}, {3.0, 2.0}, {1e300, 7.0}, {1e300, 3.0},
+                                {1e-300, 3.0}, {0.1, 0.03}, {-0.0, 1.0}, {1.7976931348623157e308, 4.9e-324}};
+  for (auto& p : pairs)
+    expectBits(tm.fpToBits(tm.fpRem(d(p[0]), d(p[1]))), bitsD(std::remainder(p[0], p[1])),
+               "remainder(" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ")");
+  volatile float fx = 3.40282347e38f, fy = 3.14159274f, f55 = 5.5f, f2 = 2.0f;
+  expectBits(tm.fpToBits(tm.fpRem(f(fx), f(fy))), bitsF(std::remainder(fx, fy)), "remainderf(FLT_MAX, pi)");
+  expectBits(tm.fpToBits(tm.fpRem(f(f55), f(f2))), bitsF(-0.5f), "remainderf(5.5, 2)");
+  expectTrue(tm.fpIsNaN(tm.fpRem(d(1.0), d(0.0))), "remainder(1, 0) is NaN");
+}
+
 TEST_P(SmtFp, ComparisonsAndConversions) {
   Term nan = tm.fpDiv(d(0.0), d(0.0));
   expectTrue(tm.fpIsNaN(nan), "0/0 is NaN");

@@ -55,6 +55,9 @@ const NativeCase kNative[] = {
     {"strtol_family", "#include <errno.h>\n#include <limits.h>\nchar s1[] = \"  -0x1fZ\", s2[] = \"0777\", s3[] = \"99999999999999999999\", s4[] = \"-12abc\", s5[] = \"+\", s6[] = \"0x\", s7[] = \"-1\", s8[] = \"-9223372036854775808\", s9[] = \"z\"; int main(void){ char *end; if (strtol(s1, &end, 0) != -31 || *end != 'Z') reach_error(); if (strtol(s2, &end, 0) != 511 || *end != 0 || strtol(s2, 0, 10) != 777) reach_error(); errno = 0; if (strtol(s3, &end, 10) != LONG_MAX || errno != ERANGE || *end != 0) reach_error(); errno = 0; if (strtoull(s3, 0, 10) != ULLONG_MAX || errno != ERANGE) reach_error(); if (atoi(s4) != -12 || atol(s4) != -12) reach_error(); if (strtol(s5, &end, 10) != 0 || end != s5) reach_error(); if (strtol(s6, &end, 16) != 0 || end != s6 + 1) reach_error(); if (strtoul(s7, 0, 10) != ULONG_MAX) reach_error(); errno = 0; if (strtoll(s8, 0, 10) != LLONG_MIN || errno != 0) reach_error(); if (strtol(s9, &end, 36) != 35 || strtol(s9, &end, 10) != 0 || end != s9) reach_error(); return 0; }", Verdict::True},
     {"strtol_found", "char s[] = \" 42\"; int main(void){ if (strtol(s, 0, 10) == 42) reach_error(); return 0; }", Verdict::False},
     {"abs_calloc_realloc", "int m7 = -7; long lm = -5; long long llm = -9; unsigned long big = ~0ul / 2; int main(void){ if (abs(m7) != 7 || labs(lm) != 5 || llabs(llm) != 9) reach_error(); if (calloc(big, 4) != 0) reach_error(); int *p = calloc(4, sizeof(int)); if (!p || p[3] != 0) reach_error(); p[0] = 11; p[3] = 44; p = realloc(p, 8 * sizeof(int)); if (!p || p[0] != 11 || p[3] != 44) reach_error(); if (realloc(p, 0) != 0) reach_error(); int *q = realloc(0, sizeof(int)); if (!q) reach_error(); *q = 1; return 0; }", Verdict::True},
+    // remainder (IEEE 754 remainder, the quotient rounded to nearest even), glibc's libm
+    {"remainder", "#include <math.h>\ndouble five = 5.0, two = 2.0, seven = 7.0, three = 3.0, m7 = -7.0, big = 1e300, tiny = 1e-300; float fx = 3.40282347e38f, fy = 3.14159274f, f55 = 5.5f, f2 = 2.0f; int main(void){ if (remainder(five, two) != 1.0 || remainder(seven, two) != -1.0 || remainder(three, two) != -1.0 || remainder(m7, two) != 1.0 || remainderf(fx, fy) != -1.40962958f || remainderf(f55, f2) != -0.5f || remainder(big, seven) != 1.0 || remainder(big, three) != 0.0 || remainder(tiny, three) != tiny) reach_error(); return 0; }", Verdict::True},
+    {"remainder_found", "#include <math.h>\nfloat x = 3.40282347e38f, y = 3.14159274f; int main(void){ if (remainderf(x, y) == -1.40962958f) reach_error(); return 0; }", Verdict::False},
     {"compiler_queries", "int a[10]; int x = 3; struct s { int f[4]; int g; } st; int main(void){ if (__builtin_expect(x, 0) != 3 || __builtin_expect_with_probability(x, 3, 0.9) != 3) reach_error(); if (__builtin_object_size(&a[2], 0) != 32 || __builtin_object_size(&a[2], 1) != 32 || __builtin_object_size(&a[2], 2) != 32 || __builtin_object_size(&st.f[1], 1) != 12 || __builtin_object_size(&st.f[1], 0) != 16) reach_error(); if (!__builtin_constant_p(42) || !__builtin_constant_p(3 * 7)) reach_error(); if (x == 4) __builtin_unreachable(); return 0; }", Verdict::True},
 };
 
@@ -65,7 +68,7 @@ int runNatively(const NativeCase& c, std::string& log) {
   fs::create_directories(dir);
   { std::ofstream(dir / "p.c") << kNativePrelude << c.body << "\n"; }
   std::string cmd = "cd '" + dir.string() + "' && cc -std=gnu11 -O0 -w -m64" +
-                    " -fsanitize=undefined -fno-sanitize-recover p.c -o p > log 2>&1 && timeout 10 ./p >> log 2>&1";
+                    " -fsanitize=undefined -fno-sanitize-recover p.c -o p -lm > log 2>&1 && timeout 10 ./p >> log 2>&1";
   int st = std::system(cmd.c_str());
   std::ifstream in(dir / "log");
   log.assign(std::istreambuf_iterator<char>(in), {});
