@@ -9,6 +9,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/cfa/accelerate.h"
+#include "core/result/long_runs.h"
+
 namespace argus::result {
 
 using cfa::BinOp;
@@ -620,6 +623,22 @@ class Interpreter {
     return true;
   }
 
+  // Drops the Blank, Assume and Assign steps between the first kRecordHead and the last
+  // kRecordTail recorded ones (core/result/long_runs.h).
+  void compactSteps() {
+    std::vector<ReplayStep>& st = res_.steps;
+    size_t keepTail = st.size() - kRecordTail;
+    size_t out = kRecordHead;
+    for (size_t i = kRecordHead; i < st.size(); ++i) {
+      EdgeKind k = p_.functions[st[i].func].edges[st[i].edge].kind;
+      if (i < keepTail && (k == EdgeKind::Blank || k == EdgeKind::Assume || k == EdgeKind::Assign)) continue;
+      if (out != i) st[out] = std::move(st[i]);
+      ++out;
+    }
+    st.resize(out);
+    compactAt_ = st.size() + 200'000;
+  }
+
   const cfa::Program& p_;
   const ReplayInput& in_;
   size_t maxSteps_;
@@ -638,6 +657,7 @@ class Interpreter {
   std::unordered_set<uint64_t> mtaint_;      // memory bytes
   std::map<uint64_t, uint64_t> bodyBlocks_;  // blocks of the program's own Allocs: start -> length
   bool wildStore_ = false;                   // a store through a tainted address happened
+  size_t compactAt_ = kRecordHead + kRecordTail + 200'000;
 };
 
 ReplayResult Interpreter::run(FuncId entry) {
@@ -716,7 +736,9 @@ ReplayResult Interpreter::run(FuncId entry) {
       step.edge = edgeIdx;
       step.depth = static_cast<uint32_t>(stack_.size() - 1);
       auto record = [&] {
-        if (record_) res_.steps.push_back(std::move(step));
+        if (!record_) return;
+        res_.steps.push_back(std::move(step));
+        if (res_.steps.size() >= compactAt_) compactSteps();
       };
       const FuncId curFunc = fr.func;
       const LocId curLoc = fr.loc;
@@ -753,8 +775,10 @@ ReplayResult Interpreter::run(FuncId entry) {
           break;
         }
         case EdgeKind::Havoc: {
-          uint64_t v;
-          if (!nextNondet(v)) {
+          uint64_t v = 0;
+          // a loop-acceleration shortcut's count: 0, one ordinary iteration (the loop runs
+          // itself; core/cfa/accelerate.h); no value of the input is consumed
+          if (!cfa::isAccelerationCount(e) && !nextNondet(v)) {
             --res_.stepCount;  // not taken
             return finish(ReplayOutcome::OutOfNondets,
                           "no value for havoc at " + where(curFunc, curLoc, &e));
@@ -879,6 +903,13 @@ ReplayResult Interpreter::run(FuncId entry) {
 }
 
 }  // namespace
+
+size_t replayStepLimit(const cfa::Program& p) {
+  for (const cfa::Function& f : p.functions)
+    for (const cfa::Edge& e : f.edges)
+      if (cfa::isAccelerationCount(e)) return kAcceleratedMaxSteps;
+  return 10'000'000;  // replay()'s default
+}
 
 ReplayResult replay(const cfa::Program& p, FuncId entry, const ReplayInput& in, size_t maxSteps,
                     bool recordSteps) {
