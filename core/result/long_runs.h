@@ -17,7 +17,7 @@
 
 namespace argus::result {
 
-constexpr size_t kRecordHead = 20'000, kRecordTail = 20'000;
+constexpr size_t kRecordHead = 1'000, kRecordTail = 1'000;
 constexpr size_t kAcceleratedMaxSteps = 4'000'000'000;
 
 // kAcceleratedMaxSteps if `p` has a loop-acceleration shortcut, else replay()'s default.
