@@ -39,11 +39,23 @@ ExprPtr substitute(const ExprPtr& e, const std::map<VarId, ExprPtr>& sub) {
   return e;
 }
 
-// The loop body from L: the deltas of the updated variables, or nullopt if the cycle
-// is not a single path of translations back to L.
-std::optional<std::map<VarId, uint64_t>> translationCycle(const Program& p, const Function& f, LocId L,
-                                                          LocId first) {
+// A compiler temporary copied from a variable in the body (`i++`: t := i; i := t + 1):
+// after an iteration it holds v's value at the copy, v_before + dv.
+struct TempCopy {
+  VarId t, v;
+  uint64_t dv;
+};
+
+struct Cycle {
   std::map<VarId, uint64_t> delta;
+  std::map<VarId, TempCopy> temps;
+};
+
+// The loop body from L: the deltas of the updated variables (and the temporaries), or
+// nullopt if the cycle is not a single path of translations back to L.
+std::optional<Cycle> translationCycle(const Program& p, const Function& f, LocId L, LocId first) {
+  Cycle cy;
+  std::map<VarId, uint64_t>& delta = cy.delta;
   LocId at = first;
   for (int steps = 0; at != L; ++steps) {
     if (steps > 64 || at >= f.locs.size()) return std::nullopt;
@@ -55,6 +67,20 @@ std::optional<std::map<VarId, uint64_t>> translationCycle(const Program& p, cons
       VarId v = *e.lhs;
       uint32_t w = p.vars[v].width;
       const Expr* rp = e.rhs.get();
+      if (rp->kind == ExprKind::Var && p.vars[v].kind == VarKind::Temp && rp->width == w && rp->var != v &&
+          !cy.temps.count(rp->var)) {  // t := u
+        cy.temps[v] = TempCopy{v, rp->var, delta.count(rp->var) ? delta[rp->var] : 0};
+        at = e.to;
+        continue;
+      }
+      if (cy.temps.count(v)) return std::nullopt;  // a temporary assigned otherwise
+      // v itself, or a temporary holding v's value with nothing added to v since
+      auto isV = [&](const Expr& x) {
+        if (x.kind != ExprKind::Var) return false;
+        if (x.var == v) return true;
+        auto it = cy.temps.find(x.var);
+        return it != cy.temps.end() && it->second.v == v && (delta.count(v) ? delta[v] : 0) == it->second.dv;
+      };
       // trunc(ext(v) + c) of the integer promotions (char, short): v + trunc(c) mod 2^w
       bool promoted = false;
       if (rp->kind == ExprKind::Cast && rp->cast == CastKind::Trunc && rp->ops[0]->kind == ExprKind::Binary) {
@@ -68,7 +94,7 @@ std::optional<std::map<VarId, uint64_t>> translationCycle(const Program& p, cons
         const Expr& b = *r.ops[1];
         auto isExtOfV = [&](const Expr& x) {
           return x.kind == ExprKind::Cast && (x.cast == CastKind::ZExt || x.cast == CastKind::SExt) &&
-                 x.ops[0]->kind == ExprKind::Var && x.ops[0]->var == v;
+                 isV(*x.ops[0]);
         };
         uint64_t c;
         if (isExtOfV(a) && b.kind == ExprKind::Const)
@@ -86,9 +112,9 @@ std::optional<std::map<VarId, uint64_t>> translationCycle(const Program& p, cons
       const Expr& a = *r.ops[0];
       const Expr& b = *r.ops[1];
       uint64_t c;
-      if (a.kind == ExprKind::Var && a.var == v && b.kind == ExprKind::Const)
+      if (isV(a) && b.kind == ExprKind::Const)
         c = r.binop == BinOp::Add ? b.value : (0 - b.value);
-      else if (r.binop == BinOp::Add && b.kind == ExprKind::Var && b.var == v && a.kind == ExprKind::Const)
+      else if (r.binop == BinOp::Add && isV(b) && a.kind == ExprKind::Const)
         c = a.value;
       else
         return std::nullopt;
@@ -100,7 +126,7 @@ std::optional<std::map<VarId, uint64_t>> translationCycle(const Program& p, cons
   }
   for (auto it = delta.begin(); it != delta.end();) it = it->second == 0 ? delta.erase(it) : std::next(it);
   if (delta.empty()) return std::nullopt;
-  return delta;
+  return cy;
 }
 
 void conjuncts(const ExprPtr& e, std::vector<ExprPtr>& out) {
@@ -122,8 +148,10 @@ void conjuncts(const ExprPtr& e, std::vector<ExprPtr>& out) {
 
 class Builder {
  public:
-  Builder(Program& p, Function& f, LocId L, const std::map<VarId, uint64_t>& delta)
-      : p_(p), f_(f), L_(L), delta_(delta) {
+  Builder(Program& p, Function& f, LocId L, const std::map<VarId, uint64_t>& delta,
+          const std::map<VarId, TempCopy>& temps)
+      : p_(p), f_(f), L_(L), delta_(delta), temps_(temps) {
+    for (auto& [t, tc] : temps_) tempVars_[t] = 0;
     for (auto& [v, d] : delta_) W_ = std::max(W_, p_.vars[v].width);
     Variable nv;
     nv.name = f_.name + "::acc$n" + std::to_string(L_);
@@ -144,7 +172,7 @@ class Builder {
   // Adds the conditions for atom `a` (all iterates 0..n-1 satisfy it); false if its
   // form is not one the acceleration handles.
   bool atom(const ExprPtr& a) {
-    if (hasFloatOp(*a)) return false;
+    if (hasFloatOp(*a) || mentions(*a, tempVars_)) return false;
     if (!mentions(*a, delta_)) {  // invariant
       conds_.push_back(a);
       return true;
@@ -273,6 +301,19 @@ class Builder {
       mark(ce, "guard at every iterate");
       chain(ce);
     }
+    for (auto& [t, tc] : temps_) {  // t := v + (n-1)*d_v + dv, from v before the shortcut
+      uint32_t w = p_.vars[t].width;
+      uint64_t dv = delta_.count(tc.v) ? delta_.at(tc.v) : 0;
+      Edge as;
+      as.kind = EdgeKind::Assign;
+      as.lhs = t;
+      as.rhs = Expr::mkBinary(
+          BinOp::Add, Expr::mkVar(tc.v, w),
+          Expr::mkBinary(BinOp::Add, Expr::mkBinary(BinOp::Mul, Expr::convert(nm1_, w, false), Expr::mkConst(dv, w)),
+                         Expr::mkConst(tc.dv, w)));
+      mark(as, "temporary");
+      chain(as);
+    }
     size_t i = 0;
     for (auto& [v, d] : delta_) {
       uint32_t w = p_.vars[v].width;
@@ -297,6 +338,8 @@ class Builder {
   Function& f_;
   LocId L_;
   const std::map<VarId, uint64_t>& delta_;
+  const std::map<VarId, TempCopy>& temps_;
+  std::map<VarId, uint64_t> tempVars_;
   uint32_t W_ = 1;
   VarId n_ = 0;
   ExprPtr nE_, nm1_;
@@ -320,15 +363,16 @@ uint32_t accelerateLoops(Program& p) {
       if (e0.cond != e1.cond && toString(e0.cond) != toString(e1.cond)) continue;
       const Edge& pos = e0.positive ? e0 : e1;
       if (pos.check != CheckKind::None || pos.to == L) continue;
-      auto delta = translationCycle(p, f, L, pos.to);
-      if (!delta) continue;
+      auto cycle = translationCycle(p, f, L, pos.to);
+      if (!cycle) continue;
+      const std::map<VarId, uint64_t>* delta = &cycle->delta;
       bool narrow = false;  // _Bool-like widths: no sign bit to speak of
       for (auto& [v, d] : *delta) narrow = narrow || p.vars[v].width < 2;
       if (narrow) continue;
       std::vector<ExprPtr> atoms;
       conjuncts(pos.cond, atoms);
       const uint32_t posEdge = e0.positive ? f.locs[L].out[0] : f.locs[L].out[1];
-      Builder b(p, f, L, *delta);
+      Builder b(p, f, L, *delta, cycle->temps);
       bool ok = true;
       for (const ExprPtr& a : atoms) ok = ok && b.atom(a);
       if (!ok) {

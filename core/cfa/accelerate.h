@@ -16,7 +16,9 @@
 // Which loops. L has exactly two out-edges, Assume(g) and Assume(!g) of the same
 // condition; the positive side leads through locations with exactly one out-edge, each
 // a Blank or an Assign `x := x + c` / `x := x - c` (x a register variable, c a
-// constant; also the promoted form trunc(ext(x) + c) of char and short), back to L. One
+// constant; also the promoted form trunc(ext(x) + c) of char and short, and `i++` as
+// t := i; i := t + 1 with a compiler temporary t, which the shortcut sets to its last
+// value and the guard must not name), back to L. One
 // iteration from L is then deterministic: if g holds, every updated x gains its delta d
 // (mod 2^width). The guard g is a conjunction (LAnd) of atoms; an atom either names no
 // updated variable (it is invariant: it holds in every iteration if it holds in the
