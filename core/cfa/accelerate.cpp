@@ -129,15 +129,23 @@ std::optional<Cycle> translationCycle(const Program& p, const Function& f, LocId
   return cy;
 }
 
+bool isComparison(const ExprPtr& e) {
+  return e->kind == ExprKind::Binary &&
+         (e->binop == BinOp::ULt || e->binop == BinOp::ULe || e->binop == BinOp::SLt || e->binop == BinOp::SLe ||
+          e->binop == BinOp::Eq || e->binop == BinOp::Ne);
+}
+
 void conjuncts(const ExprPtr& e, std::vector<ExprPtr>& out) {
-  if (e->kind == ExprKind::Binary && e->binop == BinOp::LAnd) {
+  // LAnd, and & of two comparisons (each 0 or 1): nonzero iff both are
+  if (e->kind == ExprKind::Binary &&
+      (e->binop == BinOp::LAnd || (e->binop == BinOp::And && isComparison(e->ops[0]) && isComparison(e->ops[1])))) {
     conjuncts(e->ops[0], out);
     conjuncts(e->ops[1], out);
   } else if (e->kind == ExprKind::Cast && e->cast == CastKind::ToBool) {
     conjuncts(e->ops[0], out);
   } else if (e->kind == ExprKind::Binary && e->binop == BinOp::Ne && e->ops[1]->kind == ExprKind::Const &&
              e->ops[1]->value == 0 && e->ops[0]->kind == ExprKind::Binary &&
-             (e->ops[0]->binop == BinOp::LAnd || e->ops[0]->binop == BinOp::ULt || e->ops[0]->binop == BinOp::ULe ||
+             (e->ops[0]->binop == BinOp::LAnd || e->ops[0]->binop == BinOp::And || e->ops[0]->binop == BinOp::ULt || e->ops[0]->binop == BinOp::ULe ||
               e->ops[0]->binop == BinOp::SLt || e->ops[0]->binop == BinOp::SLe || e->ops[0]->binop == BinOp::Eq ||
               e->ops[0]->binop == BinOp::Ne)) {
     conjuncts(e->ops[0], out);  // (a < b) != 0

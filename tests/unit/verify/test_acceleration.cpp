@@ -100,13 +100,14 @@ TEST_P(Acceleration, UnsignedWraparoundIsExact) {
 }
 
 // A conjunction whose second atom fails first: the loop stops when j reaches 500, long
-// before i's bound; a shortcut that looked at i alone would reach i = 10^6.
+// before i's bound; a shortcut that looked at i alone would reach i = 10^6. (`&` of two
+// comparisons: a short-circuit `&&` is two branches, a loop the acceleration leaves alone.)
 TEST_P(Acceleration, GuardThatFailsMidWay) {
-  auto t = run("int main(void) { int i = 0, j = 0; while (i < 1000000 && j < 500) { i++; j++; }"
+  auto t = run("int main(void) { int i = 0, j = 0; while ((i < 1000000) & (j < 500)) { i++; j++; }"
                " __VERIFIER_assert(i == 500); return 0; }",
                Algorithm::Bmc, 8);
   EXPECT_NE(t.result.verdict, Verdict::False) << t.result.reason;
-  auto f = run("int main(void) { int i = 0, j = 0; while (i < 1000000 && j < 500) { i++; j++; }"
+  auto f = run("int main(void) { int i = 0, j = 0; while ((i < 1000000) & (j < 500)) { i++; j++; }"
                " __VERIFIER_assert(i != 500); return 0; }");
   EXPECT_TRUE(replayedFalse(f));
 }
