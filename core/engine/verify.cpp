@@ -19,6 +19,7 @@
 #include "core/algorithms/kinduction/kiki.h"
 #include "core/algorithms/kinduction/kinduction.h"
 #include "core/algorithms/predicate/predicate_analysis.h"
+#include "core/cfa/accelerate.h"
 #include "core/cfa/cfa_hash.h"
 #include "core/cfa/closure.h"
 #include "core/cfa/entry_harness.h"
@@ -529,6 +530,14 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     eo.condition = cond;
     r = algorithms::runExplicitAnalysis(program, entry.id, eo);
   } else {
+    // Deep deterministic loops: the unwinding runs on a copy with acceleration shortcuts
+    // (an additional path per translation loop; the loop itself stays, and the replay
+    // interpreter runs it, core/cfa/accelerate.h). Conditions are built on `program`:
+    // the original locations and edges keep their indices.
+    auto acc = std::make_shared<cfa::Program>(program);
+    uint32_t accLoops = cfa::accelerateLoops(*acc);
+    if (!accLoops) acc.reset();
+    const cfa::Program& uprog = acc ? *acc : program;
     auto bo = commonOptions<algorithms::BmcOptions>(req, timeoutS);
     bo.incremental = alg == Algorithm::Ibmc;
     if (sp.bound > 0) bo.maxBound = sp.bound;
@@ -542,10 +551,10 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
         resumedFrom = e->bound;
       } else {
         e = std::make_unique<SessionCache::Entry>();
-        e->keepAlive = req.keepAlive;
+        e->keepAlive = acc ? std::shared_ptr<const void>(acc) : req.keepAlive;
         algorithms::BmcOptions kept = bo;
         kept.progress = nullptr;  // the session outlives this request's callback
-        e->session = std::make_unique<algorithms::BmcSession>(program, entry.id, kept);
+        e->session = std::make_unique<algorithms::BmcSession>(uprog, entry.id, kept);
       }
       r = e->session->deepen(limit, bo.timeoutS);
       if (resumedFrom) r.stats.extra["resumed_from_bound"] = resumedFrom;
@@ -554,8 +563,9 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
         req.sessions->put(req.sessionKey, std::move(e));
       }
     } else {
-      r = algorithms::runBmc(program, entry.id, bo);
+      r = algorithms::runBmc(uprog, entry.id, bo);
     }
+    if (accLoops) r.stats.extra["accelerated_loops"] = accLoops;
     attachBoundCondition(program, entry, r);
   }
   // what restricted the run (explicit, pred, impact take the input condition)

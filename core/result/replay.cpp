@@ -9,6 +9,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/cfa/accelerate.h"
+#include "core/result/long_runs.h"
+
 namespace argus::result {
 
 using cfa::BinOp;
@@ -621,6 +624,145 @@ class Interpreter {
     return true;
   }
 
+  // The ordinary iterations of an accelerated loop (core/cfa/accelerate.h) without the
+  // per-step bookkeeping, once the head of the run is recorded. `havoc` is the shortcut's
+  // choice at C (count 0: one ordinary iteration); from its target D the enabled edge
+  // (`n == 0`) leads to the body, whose Blank and Assign edges lead back to the loop head
+  // L, where the first enabled out-edge is the guard edge back to C as long as the guard
+  // holds. The same edges and expressions as step by step (evalRec, the widths' masks),
+  // every step counted; only the recording differs: the last iteration's steps are kept.
+  // Returns false, having done nothing, if the loop does not have that shape. Leaves the
+  // frame at L (the guard edge no longer taken) or at C (the step limit is near).
+  bool fastIterations(Frame& fr, const cfa::Edge& havoc) {
+    const cfa::Function& f = p_.functions[fr.func];
+    if (!havoc.lhs) return false;
+    const VarId nv = *havoc.lhs;
+    const LocId C = havoc.from, D = havoc.to;
+    auto maskVar = [&](VarId v) { return maskOf(varWidth(v)); };
+    // the shape (checked with n = 0 written, as the step would)
+    writeVar(nv, 0);
+    const cfa::Edge* zero = nullptr;
+    for (uint32_t ei : f.locs[D].out) {
+      const cfa::Edge& e = f.edges[ei];
+      if (e.kind == EdgeKind::Assume && (eval(e.cond) != 0) == e.positive) {
+        if (zero) return false;
+        zero = &e;
+      }
+    }
+    if (!zero) return false;
+    std::vector<const cfa::Edge*> body;
+    LocId at = zero->to;
+    while (f.locs[at].out.size() == 1) {
+      const cfa::Edge& e = f.edges[f.locs[at].out[0]];
+      if ((e.kind != EdgeKind::Blank && e.kind != EdgeKind::Assign) || (e.kind == EdgeKind::Assign && !e.lhs) ||
+          body.size() > 64)
+        return false;
+      body.push_back(&e);
+      at = e.to;
+    }
+    const LocId L = at;
+    bool guardToC = false;
+    for (uint32_t ei : f.locs[L].out) {
+      const cfa::Edge& e = f.edges[ei];
+      if (e.kind != EdgeKind::Assume) return false;
+      guardToC = guardToC || e.to == C;
+    }
+    if (!guardToC) return false;
+    // register slots (no register is added while the loop runs, so the pointers stay)
+    std::vector<std::pair<VarId, uint64_t*>> slots;
+    auto slotOf = [&](VarId v) -> uint64_t* {
+      for (auto& [id, ptr] : slots)
+        if (id == v) return ptr;
+      uint64_t* ptr = isGlobal(v) ? &globals_[v] : &stack_.back().regs[v];  // an unassigned register reads 0
+      slots.emplace_back(v, ptr);
+      return ptr;
+    };
+    std::vector<VarId> used;
+    auto collect = [&](const cfa::ExprPtr& x, auto&& self) -> void {
+      if (!x) return;
+      if (x->kind == ExprKind::Var) used.push_back(x->var);
+      for (const auto& o : x->ops) self(o, self);
+    };
+    collect(zero->cond, collect);
+    for (const cfa::Edge* e : body) {
+      used.push_back(*(e->kind == EdgeKind::Assign ? e->lhs : std::optional<VarId>(nv)));
+      collect(e->rhs, collect);
+    }
+    for (uint32_t ei : f.locs[L].out) collect(f.edges[ei].cond, collect);
+    used.push_back(nv);
+    for (VarId v : used) slotOf(v);
+    auto var = [&](VarId v) -> uint64_t {
+      for (auto& [id, ptr] : slots)
+        if (id == v) return *ptr;
+      return readVar(v);
+    };
+    auto mem = [this](uint64_t a) { return mem_.read(a); };
+    auto ev = [&](const cfa::ExprPtr& x) { return evalRec(*x, var, mem, amask_); };
+    uint64_t* nslot = slotOf(nv);
+    std::vector<uint64_t*> lhs;
+    std::vector<uint64_t> masks, lastValues(body.size(), 0);
+    for (const cfa::Edge* e : body) {
+      lhs.push_back(e->kind == EdgeKind::Assign ? slotOf(*e->lhs) : nullptr);
+      masks.push_back(e->kind == EdgeKind::Assign ? maskVar(*e->lhs) : 0);
+    }
+    const size_t perIteration = 3 + body.size();  // havoc, n == 0, body, the guard edge
+    size_t iterations = 0;
+    fr.loc = C;
+    for (;;) {
+      if (res_.stepCount + perIteration >= maxSteps_) return true;  // step by step from C
+      *nslot = 0;
+      if ((ev(zero->cond) != 0) != zero->positive) return true;  // cannot happen: step by step
+      for (size_t i = 0; i < body.size(); ++i)
+        if (lhs[i]) lastValues[i] = *lhs[i] = ev(body[i]->rhs) & masks[i];
+      res_.stepCount += 2 + body.size();
+      ++iterations;
+      fr.loc = L;
+      const cfa::Edge* next = nullptr;
+      for (uint32_t ei : f.locs[L].out) {
+        const cfa::Edge& e = f.edges[ei];
+        if ((ev(e.cond) != 0) == e.positive) {
+          next = &e;
+          break;
+        }
+      }
+      if (!next || next->to != C) break;  // the loop is left (or blocked) at L: step by step
+      ++res_.stepCount;
+      fr.loc = C;
+    }
+    if (record_) {  // the last iteration
+      auto push = [&](const cfa::Edge& e, std::optional<std::pair<VarId, uint64_t>> a) {
+        ReplayStep st;
+        st.func = fr.func;
+        st.edge = static_cast<uint32_t>(&e - f.edges.data());
+        st.depth = static_cast<uint32_t>(stack_.size() - 1);
+        if (a) st.assigned.push_back(*a);
+        res_.steps.push_back(std::move(st));
+      };
+      push(havoc, std::make_pair(nv, uint64_t{0}));
+      push(*zero, std::nullopt);
+      for (size_t i = 0; i < body.size(); ++i)
+        push(*body[i], lhs[i] ? std::optional(std::make_pair(*body[i]->lhs, lastValues[i])) : std::nullopt);
+      if (res_.steps.size() >= compactAt_) compactSteps();
+    }
+    return true;
+  }
+
+  // Drops the Blank, Assume and Assign steps between the first kRecordHead and the last
+  // kRecordTail recorded ones (core/result/long_runs.h).
+  void compactSteps() {
+    std::vector<ReplayStep>& st = res_.steps;
+    size_t keepTail = st.size() - kRecordTail;
+    size_t out = kRecordHead;
+    for (size_t i = kRecordHead; i < st.size(); ++i) {
+      EdgeKind k = p_.functions[st[i].func].edges[st[i].edge].kind;
+      if (i < keepTail && (k == EdgeKind::Blank || k == EdgeKind::Assume || k == EdgeKind::Assign)) continue;
+      if (out != i) st[out] = std::move(st[i]);
+      ++out;
+    }
+    st.resize(out);
+    compactAt_ = st.size() + 200'000;
+  }
+
   const cfa::Program& p_;
   const ReplayInput& in_;
   size_t maxSteps_;
@@ -639,6 +781,7 @@ class Interpreter {
   std::unordered_set<uint64_t> mtaint_;      // memory bytes
   std::map<uint64_t, uint64_t> bodyBlocks_;  // blocks of the program's own Allocs: start -> length
   bool wildStore_ = false;                   // a store through a tainted address happened
+  size_t compactAt_ = kRecordHead + kRecordTail + 200'000;
 };
 
 ReplayResult Interpreter::run(FuncId entry) {
@@ -717,7 +860,9 @@ ReplayResult Interpreter::run(FuncId entry) {
       step.edge = edgeIdx;
       step.depth = static_cast<uint32_t>(stack_.size() - 1);
       auto record = [&] {
-        if (record_) res_.steps.push_back(std::move(step));
+        if (!record_) return;
+        res_.steps.push_back(std::move(step));
+        if (res_.steps.size() >= compactAt_) compactSteps();
       };
       const FuncId curFunc = fr.func;
       const LocId curLoc = fr.loc;
@@ -754,8 +899,15 @@ ReplayResult Interpreter::run(FuncId entry) {
           break;
         }
         case EdgeKind::Havoc: {
-          uint64_t v;
-          if (!nextNondet(v)) {
+          uint64_t v = 0;
+          // a loop-acceleration shortcut's count: 0, one ordinary iteration (the loop runs
+          // itself; core/cfa/accelerate.h); no value of the input is consumed
+          if (cfa::isAccelerationCount(e) && !track_ && (!record_ || res_.steps.size() >= kRecordHead)) {
+            --res_.stepCount;  // counted again by fastIterations
+            if (fastIterations(fr, e)) continue;
+            ++res_.stepCount;
+          }
+          if (!cfa::isAccelerationCount(e) && !nextNondet(v)) {
             --res_.stepCount;  // not taken
             return finish(ReplayOutcome::OutOfNondets,
                           "no value for havoc at " + where(curFunc, curLoc, &e));
@@ -880,6 +1032,13 @@ ReplayResult Interpreter::run(FuncId entry) {
 }
 
 }  // namespace
+
+size_t replayStepLimit(const cfa::Program& p) {
+  for (const cfa::Function& f : p.functions)
+    for (const cfa::Edge& e : f.edges)
+      if (cfa::isAccelerationCount(e)) return kAcceleratedMaxSteps;
+  return 10'000'000;  // replay()'s default
+}
 
 ReplayResult replay(const cfa::Program& p, FuncId entry, const ReplayInput& in, size_t maxSteps,
                     bool recordSteps) {

@@ -8,6 +8,7 @@
 #include "core/algorithms/bmc/unwinding.h"
 #include "core/algorithms/bmc/unwinding_estimate.h"
 #include "core/algorithms/common/counterexample.h"
+#include "core/result/long_runs.h"
 #include "core/result/replay.h"
 #include "core/support/deadline.h"
 
@@ -225,7 +226,7 @@ private:
       Term v = solver.modelValue(tm.select(mem0, tm.bvVal(addr, pw)));
       return static_cast<uint8_t>(v->value);
     };
-    result::ReplayResult run = result::replay(prog_, entry_, in);
+    result::ReplayResult run = result::replay(prog_, entry_, in, result::replayStepLimit(prog_));
     if (run.outcome != result::ReplayOutcome::ReachedError) {
       // Never report a path we could not execute.
       return unknown(std::move(r),

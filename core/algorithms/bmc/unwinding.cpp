@@ -1,6 +1,7 @@
 #include "core/support/scc.h"
 #include "core/algorithms/bmc/unwinding.h"
 
+#include "core/cfa/accelerate.h"
 #include "core/cfa/loops.h"
 
 #include <algorithm>
@@ -525,7 +526,7 @@ std::pair<Term, Unwinding::State> Unwinding::transfer(const InEdge& inConst, uin
       break;
     case EdgeKind::Havoc: {
       Term t = tm_.freshVar(prog_.vars[*e.lhs].name + "!nondet", tm_.bvSort(prog_.vars[*e.lhs].width));
-      in.nondet = t;
+      if (!cfa::isAccelerationCount(e)) in.nondet = t;  // no input of the program (core/cfa/accelerate.h)
       assign(s, *e.lhs, t);
       break;
     }

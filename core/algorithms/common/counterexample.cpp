@@ -7,6 +7,9 @@
 #include <tuple>
 #include <string>
 
+#include "core/cfa/accelerate.h"
+#include "core/result/long_runs.h"
+
 namespace argus::algorithms {
 
 namespace {
@@ -216,7 +219,7 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
     cex.uncontrolled.push_back("parameter '" + prog.vars[vid].cName + "' of " + cex.entry);
   for (const result::ReplayStep& st : run.steps) {
     const cfa::Edge& e = prog.functions[st.func].edges[st.edge];
-    if (e.kind != cfa::EdgeKind::Havoc || st.assigned.empty()) continue;
+    if (e.kind != cfa::EdgeKind::Havoc || st.assigned.empty() || cfa::isAccelerationCount(e)) continue;
     const cfa::Variable& v = prog.vars[st.assigned.front().first];
     if (!e.nondetFunction.empty()) {
       cex.inputs.push_back({e.nondetFunction, st.assigned.front().second, v.width, v.isSigned,
@@ -229,6 +232,7 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
   if (run.uninitialisedReads > 0)
     cex.uncontrolled.push_back(std::to_string(run.uninitialisedReads) + " read(s) of uninitialised memory");
   ObjectNames objects;
+  size_t stepIndex = 0;
   for (const result::ReplayStep& st : run.steps) {
     const cfa::Function& f = prog.functions[st.func];
     {
@@ -244,6 +248,17 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
         objects.free(*st.freed);
       }
     }
+    if (stepIndex++ == result::kRecordHead && run.stepCount > run.steps.size()) {
+      // a long run (a deep loop): the replay kept its ends (core/result/long_runs.h)
+      result::TraceStep gap;
+      const cfa::Edge& ge = f.edges[st.edge];
+      gap.file = ge.range.file;
+      gap.line = ge.range.line;
+      gap.function = f.name;
+      gap.statement = "... " + std::to_string(run.stepCount - run.steps.size()) +
+                      " further branches and assignments of a long run not shown ...";
+      cex.steps.push_back(std::move(gap));
+    }
     if (st.func == prog.initFunc || st.func == prog.initNondetFunc) {
       // the initialisation is shown only where it chose nondeterministic values
       if (st.assigned.empty() || f.edges[st.edge].kind != cfa::EdgeKind::Havoc) continue;
@@ -255,6 +270,7 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
         cex.assumptions.push_back(std::move(a));
     }
     if (e.kind == cfa::EdgeKind::Blank || e.kind == cfa::EdgeKind::Free) continue;
+    if (cfa::isAccelerationEdge(e)) continue;  // the choice of an acceleration shortcut
     // bookkeeping of the memory-safety layout: writes of the object table (id 0's range)
     // and the "no object yet" address of a declaration not reached yet
     if (e.kind == cfa::EdgeKind::Store && prog.objectBits && st.stored && (st.stored->first >> prog.objectBits) == 0) continue;

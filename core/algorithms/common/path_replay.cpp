@@ -3,6 +3,7 @@
 #include <map>
 
 #include "core/algorithms/common/counterexample.h"
+#include "core/cfa/accelerate.h"
 #include "core/encoding/path_formula.h"
 #include "core/result/replay.h"
 
@@ -24,7 +25,7 @@ PathReplay checkAndReplayPath(const cfa::Program& prog, cfa::FuncId entry, const
     pf = pfm.extend(pf, st);
     if (st.kind == cfa::StepKind::Edge) {
       const cfa::Edge& e = prog.functions[st.func].edges[st.edge];
-      if (e.kind == cfa::EdgeKind::Havoc) havocs.push_back(pfm.current(*e.lhs, *pf.ssa));
+      if (e.kind == cfa::EdgeKind::Havoc && !cfa::isAccelerationCount(e)) havocs.push_back(pfm.current(*e.lhs, *pf.ssa));
     } else if (st.kind == cfa::StepKind::Start) {
       for (cfa::VarId p : prog.functions[st.toFunc].params) params.push_back(pfm.current(p, *pf.ssa));
     }

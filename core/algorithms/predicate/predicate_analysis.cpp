@@ -1,5 +1,6 @@
 #include "core/algorithms/predicate/predicate_analysis.h"
 
+#include "core/cfa/accelerate.h"
 #include "core/cpa/loop_bound_cpa.h"
 
 #include <algorithm>
@@ -1041,7 +1042,7 @@ private:
       pf = pfm_.extend(pf, st);
       if (st.kind == cfa::StepKind::Edge) {
         const cfa::Edge& e = prog_.functions[st.func].edges[st.edge];
-        if (e.kind == cfa::EdgeKind::Havoc) havocs.push_back(pfm_.current(*e.lhs, *pf.ssa));
+        if (e.kind == cfa::EdgeKind::Havoc && !cfa::isAccelerationCount(e)) havocs.push_back(pfm_.current(*e.lhs, *pf.ssa));
       } else if (st.kind == cfa::StepKind::Start) {
         for (cfa::VarId p : prog_.functions[st.toFunc].params) params.push_back(pfm_.current(p, *pf.ssa));
       }
