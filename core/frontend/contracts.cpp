@@ -90,16 +90,8 @@ size_t matching(const std::string& e, size_t open) {
   return npos;
 }
 
-// The first `..` at parenthesis depth 0 of e, else npos.
-size_t topLevelRange(const std::string& e) {
-  int depth = 0;
-  for (size_t i = 0; i + 1 < e.size(); ++i) {
-    if (e[i] == '(' || e[i] == '[') ++depth;
-    if (e[i] == ')' || e[i] == ']') --depth;
-    if (depth == 0 && e[i] == '.' && e[i + 1] == '.') return i;
-  }
-  return npos;
-}
+// The first `..` of e (a range), else npos.
+size_t rangeDots(const std::string& e) { return e.find(".."); }
 
 // ACSL chains comparisons (`a < b < c` is `a < b && b < c`), C does not: two
 // comparison operators in one operand of && / || / ?: / , are outside the subset.
@@ -174,7 +166,7 @@ std::optional<std::string> translate(const std::string& e, std::string& why, boo
         return std::nullopt;
       }
       std::string inner = trim(e.substr(open + 1, close - open - 1));
-      size_t dots = topLevelRange(inner);
+      size_t dots = rangeDots(inner);
       std::string ptr, lo, hi;
       if (dots == npos) {
         ptr = inner;
@@ -262,7 +254,7 @@ ContractRewrite rewriteContracts(const std::string& s, const std::string& file, 
     // list's `)`) or `;` (a declaration) at parenthesis depth 0
     size_t k = i, body = npos;
     int depth = 0;
-    char last = 0;
+    char last = 0, prev = 0;
     std::string name, ident;
     while (k < s.size()) {
       size_t j = skipLexical(s, k);
@@ -279,9 +271,10 @@ ContractRewrite rewriteContracts(const std::string& s, const std::string& file, 
       if (c == '(' && depth++ == 0 && name.empty()) name = ident;
       if (c == ')') --depth;
       if (identChar(c)) {
-        if (!identChar(last)) ident.clear();
+        if (!identChar(prev)) ident.clear();
         ident.push_back(c);
       }
+      prev = c;
       if (!std::isspace(static_cast<unsigned char>(c))) last = c;
       ++k;
     }

@@ -326,8 +326,19 @@ std::optional<SourceLocation> writtenAt(const SourceManager& sm, SourceLocation 
     loc = lastWasArg ? sm.getImmediateSpellingLoc(loc)
                      : (end ? sm.getImmediateExpansionRange(loc).getEnd() : sm.getImmediateExpansionRange(loc).getBegin());
   }
-  if (!lastWasArg || !loc.isValid()) return std::nullopt;
+  // (the end of a nested invocation inside the argument reaches the file through its
+  // expansion: textOf checks that the text in between is balanced)
+  if ((!lastWasArg && !end) || !loc.isValid()) return std::nullopt;
   return loc;
+}
+
+bool balanced(llvm::StringRef t) {
+  int depth = 0;
+  for (char c : t) {
+    if (c == '(' || c == '[') ++depth;
+    if ((c == ')' || c == ']') && --depth < 0) return false;
+  }
+  return depth == 0;
 }
 
 }  // namespace
@@ -339,8 +350,12 @@ std::string Lowerer::textOf(const Stmt* s) const {
   // op<ArraySize(x))`): the text as the user wrote it, not the whole invocation.
   if (s->getBeginLoc().isMacroID()) {
     std::optional<SourceLocation> b = writtenAt(sm, s->getBeginLoc(), false), e = writtenAt(sm, s->getEndLoc(), true);
-    if (b && e && sm.getFileID(*b) == sm.getFileID(*e) && sm.getFileOffset(*b) <= sm.getFileOffset(*e))
-      cr = CharSourceRange::getTokenRange(*b, *e);
+    if (b && e && sm.getFileID(*b) == sm.getFileID(*e) && sm.getFileOffset(*b) <= sm.getFileOffset(*e)) {
+      CharSourceRange written = CharSourceRange::getTokenRange(*b, *e);
+      bool bad = false;
+      StringRef t = Lexer::getSourceText(written, sm, ctx.getLangOpts(), &bad);
+      if (!bad && balanced(t)) cr = written;
+    }
   }
   bool invalid = false;
   StringRef txt = Lexer::getSourceText(cr, sm, ctx.getLangOpts(), &invalid);
