@@ -102,6 +102,22 @@ enum class CheckKind : uint8_t {
   Leak,      // valid-memcleanup / valid-memtrack: no args: some heap block is still allocated
 };
 
+// Contracts (README "Contracts"; core/frontend/contracts.h, cfa::applyContracts in
+// core/cfa/entry_harness.h). A contract check is an Error edge behind a *gate*: an Assume
+// edge whose condition is the constant 1 (open) or 0 (closed), which the engine sets for
+// each run from the entry it verifies. The frontend's defaults are those of a run whose
+// entry is none of these functions: `requires` checked, leading __VERIFIER_assume not
+// checked (an assume, as before), entry-only edges skipped.
+enum class ContractGate : uint8_t {
+  None,
+  Requires,       // before the Error edge of an ACSL `requires` clause (open by default)
+  LeadingAssume,  // before the Error edge of a leading __VERIFIER_assume (closed by default)
+  EntryOnly,      // before edges run only when the function is the verified entry (closed)
+  NotEntry,       // the other branch of an EntryOnly fork (open by default)
+  Condition,      // not a gate: an Assume of a contract's own condition (the replay does not
+                  // count it as an input decision where the entry's contract is assumed)
+};
+
 // Memory-safety layout (issue 26), used only when a memory-safety property is checked
 // (Program::objectBits > 0; nothing changes otherwise). An address is (object id <<
 // objectBits) | offset: every Alloc takes a fresh id (its size is 1 << objectBits, the
@@ -158,6 +174,9 @@ struct Edge {
   bool storeSigned = false;
   // Alloc of a declared array: the size of one element (a trace shows `buf[3]`), else 0.
   uint64_t elemBytes = 0;
+  // Assume: a contract gate (ContractGate above); Error: the check a Requires or
+  // LeadingAssume gate leads to (its text says which precondition); else None.
+  ContractGate gate = ContractGate::None;
 };
 
 struct Location {

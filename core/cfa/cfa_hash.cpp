@@ -111,6 +111,7 @@ struct FnHasher {
       h.add(e.property);
       h.add(static_cast<uint64_t>(e.check));
     }
+    if (e.gate != ContractGate::None) h.add(uint64_t(0x6a7e) << 8 | static_cast<uint64_t>(e.gate));
     expr(e.cond);
     h.add(static_cast<uint64_t>(e.lhs.has_value()));
     if (e.lhs) var(*e.lhs);

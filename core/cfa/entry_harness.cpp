@@ -220,4 +220,35 @@ std::shared_ptr<Program> withEntryHarness(const Program& src, FuncId entry) {
   return out;
 }
 
+std::shared_ptr<Program> withContracts(const Program& src, FuncId entry) {
+  bool any = false;
+  for (const Function& g : src.functions)
+    for (const Edge& e : g.edges) any = any || e.gate != ContractGate::None;
+  if (!any || entry >= src.functions.size()) return nullptr;
+  const bool wholeProgram = src.functions[entry].name == "main";
+  bool recursive = false;
+  for (const Function& g : src.functions)
+    for (const Edge& e : g.edges)
+      if (e.kind == EdgeKind::Call && e.callee == entry) recursive = true;
+  auto out = std::make_shared<Program>(src);
+  for (size_t fi = 0; fi < out->functions.size(); ++fi) {
+    const bool isEntry = fi == entry && !recursive;
+    for (Edge& e : out->functions[fi].edges) {
+      if (e.kind != EdgeKind::Assume) continue;
+      bool open = false;
+      switch (e.gate) {
+        case ContractGate::None:
+        case ContractGate::Condition: continue;
+        case ContractGate::Requires: open = !isEntry; break;
+        case ContractGate::LeadingAssume: open = !wholeProgram && !isEntry; break;
+        case ContractGate::EntryOnly: open = isEntry; break;
+        case ContractGate::NotEntry: open = !isEntry; break;
+      }
+      e.cond = Expr::mkConst(open ? 1 : 0, 32);
+      e.positive = true;
+    }
+  }
+  return out;
+}
+
 }  // namespace argus::cfa

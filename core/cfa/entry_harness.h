@@ -31,4 +31,19 @@ namespace argus::cfa {
 // has no modelled parameter (the program is then verified as it is).
 std::shared_ptr<Program> withEntryHarness(const Program& p, FuncId entry);
 
+// Contracts (README "Contracts"; ContractGate in core/cfa/cfa.h): a copy of `p` with
+// every contract gate set for a run whose entry is `entry`, or null when `p` has no gate.
+//  - `requires` checks: closed in the entry itself (its contract is assumed there), open
+//    everywhere else (asserted at every call);
+//  - leading __VERIFIER_assume checks: closed when the entry is `main` (a whole program:
+//    SV-COMP's meaning, the assume cuts paths) and in the entry itself, open in every
+//    other function when the entry is not `main` (a per-function run: the assume is the
+//    callee's precondition, which its callers must establish);
+//  - entry-only edges (the object of a `\valid(p + (0 .. n-1))` parameter): open in the
+//    entry only.
+// A recursive entry (called inside its closure) keeps its own checks open and its
+// entry-only edges closed: a violation on its first invocation is then a finding that
+// depends on the entry's inputs (latent), never a verdict `false` of its own.
+std::shared_ptr<Program> withContracts(const Program& p, FuncId entry);
+
 }  // namespace argus::cfa

@@ -9,9 +9,9 @@ namespace argus::cfa {
 namespace {
 
 constexpr std::string_view kMagic = "ARGUSCFA";
-constexpr uint64_t kFormat = 7;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
+constexpr uint64_t kFormat = 8;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
                                   // 5: entry model, 6: value shapes (Variable::shape, Edge::storeShape/storeSigned/elemBytes),
-                                  // 7: objectBits
+                                  // 7: objectBits, 8: Edge::gate
 
 struct Out {
   std::string bytes;
@@ -168,6 +168,7 @@ class Serializer {
       body_.u(static_cast<uint64_t>(e.storeShape));
       body_.u(e.storeSigned);
       body_.u(e.elemBytes);
+      body_.u(static_cast<uint64_t>(e.gate));
     }
     body_.u(f.entry);
     body_.u(f.exit);
@@ -395,6 +396,7 @@ class Deserializer {
       e.storeShape = static_cast<ValueShape>(small(static_cast<uint64_t>(ValueShape::Float)));
       e.storeSigned = u() != 0;
       e.elemBytes = u();
+      e.gate = static_cast<ContractGate>(small(static_cast<uint64_t>(ContractGate::Condition)));
       if (e.from >= nLocs || e.to >= nLocs) fail("edge between missing locations");
       f.edges.push_back(std::move(e));
     }

@@ -1024,6 +1024,9 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
         sliced = std::move(h);
         harnessed = true;
       }
+  // contracts (README "Contracts"): each gate set for this entry
+  if (const cfa::Function* e = sliced->find(req.function))
+    if (std::shared_ptr<cfa::Program> c = cfa::withContracts(*sliced, e->id)) sliced = std::move(c);
   if (req.onlyErrorAt) {
     // the caller check (VerifyRequest::checkCallers): only the latent finding's error
     // location stays an error; cutting the other errors off removes paths, adds none

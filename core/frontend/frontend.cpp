@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/frontend/contracts.h"
 #include "core/frontend/lower.h"
 
 namespace argus::frontend {
@@ -108,8 +109,10 @@ public:
 
 }  // namespace
 
-ParseResult parseSource(const std::string& code, const std::string& fileName,
-                        const FrontendOptions& opts) {
+namespace {
+
+ParseResult parseText(const std::string& code, const std::string& fileName, const FrontendOptions& opts,
+                      bool withContracts) {
   ParseResult result;
   std::string diagText;
   llvm::raw_string_ostream diagStream(diagText);
@@ -130,7 +133,9 @@ ParseResult parseSource(const std::string& code, const std::string& fileName,
   clang::tooling::ToolInvocation invocation(cmd, &action, files.get(),
                                             std::make_shared<clang::PCHContainerOperations>());
   invocation.setDiagnosticConsumer(&printer);
-  memory->addFile(fileName, 0, llvm::MemoryBuffer::getMemBufferCopy(code, fileName));
+  // contracts in comments (core/frontend/contracts.h): the text Clang parses
+  ContractRewrite contracts = withContracts ? rewriteContracts(code, fileName, !opts.linkMode) : ContractRewrite{code};
+  memory->addFile(fileName, 0, llvm::MemoryBuffer::getMemBufferCopy(contracts.code, fileName));
   std::string_view models = libcModelsSource();
   memory->addFile(kLibcModelsPath, 0,
                   llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(models.data(), models.size()), kLibcModelsPath));
@@ -138,12 +143,34 @@ ParseResult parseSource(const std::string& code, const std::string& fileName,
   std::unique_ptr<clang::ASTUnit> ast = ran ? std::move(action.ast) : nullptr;
   diagStream.flush();
   if (!ast || ast->getDiagnostics().hasErrorOccurred()) {
+    if (contracts.changed) {
+      // a contract Clang rejects (a name that is no parameter, say) costs the contracts,
+      // not the file: parse the text as written, with a warning
+      std::string first = diagText.substr(0, diagText.find('\n'));
+      ParseResult plain = parseText(code, fileName, opts, false);
+      if (plain.ok()) {
+        std::string w = fileName + ": warning: the contracts of this file are ignored: Clang rejects them (" + first + ")";
+        plain.program->notes.push_back(w);
+        plain.diagnostics += w + "\n";
+      }
+      return plain;
+    }
     result.diagnostics = diagText.empty() ? "clang failed to parse " + fileName : diagText;
     return result;
   }
-  result.program = lowerTranslationUnit(*ast, fileName, &opts);
+  result.program = lowerTranslationUnit(*ast, fileName, &opts, &contracts);
   result.diagnostics = diagText;
+  for (const std::string& w : contracts.warnings) {
+    result.program->notes.push_back(w);
+    result.diagnostics += w + "\n";
+  }
   return result;
+}
+
+}  // namespace
+
+ParseResult parseSource(const std::string& code, const std::string& fileName, const FrontendOptions& opts) {
+  return parseText(code, fileName, opts, true);
 }
 
 ParseResult parseFile(const std::string& path, const FrontendOptions& opts) {

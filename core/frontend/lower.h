@@ -30,8 +30,12 @@
 
 namespace argus::frontend {
 
+struct ContractRewrite;
+// `contracts`: the contract clauses the main file's text was rewritten with
+// (core/frontend/contracts.h), or null.
 std::unique_ptr<cfa::Program> lowerTranslationUnit(clang::ASTUnit& ast, const std::string& file,
-                                                   const FrontendOptions* opts = nullptr);
+                                                   const FrontendOptions* opts = nullptr,
+                                                   const ContractRewrite* contracts = nullptr);
 
 // A function of the C library (libc_names.cpp), by name.
 bool isCLibraryName(std::string_view name);
@@ -340,6 +344,17 @@ public:
 
   // ---- link mode (lower_link.cpp; FrontendOptions::linkMode) ----
   const FrontendOptions* linkOpts = nullptr;  // null: not in link mode
+  // ---- contracts (README "Contracts"; core/frontend/contracts.h, lower_call.cpp) ----
+  const ContractRewrite* contracts = nullptr;
+  // the calls at the start of the body being lowered that are its contract: the
+  // `__argus_requires` calls the rewrite inserted and leading __VERIFIER_assume calls
+  std::unordered_set<const clang::Stmt*> contractCalls;
+  void findContractCalls(const clang::FunctionDecl* fd);
+  void contractCheck(const clang::CallExpr* ce, const std::string& what, const cfa::SourceRange& where,
+                     cfa::ContractGate gate);
+  void contractEntryObject(const clang::CallExpr* ce);
+  cfa::ExprPtr validExpr(const clang::CallExpr* ce);
+  cfa::ExprPtr contractCall(const clang::CallExpr* ce, const std::string& name, bool& handled);
   std::string unitFile;
   bool linkMode() const { return linkOpts && linkOpts->linkMode; }
   cfa::Linkage linkageOf(const clang::FunctionDecl* fd) const;

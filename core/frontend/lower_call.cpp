@@ -372,6 +372,12 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
   QualType rt = ce->getType();
   uint32_t rw = isScalar(rt) ? widthOf(rt) : 32;
   auto argv = [&](unsigned i) { return rvalue(ce->getArg(i)); };
+  if ((name == "__argus_requires" || name == "__argus_valid" || name == "__argus_valid_range" ||
+       contractCalls.count(ce)) &&
+      !ce->getDirectCallee()->getDefinition()) {
+    bool mine = false;
+    if (ExprPtr r = contractCall(ce, name, mine); mine) return r;
+  }
   if (!ce->getDirectCallee()->getDefinition()) {
     bool mine = false;
     if (ExprPtr r = bitBuiltin(ce, name, mine); mine) return r;

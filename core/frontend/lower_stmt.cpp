@@ -5,6 +5,9 @@
 #include <clang/Basic/SourceManager.h>
 #include <clang/Lex/Lexer.h>
 
+#include <optional>
+
+#include "core/frontend/contracts.h"
 #include "core/frontend/lower.h"
 
 namespace argus::frontend {
@@ -83,11 +86,19 @@ Lowerer::Lowerer(ASTContext& c, cfa::Program& p) : ctx(c), prog(p) {
   prog.ptrWidth = ptrWidth;
 }
 
-std::unique_ptr<cfa::Program> lowerTranslationUnit(ASTUnit& ast, const std::string& file, const FrontendOptions* opts) {
+std::unique_ptr<cfa::Program> lowerTranslationUnit(ASTUnit& ast, const std::string& file, const FrontendOptions* opts,
+                                                   const ContractRewrite* contracts) {
   auto prog = std::make_unique<cfa::Program>();
   prog->mainFile = file;
   Lowerer l(ast.getASTContext(), *prog);
   l.linkOpts = opts;
+  if (contracts && !contracts->clauses.empty()) l.contracts = contracts;
+  if (l.contracts && l.contracts->usesValid && !prog->objectBits) {
+    // \valid is decided on the memory-safety layout's object table (no check is added
+    // for it: the properties stay those requested)
+    prog->objectBits = cfa::memlayout::offsetBits(prog->ptrWidth);
+    prog->heapBase = uint64_t(1) << prog->objectBits;
+  }
   if (opts) {
     l.checks = opts->properties;
     l.errorCallsAreErrors = opts->properties.empty() || opts->properties.count("unreach-call") > 0;
@@ -302,9 +313,50 @@ cfa::SourceRange Lowerer::rangeOfDecl(const Decl* d) const {
   return r;
 }
 
+namespace {
+
+// The file location a macro location `loc` is written at when its outermost macro level
+// is an argument (`x` of `assert(x)` is spelled in the file), else nullopt (a token of
+// a macro's own body). `end`: for a nested expansion inside the argument (`ArraySize(a)`
+// in `assert(op < ArraySize(a))`), the end of that invocation.
+std::optional<SourceLocation> writtenAt(const SourceManager& sm, SourceLocation loc, bool end) {
+  bool lastWasArg = false;
+  while (loc.isMacroID()) {
+    lastWasArg = sm.isMacroArgExpansion(loc);
+    loc = lastWasArg ? sm.getImmediateSpellingLoc(loc)
+                     : (end ? sm.getImmediateExpansionRange(loc).getEnd() : sm.getImmediateExpansionRange(loc).getBegin());
+  }
+  // (the end of a nested invocation inside the argument reaches the file through its
+  // expansion: textOf checks that the text in between is balanced)
+  if ((!lastWasArg && !end) || !loc.isValid()) return std::nullopt;
+  return loc;
+}
+
+bool balanced(llvm::StringRef t) {
+  int depth = 0;
+  for (char c : t) {
+    if (c == '(' || c == '[') ++depth;
+    if ((c == ')' || c == ']') && --depth < 0) return false;
+  }
+  return depth == 0;
+}
+
+}  // namespace
+
 std::string Lowerer::textOf(const Stmt* s) const {
   const SourceManager& sm = ctx.getSourceManager();
   CharSourceRange cr = CharSourceRange::getTokenRange(sm.getExpansionRange(s->getSourceRange()).getAsRange());
+  // An expression written as a macro's argument (SQLite's `assert(op>=0 &&
+  // op<ArraySize(x))`): the text as the user wrote it, not the whole invocation.
+  if (s->getBeginLoc().isMacroID()) {
+    std::optional<SourceLocation> b = writtenAt(sm, s->getBeginLoc(), false), e = writtenAt(sm, s->getEndLoc(), true);
+    if (b && e && sm.getFileID(*b) == sm.getFileID(*e) && sm.getFileOffset(*b) <= sm.getFileOffset(*e)) {
+      CharSourceRange written = CharSourceRange::getTokenRange(*b, *e);
+      bool bad = false;
+      StringRef t = Lexer::getSourceText(written, sm, ctx.getLangOpts(), &bad);
+      if (!bad && balanced(t)) cr = written;
+    }
+  }
   bool invalid = false;
   StringRef txt = Lexer::getSourceText(cr, sm, ctx.getLangOpts(), &invalid);
   if (invalid) return {};
@@ -630,7 +682,9 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
     }
   // Only when argv is used: its model loops over argc, which no bound covers completely.
   if (fd->isMain() && fd->getNumParams() >= 2 && fd->getParamDecl(1)->isReferenced()) lowerMainArgv(fd);
+  findContractCalls(fd);
   lowerStmt(fd->getBody());
+  contractCalls.clear();
   // Falling off the end: main returns 0, other functions an unspecified value.
   curStmt = fd->getBody();
   if (fn->retVar) {

@@ -554,6 +554,17 @@ class Interpreter {
     }
   }
   void decision(FuncId f, uint32_t edge) { res_.inputDecisions.push_back({f, edge}); }
+  // A branch of the entry's own contract where the engine closed its gates (the contract
+  // is assumed there, cfa::withContracts): what the entry may assume, not an input
+  // decision of a finding (a manifest finding stays manifest under `requires x > 0`).
+  bool assumedContract(const cfa::Edge& e, FuncId f) const {
+    if (e.gate != cfa::ContractGate::Condition || f != entry_ || stack_.size() != 1) return false;
+    for (const cfa::Edge& g : p_.functions[f].edges)
+      if ((g.gate == cfa::ContractGate::Requires || g.gate == cfa::ContractGate::LeadingAssume) &&
+          g.kind == EdgeKind::Assume)
+        return g.cond && g.cond->kind == cfa::ExprKind::Const && g.cond->value == 0;
+    return false;
+  }
 
   uint64_t eval(const cfa::ExprPtr& e) {
     if (!e) throw std::invalid_argument("missing expression");
@@ -881,7 +892,8 @@ ReplayResult Interpreter::run(FuncId entry) {
           if (p_.objectBits && e.check != cfa::CheckKind::None && !e.positive && checkViolated(e))
             return finishAt(ReplayOutcome::Blocked, "a memory-safety check passed on the path, but the interpreter's "
                                                     "object table shows a violation");
-          if (track_ && !inInit_ && !isHarnessNotNull(e) && tainted(e.cond)) decision(curFunc, edgeIdx);
+          if (track_ && !inInit_ && !isHarnessNotNull(e) && !assumedContract(e, curFunc) && tainted(e.cond))
+            decision(curFunc, edgeIdx);
           fr.loc = e.to;
           break;
         case EdgeKind::Free:
@@ -1008,6 +1020,7 @@ ReplayResult Interpreter::run(FuncId entry) {
             return finishAt(ReplayOutcome::Blocked, "check edge of " + e.property +
                                                         " taken, but its operands do not violate it");
           if (p_.objectBits && e.check != cfa::CheckKind::None) res_.violation = describeViolation(e);
+          if (e.gate != cfa::ContractGate::None) res_.violation = e.text;  // a contract check
           if (track_ && !inInit_ && e.check != cfa::CheckKind::None) {
             bool t = false;
             for (const auto& a : e.args) t = t || tainted(a);

@@ -162,6 +162,8 @@ std::string toText(const VerificationResult& r) {
       << (cex.replayed ? ", replayed" : "") << "):\n";
     if (!cex.property.empty())
       o << "violates: " << cex.property << (cex.violation.empty() ? "" : ": " + cex.violation) << "\n";
+    else if (!cex.violation.empty())
+      o << "violates: " << cex.violation << "\n";
     if (cex.finding == "latent")
       o << "latent: " << preconditionText(cex) << "\n";
     else if (!r.entryName.empty() && cex.entry != r.entryName)

@@ -80,6 +80,7 @@ struct Counterexample {
   std::string property;
   // A memory-safety violation as the interpreter saw it, naming the object ("access of
   // 4 bytes at offset 40 of `a` (f.c:3), a stack object of 40 bytes"); "" otherwise.
+  // (Or, for a contract check, its text: "precondition of f (f.c:3) violated at call site: requires ...".)
   std::string violation;
   // Issue 29 item 4. "manifest": the path does not depend on the entry's inputs (every
   // path from main is); "latent": it does, and `precondition` lists the input decisions

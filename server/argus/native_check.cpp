@@ -255,6 +255,10 @@ void nativeCheck(const std::string& file, const std::string* source, result::Ver
 
   if (!o.run) return cannot("--no-native-check");
   if (cex.entry != "main") return cannot("the entry is '" + cex.entry + "', not main (--function)");
+  // a violated contract (README "Contracts") is a check of Argus's own: the compiled
+  // program has no such check to reach (the interpreter confirmed the path)
+  if (cex.violation.rfind("precondition of ", 0) == 0 && cex.property.empty())
+    return cannot("a contract's precondition, which the compiled program does not check");
   std::string cc = compiler();
   // A property violation (issue 26) is confirmed by UBSan's report of the operation:
   // GCC folds some of them away even at -O0 (x + (y - x) is y), Clang at -O0 keeps

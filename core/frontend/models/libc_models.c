@@ -7,7 +7,8 @@
  * replayed like the program's own, so every algorithm and the replay interpreter
  * execute the same semantics.
  *
- * Three intrinsics, lowered by the frontend:
+ * Three intrinsics, lowered by the frontend (and __argus_requires, __argus_valid,
+ * __argus_valid_range for contracts, core/frontend/lower_contracts.cpp):
  *   __argus_nondet_int()       a value the C standard leaves unspecified (Havoc)
  *   __argus_assume(c)          the path continues only if c holds
  *   __argus_undefined("what")  undefined behaviour: the path is Unsupported, and a
@@ -26,6 +27,10 @@ typedef __SIZE_TYPE__ __argus_size_t;
 int __argus_nondet_int(void);
 void __argus_assume(int);
 void __argus_undefined(const char *);
+/* Contracts (core/frontend/contracts.h): the rewritten `requires` clauses call these. */
+void __argus_requires(_Bool, int);
+int __argus_valid(const void *, __argus_size_t);
+int __argus_valid_range(const void *, long long, long long, __argus_size_t);
 
 /* ---------------------------------------------------------------- helpers */
 

@@ -212,3 +212,44 @@ TEST(Latent, JsonTextSarifAndCodecCarryTheFinding) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 29 (readable preconditions): a condition written as a macro's argument reads as
+// the user wrote it (SQLite's `assert( op>=0 && op<ArraySize(x) )`), not as the whole
+// macro invocation; a condition of the macro's own body keeps the invocation's text.
+TEST(Latent, APreconditionFromAMacroArgumentIsItsWrittenText) {
+  const std::string code =
+      "#define ArraySize(X) ((int)(sizeof(X)/sizeof(X[0])))\n"
+      "#define myassert(x) ((x) ? (void)0 : reach_error())\n"
+      "#define CHECK_OP(o) myassert( (o)>=0 && (o)<ArraySize(table) )\n"
+      "int table[4];\n"
+      "int f(int op) {\n"
+      "  myassert( op>=0 && op<ArraySize(table) );\n"
+      "  return table[op];\n"
+      "}\n"
+      "int g(int op) {\n"
+      "  CHECK_OP(op);\n"
+      "  return table[op];\n"
+      "}\n";
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      auto o = run(code, "f", dm, alg);
+      ASSERT_TRUE(o.result.counterexample) << name(dm, alg) << ": " << o.result.reason;
+      std::string pre = result::preconditionText(*o.result.counterexample);
+      EXPECT_EQ(o.result.counterexample->finding, "latent") << pre;
+      // the decisions in path order, each the text of one operand as written
+      bool low = pre.find("!(op>=0)") != std::string::npos || pre.find("op < 0") != std::string::npos;
+      bool high = pre.find("op >= ArraySize(table)") != std::string::npos;
+      EXPECT_TRUE(low || high) << name(dm, alg) << ": " << pre;
+      EXPECT_EQ(pre.find("myassert"), std::string::npos) << name(dm, alg) << ": " << pre;
+      // a macro whose argument is a macro's own body text: the inner argument is what the user wrote
+      auto g = run(code, "g", dm, alg);
+      ASSERT_TRUE(g.result.counterexample) << name(dm, alg) << ": " << g.result.reason;
+      std::string gp = result::preconditionText(*g.result.counterexample);
+      EXPECT_EQ(gp.find("myassert"), std::string::npos) << name(dm, alg) << ": " << gp;
+      EXPECT_NE(gp.find("CHECK_OP(op)"), std::string::npos) << name(dm, alg) << ": " << gp;
+    }
+}
+
+}  // namespace

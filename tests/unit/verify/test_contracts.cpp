@@ -1,0 +1,267 @@
+// Contracts the developer writes (issue 29 item 5, README "Contracts"): an ACSL
+// `/*@ requires e; */` comment before a definition is assumed when the function is the
+// verified entry and asserted at every call; a leading __VERIFIER_assume is a call-site
+// check only in per-function runs (entry not main), never in a whole program's run.
+// Each case in both data models, with bmc and kind.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/engine/verify.h"
+#include "core/frontend/contracts.h"
+#include "core/frontend/frontend.h"
+#include "core/result/result.h"
+#include "tests/unit/verify/verify_helpers.h"
+
+using namespace argus;
+using argus::result::Verdict;
+
+namespace {
+
+const frontend::DataModel kModels[] = {frontend::DataModel::LP64, frontend::DataModel::ILP32};
+const engine::Algorithm kAlgorithms[] = {engine::Algorithm::Bmc, engine::Algorithm::Kind};
+
+std::string name(frontend::DataModel dm, engine::Algorithm alg) {
+  return std::string(dm == frontend::DataModel::ILP32 ? "ILP32 " : "LP64 ") + engine::algorithmName(alg);
+}
+
+engine::VerifyOutcome run(const std::string& body, const std::string& function, frontend::DataModel dm,
+                          engine::Algorithm alg, const std::string& property = "") {
+  engine::VerifyRequest req = argus::testing::snippetRequest(body, alg, smt::SolverKind::Z3, 60);
+  req.function = function;
+  req.dataModel = dm;
+  req.maxBound = 8;
+  req.property = property;
+  return engine::verify(req);
+}
+
+uint32_t lineOf(const std::string& body, const std::string& what) {
+  std::string all = std::string(argus::testing::kPrelude) + body;
+  size_t at = all.find(what);
+  EXPECT_NE(at, std::string::npos) << what;
+  return 1 + static_cast<uint32_t>(std::count(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+}
+
+std::string describe(const engine::VerifyOutcome& o) {
+  std::string s = std::string(result::verdictName(o.result.verdict)) + " (" + o.result.reason + ")";
+  if (o.result.counterexample) s += " finding " + o.result.counterexample->finding + ", violation '" + o.result.counterexample->violation + "'";
+  return s + (o.inputError ? " input error: " + o.error : "");
+}
+
+// false from `entry`, manifest, replayed, and the violation is the precondition `text`
+::testing::AssertionResult preconditionViolated(const engine::VerifyOutcome& o, const std::string& entry,
+                                                const std::string& text) {
+  const result::VerificationResult& r = o.result;
+  if (r.verdict != Verdict::False || !r.counterexample) return ::testing::AssertionFailure() << describe(o);
+  const result::Counterexample& c = *r.counterexample;
+  if (!c.replayed || c.finding != "manifest" || c.entry != entry) return ::testing::AssertionFailure() << describe(o);
+  if (c.violation != text) return ::testing::AssertionFailure() << "violation '" << c.violation << "'";
+  if (!c.property.empty()) return ::testing::AssertionFailure() << "property " << c.property;
+  return ::testing::AssertionSuccess();
+}
+
+// ---------------------------------------------------------------- the rewrite
+
+TEST(Contracts, TheRewriteKeepsLinesAndWarnsOutsideTheSubset) {
+  const std::string code =
+      "/*@ requires n > 0;\n"
+      "  @ requires \\valid(p + (0 .. n-1)); */\n"
+      "int f(int *p, int n)\n"
+      "{\n"
+      "  return p[n - 1];\n"
+      "}\n"
+      "/*@ requires \\forall int i; 0 <= i < n ==> p[i] > 0; */\n"
+      "int g(int *p, int n) { return n; }\n"
+      "/*@ requires 0 <= x < 10; ensures \\result == x; */\n"
+      "int h(int x) { return x; }\n"
+      "/*@ requires x > 0; */\n"
+      "int k(int x);\n"
+      "int m(int y) { /*@ assert y > 0; */ return y; }\n";
+  frontend::ContractRewrite r = frontend::rewriteContracts(code, "c.c");
+  ASSERT_TRUE(r.changed);
+  EXPECT_TRUE(r.usesValid);
+  EXPECT_EQ(std::count(r.code.begin(), r.code.end(), '\n'), std::count(code.begin(), code.end(), '\n'));
+  ASSERT_EQ(r.clauses.size(), 2u);
+  EXPECT_EQ(r.clauses[0].line, 1u);
+  EXPECT_EQ(r.clauses[0].text, "requires n > 0");
+  EXPECT_EQ(r.clauses[1].line, 2u);
+  EXPECT_EQ(r.clauses[1].text, "requires \\valid(p + (0 .. n-1))");
+  EXPECT_NE(r.code.find("{ __argus_requires((n > 0), 0); __argus_requires((__argus_valid_range((p), (long "
+                        "long)(0), (long long)(n-1), sizeof(*(p)))), 1);\n"),
+            std::string::npos)
+      << r.code;
+  auto warned = [&](const std::string& what) {
+    for (const std::string& w : r.warnings)
+      if (w.find(what) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(warned("c.c:7: warning: contract `requires \\forall int i`")) << ::testing::PrintToString(r.warnings);
+  EXPECT_TRUE(warned("c.c:9: warning: contract `requires 0 <= x < 10` of h uses a chained comparison"))
+      << ::testing::PrintToString(r.warnings);
+  EXPECT_TRUE(warned("c.c:9: warning: contract clause `ensures \\result == x`")) << ::testing::PrintToString(r.warnings);
+  EXPECT_TRUE(warned("c.c:11: warning: contract `requires x > 0` of k is not before a function definition"))
+      << ::testing::PrintToString(r.warnings);
+  EXPECT_TRUE(warned("c.c:13: warning: ACSL annotation inside a function body")) << ::testing::PrintToString(r.warnings);
+  // nothing inserted for g, h, k, m
+  EXPECT_EQ(r.code.find("__argus_requires", r.code.find("int g(")), std::string::npos);
+  // a text without contracts is left alone
+  EXPECT_FALSE(frontend::rewriteContracts("int f(void) { return 0; } /* @ requires */", "c.c").changed);
+}
+
+TEST(Contracts, AContractClangRejectsCostsTheContractsNotTheFile) {
+  const std::string code =
+      "/*@ requires nosuchname > 0; */\n"
+      "int f(int x) { return x; }\n";
+  frontend::ParseResult pr = frontend::parseSource(code, "c.c", {});
+  ASSERT_TRUE(pr.ok()) << pr.diagnostics;
+  EXPECT_NE(pr.diagnostics.find("the contracts of this file are ignored"), std::string::npos) << pr.diagnostics;
+}
+
+// ---------------------------------------------------------------- requires
+
+const std::string kRequires =
+    "/*@ requires 0 <= x; requires x < 10; */\n"
+    "int f(int x) {\n"
+    "  if (x >= 10 || x < 0) reach_error();\n"
+    "  return x;\n"
+    "}\n";
+
+TEST(Contracts, ARequiresIsAssumedAtTheEntry) {
+  // without the contract, f's own check is a latent finding; with it, f is verified
+  std::string plain = kRequires.substr(kRequires.find('\n') + 1) + "int main(void) { return f(3); }\n";
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      auto without = run(plain, "f", dm, alg);
+      ASSERT_TRUE(without.result.counterexample) << describe(without) << " " << name(dm, alg);
+      EXPECT_EQ(without.result.counterexample->finding, "latent") << name(dm, alg);
+      auto with = run(kRequires + "int main(void) { return f(3); }\n", "f", dm, alg);
+      EXPECT_EQ(with.result.verdict, Verdict::True) << describe(with) << " " << name(dm, alg);
+      // the contract's own branches are not input decisions: a finding on every path the
+      // contract allows stays manifest
+      const std::string always = "/*@ requires x > 0; */\nint k(int x) {\n  reach_error();\n  return x;\n}\n";
+      auto m = run(always, "k", dm, alg);
+      EXPECT_EQ(m.result.verdict, Verdict::False) << describe(m) << " " << name(dm, alg);
+      if (m.result.counterexample) EXPECT_EQ(m.result.counterexample->finding, "manifest");
+    }
+}
+
+TEST(Contracts, ARequiresIsAssertedAtEveryCallSite) {
+  const std::string bad = kRequires + "int main(void) { int a = f(3); return a + f(10); }\n";
+  const std::string good = kRequires + "int main(void) { return f(3) + f(9); }\n";
+  const std::string passes = kRequires + "int g(int y) { return f(y); }\n";
+  const std::string text = "precondition of f (test.c:" + std::to_string(lineOf(bad, "/*@")) +
+                           ") violated at call site: requires x < 10";
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      auto o = run(bad, "main", dm, alg);
+      EXPECT_TRUE(preconditionViolated(o, "main", text)) << name(dm, alg);
+      if (o.result.counterexample) {
+        std::string t = result::toText(o.result);
+        EXPECT_NE(t.find("violates: " + text), std::string::npos) << t;
+      }
+      auto g = run(good, "main", dm, alg);
+      EXPECT_EQ(g.result.verdict, Verdict::True) << describe(g) << " " << name(dm, alg);
+      // a caller that passes its own input: a latent finding of g, with g's precondition
+      auto l = run(passes, "g", dm, alg);
+      ASSERT_TRUE(l.result.counterexample) << describe(l) << " " << name(dm, alg);
+      EXPECT_EQ(l.result.verdict, Verdict::Unknown) << name(dm, alg);
+      EXPECT_EQ(l.result.counterexample->finding, "latent") << name(dm, alg);
+      EXPECT_EQ(l.result.counterexample->violation.rfind("precondition of f (test.c:", 0), 0u) << describe(l);
+    }
+}
+
+// ---------------------------------------------------------------- \valid
+
+const std::string kValid =
+    "/*@ requires 0 <= n && n <= 4;\n"
+    "    requires \\valid(a + (0 .. n-1)); */\n"
+    "int sum(int *a, int n) {\n"
+    "  int s = 0;\n"
+    "  for (int i = 0; i < n; i++) s += a[i] & 1;\n"
+    "  return s;\n"
+    "}\n";
+
+TEST(Contracts, ValidRangeIsTheEntrysObjectAndTheCallersCheck) {
+  std::string plain = kValid.substr(kValid.find("int sum"));
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      // the entry: `a` holds n ints (without the contract: one, and a[1] is a latent finding)
+      auto without = run(plain, "sum", dm, alg, "valid-deref");
+      ASSERT_TRUE(without.result.counterexample) << describe(without) << " " << name(dm, alg);
+      EXPECT_EQ(without.result.counterexample->finding, "latent") << name(dm, alg);
+      auto with = run(kValid, "sum", dm, alg, "valid-deref");
+      EXPECT_EQ(with.result.verdict, Verdict::True) << describe(with) << " " << name(dm, alg);
+      // callers, with and without the memory-safety property (the layout is on either way)
+      const std::string text = "precondition of sum (test.c:" + std::to_string(lineOf(kValid, "requires \\valid")) +
+                               ") violated at call site: requires \\valid(a + (0 .. n-1))";
+      for (const char* prop : {"", "valid-deref"}) {
+        auto bad = run(kValid + "int main(void) { int b[3] = {1, 2, 3}; return sum(b, 4); }\n", "main", dm, alg, prop);
+        if (*prop) {  // unreach-call not checked: the call goes on, and reads b[3]
+          EXPECT_EQ(bad.result.verdict, Verdict::False) << describe(bad) << " " << name(dm, alg);
+          if (bad.result.counterexample) EXPECT_EQ(bad.result.counterexample->property, "valid-deref");
+          continue;
+        }
+        EXPECT_TRUE(preconditionViolated(bad, "main", text)) << name(dm, alg) << " " << prop;
+        auto heap = run(kValid + "int main(void) { int *b = malloc(3 * sizeof(int)); if (!b) return 0;"
+                                 " b[0] = b[1] = b[2] = 0; int s = sum(b + 1, 3); free(b); return s; }\n",
+                        "main", dm, alg, prop);
+        EXPECT_TRUE(preconditionViolated(heap, "main", text)) << name(dm, alg) << " " << prop;
+        auto good = run(kValid + "int main(void) { int b[4] = {1, 2, 3, 4}; return sum(b, 4) + sum(b + 1, 3) + sum(0, 0); }\n",
+                        "main", dm, alg, prop);
+        EXPECT_EQ(good.result.verdict, Verdict::True) << describe(good) << " " << name(dm, alg) << " " << prop;
+      }
+      // \valid(p): a null or freed pointer is not valid
+      const std::string one =
+          "/*@ requires \\valid(p); */\n"
+          "int get(int *p) { return *p; }\n"
+          "int main(void) { int *q = malloc(sizeof(int)); if (!q) return 0; *q = 1; free(q); return get(q); }\n";
+      auto freed = run(one, "main", dm, alg);
+      EXPECT_TRUE(preconditionViolated(freed, "main", "precondition of get (test.c:" + std::to_string(lineOf(one, "/*@")) +
+                                                          ") violated at call site: requires \\valid(p)"))
+          << name(dm, alg);
+      const std::string ok = "/*@ requires \\valid(p); */\n"
+                             "int get(int *p) { return *p; }\n"
+                             "int main(void) { int x = 1; return get(&x); }\n";
+      EXPECT_EQ(run(ok, "main", dm, alg).result.verdict, Verdict::True) << name(dm, alg);
+    }
+}
+
+// ---------------------------------------------------------------- leading __VERIFIER_assume
+
+const std::string kAssume =
+    "int f(int x) {\n"
+    "  __VERIFIER_assume(x > 0);\n"
+    "  if (x <= 0) reach_error();\n"
+    "  return x;\n"
+    "}\n";
+
+TEST(Contracts, ALeadingAssumeInAWholeProgramIsStillAnAssume) {
+  const std::string prog = kAssume + "int main(void) { int v = __VERIFIER_nondet_int(); return f(v); }\n";
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      auto o = run(prog, "main", dm, alg);
+      EXPECT_EQ(o.result.verdict, Verdict::True) << describe(o) << " " << name(dm, alg);
+    }
+}
+
+TEST(Contracts, ALeadingAssumeIsACallSiteCheckInPerFunctionRuns) {
+  const std::string code = kAssume + "int g(int y) { return f(y); }\nint h(int y) { return y > 5 ? f(y) : 0; }\n";
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      // f itself: assumed
+      auto f = run(code, "f", dm, alg);
+      EXPECT_EQ(f.result.verdict, Verdict::True) << describe(f) << " " << name(dm, alg);
+      // g passes any y: latent, naming f's precondition
+      auto g = run(code, "g", dm, alg);
+      ASSERT_TRUE(g.result.counterexample) << describe(g) << " " << name(dm, alg);
+      EXPECT_EQ(g.result.counterexample->finding, "latent");
+      EXPECT_EQ(g.result.counterexample->violation,
+                "precondition of f (test.c:" + std::to_string(lineOf(code, "__VERIFIER_assume(x")) +
+                    ") violated at call site: __VERIFIER_assume(x > 0)");
+      // h establishes it
+      auto h = run(code, "h", dm, alg);
+      EXPECT_EQ(h.result.verdict, Verdict::True) << describe(h) << " " << name(dm, alg);
+    }
+}
+
+}  // namespace
