@@ -234,10 +234,10 @@ std::string chainOfJson(const json& c) {
 }
 
 // The properties a session checks until its settings say otherwise (argus.properties):
-// reachability, as `argus verify`. Not all of them (the issue's wish) while a finding
-// from a function's own entry cannot be told latent from manifest (issue 29 item 4):
-// every function doing signed arithmetic, a division or an index on its parameters
-// would show an Error; README "Properties in the editor" has the measurement.
+// reachability, as `argus verify`. Not all of them (the issue's wish) yet: argument-only
+// findings are latent now, but under valid-memsafety k-induction no longer proves simple
+// counting loops (the live-heap count is in memory, which its step case leaves
+// arbitrary); README "Properties in the editor" has the measurement.
 constexpr const char* kEditorProperties = "unreach-call";
 
 // A "properties" setting or parameter: a list of names (["valid-memsafety", "no-overflow"])
