@@ -118,8 +118,13 @@ TEST(Auto, ReportsAReachableBugWithAReplayedPath) {
 
 TEST(Auto, ABugOnlyTheParallelStageReachesComesBackFromAChildProcess) {
   // the bug needs 7 loop iterations: beyond the first stage's k = 2, so the parallel
-  // stage (a child process) finds it and its counterexample crosses the pipe
-  auto out = runAuto(kBugAfterLoop);
+  // stage (a child process) finds it and its counterexample crosses the pipe. (The loop
+  // body branches: kBugAfterLoop's single-path `s += 2` loop is accelerated, and the
+  // first stage finds its bug at once.)
+  auto out = runAuto(
+      "int main(){ int s = 0; int n = __VERIFIER_nondet_int(); __VERIFIER_assume(n > 0 && n < 100);\n"
+      "  for (int i = 0; i < n; i++) { if (i >= 0) s += 2; else s += 3; }\n"
+      "  if (s == 14) reach_error(); return 0; }\n");
   ASSERT_EQ(out.result.verdict, Verdict::False) << out.result.reason;
   ASSERT_EQ(out.result.stages.size(), 2u);
   EXPECT_EQ(out.result.stages[1].verdict, Verdict::False);
@@ -161,9 +166,14 @@ TEST(Auto, CpuTimeCountsTheParallelMembers) {
 }
 
 TEST(Auto, TheLoserIsStoppedWhenTheWinnerAnswers) {
-  // pred proves the counting loop at once; kind alone would run for the whole 60 s
+  // pred proves j <= i at once; kind (intervals, affine equalities: no relational
+  // inequality) alone would run for the whole 60 s. (kind now proves kCountingLoop too.)
   auto t0 = std::chrono::steady_clock::now();
-  auto out = runAuto(kCountingLoop, "kind|pred", 60);
+  auto out = runAuto(
+      "int main(){ int n = __VERIFIER_nondet_int(); int i = 0, j = 0;\n"
+      "  while (i < n) { i++; if (__VERIFIER_nondet_int()) j++; }\n"
+      "  if (j > i) reach_error(); return 0; }\n",
+      "kind|pred", 60);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
   EXPECT_EQ(out.result.stages[0].decidedBy, "pred");
