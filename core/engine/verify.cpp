@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
+#include <thread>
 
 #include "core/algorithms/bmc/bmc.h"
 #include "core/algorithms/bmc/bound_condition.h"
@@ -309,7 +310,12 @@ Stage parseMember(const std::string& item) {
       k = parts[i].substr(0, eq);
       v = parts[i].substr(eq + 1);
     }
-    if (k == "time") {
+    if (k == "after") {
+      // a parallel member that starts S seconds after its stage (checked in parseChain)
+      char* end = nullptr;
+      st.params.afterS = std::strtod(v.c_str(), &end);
+      if (v.empty() || !end || *end || st.params.afterS < 0) throw std::invalid_argument("bad after '" + v + "' in --chain");
+    } else if (k == "time") {
       char* end = nullptr;
       st.params.timeS = std::strtod(v.c_str(), &end);
       if (v.empty() || !end || *end || st.params.timeS < 0) throw std::invalid_argument("bad time '" + v + "' in --chain");
@@ -366,6 +372,8 @@ Chain parseChain(const std::string& spec) {
     if (item.empty()) continue;
     if (item.find('|') == std::string::npos) {
       out.push_back(parseMember(item));
+      if (out.back().params.afterS > 0)
+        throw std::invalid_argument("'after' is an option of a parallel stage's members: '" + item + "'");
       continue;
     }
     Stage st;
@@ -377,6 +385,8 @@ Chain parseChain(const std::string& spec) {
       st.parallel.push_back(parseMember(m));
     }
     if (st.parallel.size() < 2) throw std::invalid_argument("a parallel stage needs two members: '" + item + "'");
+    if (std::all_of(st.parallel.begin(), st.parallel.end(), [](const Stage& x) { return x.params.afterS > 0; }))
+      throw std::invalid_argument("a parallel stage needs a member that starts at once (no 'after'): '" + item + "'");
     // the stage's own time is the longest of its members' (each member keeps its own)
     for (const Stage& x : st.parallel) st.params.timeS = std::max(st.params.timeS, x.params.timeS);
     if (std::any_of(st.parallel.begin(), st.parallel.end(), [](const Stage& x) { return x.params.timeS <= 0; }))
@@ -663,13 +673,17 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     std::string out;
     bool done = false;
     std::optional<result::VerificationResult> r;
+    int goFd = -1;  // a delayed member's start signal, open until it starts
   };
   std::vector<Member> members;
+  const auto stageStart = std::chrono::steady_clock::now();
   std::fflush(nullptr);  // no buffered output duplicated into the children
   auto stopAll = [&members] {
     for (Member& m : members) {
       if (m.fd >= 0) ::close(m.fd);
       m.fd = -1;
+      if (m.goFd >= 0) ::close(m.goFd);
+      m.goFd = -1;
       if (m.pid > 0) {
         ::kill(m.pid, SIGKILL);
         while (::waitpid(m.pid, nullptr, 0) < 0 && errno == EINTR) {
@@ -679,6 +693,11 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     }
   };
   for (const Stage& ms : st.parallel) {
+    int go[2] = {-1, -1};
+    if (ms.params.afterS > 0 && ::pipe2(go, O_CLOEXEC) != 0) {
+      stopAll();
+      throw std::runtime_error(std::string("parallel stage: pipe: ") + std::strerror(errno));
+    }
     int p[2];
     if (::pipe2(p, O_CLOEXEC) != 0) {
       stopAll();
@@ -688,11 +707,13 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     if (pid < 0) {
       ::close(p[0]);
       ::close(p[1]);
+      if (go[0] >= 0) ::close(go[0]), ::close(go[1]);
       stopAll();
       throw std::runtime_error(std::string("parallel stage: fork: ") + std::strerror(errno));
     }
     if (pid == 0) {
       ::close(p[0]);
+      if (go[1] >= 0) ::close(go[1]);
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the run that started it
       std::string body;
       try {
@@ -701,6 +722,21 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
         std::string name = ms.spec;
         if (req.progress) mr.progress = [&req, name](const std::string& m) { req.progress("[" + name + "] " + m); };
         double mt = ms.params.timeS > 0 ? (t > 0 ? std::min(t, ms.params.timeS) : ms.params.timeS) : t;
+        if (ms.params.afterS > 0) {
+          // a delayed member waits (using no CPU) until the parent says go, with what is
+          // left of the stage's time; it is killed like any loser if another member
+          // answers first, and ends quietly if the parent goes away
+          double left = 0;
+          char* dst = reinterpret_cast<char*>(&left);
+          size_t got = 0;
+          while (got < sizeof left) {
+            ssize_t n = ::read(go[0], dst + got, sizeof left - got);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) ::_exit(0);
+            got += static_cast<size_t>(n);
+          }
+          if (mt > 0) mt = std::max(0.001, std::min(mt, left));
+        }
         result::VerificationResult r =
             runSingle(program, entry, mr, ms.algorithm, mt, ms.params, ms.restrictable() ? cond : nullptr);
         body = result::encodeResult(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -712,10 +748,12 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
       ::_exit(0);
     }
     ::close(p[1]);
+    if (go[0] >= 0) ::close(go[0]);
     Member m;
     m.stage = &ms;
     m.pid = pid;
     m.fd = p[0];
+    m.goFd = go[1];
     members.push_back(std::move(m));
   }
   // the members keep their own deadline; this one only catches a member that ignores it
@@ -757,7 +795,28 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     }
     m.r = std::move(r);
   };
+  // Delayed members (after=S) start when the running members have used S seconds of CPU
+  // between them (CPU, not wall time: the strategy does the same on a loaded machine), or
+  // at once when no running member is left.
+  auto startDelayed = [&] {
+    double used = 0;
+    bool running = false;
+    for (const Member& m : members)
+      if (m.goFd < 0 && !m.done) {
+        used += support::processCpuSecondsOf(m.pid);
+        running = true;
+      }
+    for (Member& m : members) {
+      if (m.goFd < 0 || m.done || (running && used < m.stage->params.afterS)) continue;
+      double left = t > 0 ? std::max(0.001, t - secondsSince(stageStart)) : 0;
+      (void)!::write(m.goFd, &left, sizeof left);
+      ::close(m.goFd);
+      m.goFd = -1;
+    }
+  };
   for (;;) {
+    startDelayed();
+    bool waiting = std::any_of(members.begin(), members.end(), [](const Member& m) { return m.goFd >= 0; });
     std::vector<pollfd> fds;
     std::vector<size_t> idx;
     for (size_t i = 0; i < members.size(); ++i)
@@ -772,6 +831,7 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
       if (left <= 0) break;
       ms = static_cast<int>(std::min<long long>(left, 60000));
     }
+    if (waiting) ms = ms < 0 ? 50 : std::min(ms, 50);
     int n = ::poll(fds.data(), fds.size(), ms);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) break;
@@ -790,14 +850,16 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     }
     if (winner) break;
   }
-  std::vector<std::string> stopped;
+  std::vector<std::string> stopped, notStarted;
   for (Member& m : members)
-    if (!m.done) stopped.push_back(m.stage->spec);
+    if (!m.done) (m.goFd >= 0 ? notStarted : stopped).push_back(m.stage->spec);
   stopAll();
   result::VerificationResult out;
   if (winner) {
     out = std::move(*members[*winner].r);
     for (const std::string& s : stopped) out.stats.extra["parallel_stopped_" + s] = 1;
+    // a delayed member stopped while it still waited: it cost nothing
+    for (const std::string& s : notStarted) out.stats.extra["parallel_not_started_" + s] = 1;
     return out;
   }
   // nobody decided: the member that verified the most speaks for the stage

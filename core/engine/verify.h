@@ -52,7 +52,9 @@ class SessionCache;  // core/engine/sessions.h
 // Keys: time=S (every stage), k=N (bmc, ibmc, kind, kind-noinv, kiki; `alg:N` is short
 // for `alg:k=N`), and the monitors of explicit/pred/impact (mem, edgeposts, post,
 // refine, pfsize, overflow, states, repeats, length, perloc, assumes), and cond=ignore
-// (explicit, pred, impact: do not use the input condition). Examples:
+// (explicit, pred, impact: do not use the input condition), and after=S (a parallel
+// member that starts once the members already running have used S seconds of CPU between
+// them, or when none is left running; it gets what is left of the stage's time). Examples:
 // "bmc:k=1,explicit:time=10,pred", "ibmc:k=2:time=2,kind|pred:cond=ignore".
 struct StageParams {
   double timeS = 0;        // 0 = an equal share of what is left (the last stage: all of it)
@@ -70,6 +72,10 @@ struct StageParams {
   // Worth it where the restriction costs more than it saves: a bound automaton
   // multiplies pred's abstract states by its unrolling counters (docs/STRATEGY.md).
   bool ignoreCondition = false;
+  // after=S (a parallel stage's member): the member starts once the running members have
+  // used S s of CPU (or none is left running), so a task another member decides sooner
+  // costs no CPU in this one (docs/STRATEGY.md).
+  double afterS = 0;
 };
 
 struct Stage {
