@@ -63,6 +63,15 @@ Closure closure(const Program& p, FuncId entry);
 // name). Counterexamples, conditions and hashes of the result refer to the slice.
 std::unique_ptr<Program> slice(const Program& p, FuncId entry);
 
+// Issue 29 item 1: for every function (by FuncId), whether its closure holds no Error and
+// no Unsupported edge, i.e. whether the engine answers it `true` at once as an entry ("no
+// error call or assertion in f or anything it calls"; an Unsupported edge could hide one,
+// an indirect call with no possible target is one). One pass over the dependency graph:
+// the nodes that hold such an edge, and everything that depends on them, are marked; a
+// marked node that every closure keeps marks all. `argus project` routes with it (a
+// function answered at once needs no worker); the engine's own check on the slice decides.
+std::vector<bool> closuresWithoutChecks(const Program& p);
+
 // The variables an edge names (lhs and every Var in its expressions), unsorted.
 void edgeVars(const Edge& e, std::vector<VarId>& out);
 

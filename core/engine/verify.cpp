@@ -453,6 +453,14 @@ Options commonOptions(const VerifyRequest& req, double timeoutS) {
   return o;
 }
 
+// An Error or Unsupported edge anywhere in the program (the entry's slice).
+bool hasCheckEdge(const cfa::Program& program) {
+  for (const cfa::Function& f : program.functions)
+    for (const cfa::Edge& e : f.edges)
+      if (e.kind == cfa::EdgeKind::Error || e.kind == cfa::EdgeKind::Unsupported) return true;
+  return false;
+}
+
 // One algorithm run. `cond` restricts the CPA-based analyses (explicit, pred).
 result::VerificationResult runSingle(const cfa::Program& program, const cfa::Function& entry, const VerifyRequest& req,
                                      Algorithm alg, double timeoutS, const StageParams& sp,
@@ -462,13 +470,7 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
   // whatever the algorithm, and no solver is needed. (An Unsupported edge could hide
   // one, so such closures take the normal way.) Most functions of real code, which
   // carry no assertion, end here at once.
-  bool errorEdge = false, unsupported = false;
-  for (const cfa::Function& f : program.functions)
-    for (const cfa::Edge& e : f.edges) {
-      errorEdge |= e.kind == cfa::EdgeKind::Error;
-      unsupported |= e.kind == cfa::EdgeKind::Unsupported;
-    }
-  if (!errorEdge && !unsupported) {
+  if (!hasCheckEdge(program)) {
     r.verdict = result::Verdict::True;
     r.algorithm = algorithmName(alg);
     r.condition.kind = "none";
@@ -664,6 +666,8 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     bool done = false;
     std::optional<result::VerificationResult> r;
   };
+  // nothing to check: every member answers `true` at once; no process for it
+  if (!hasCheckEdge(program)) return runSingle(program, entry, req, st.parallel[0].algorithm, t, st.parallel[0].params, nullptr);
   std::vector<Member> members;
   std::fflush(nullptr);  // no buffered output duplicated into the children
   auto stopAll = [&members] {
@@ -1045,6 +1049,10 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     sliced = std::move(only);
   }
   double sliceS = secondsSince(sliceStart);
+  if (req.onlyNothingToCheck && hasCheckEdge(*sliced)) {
+    out.notAnswered = true;
+    return out;
+  }
   const size_t fullFunctions = parsed->functions.size(), fullVars = parsed->vars.size();
   const cfa::Program& program = *sliced;
   const cfa::Function* entry = program.find(req.function);
@@ -1128,6 +1136,7 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   }
   if (req.checkCallers && result::isLatent(out.result)) checkCallers(*parsed, req, out, wall0);
   out.result.closureHash = cfa::closureHashes(program)[req.function];
+  out.result.warnings = parsed->notes;  // contract clauses left out (frontend), file:line each
   out.result.entryName = entry->name;
   out.result.entryFile = entry->range.file.empty() ? req.file : entry->range.file;
   out.result.entryLine = entry->range.line;

@@ -129,6 +129,12 @@ struct VerifyRequest {
     uint32_t line = 0, column = 0;
   };
   std::optional<ErrorSite> onlyErrorAt;
+  // Answer only when nothing is to be checked: the entry's closure (after its harness and
+  // contracts) holds no Error and no Unsupported edge, so the answer is `true` at once with
+  // no solver. Anything else returns VerifyOutcome::notAnswered without running an
+  // algorithm (`argus project` answers such functions in its own process, issue 29 item 1,
+  // and forks a worker for the rest).
+  bool onlyNothingToCheck = false;
   std::vector<std::string> extraArgs;  // compiler flags
   // The properties to check (`--property`): SV-COMP names, comma-separated (see
   // parseProperties); "" = unreach-call. Only verify() parses with them; verifyParsed
@@ -186,6 +192,8 @@ constexpr double kCallerCheckS = 5;
 struct VerifyOutcome {
   bool inputError = false;             // the request could not be run (file, parse, entry)
   std::string error;                   // message for inputError
+  // VerifyRequest::onlyNothingToCheck and the closure has something to check: no result
+  bool notAnswered = false;
   result::VerificationResult result;
 };
 
