@@ -1,6 +1,7 @@
 #include "core/cfa/closure.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 namespace argus::cfa {
@@ -100,8 +101,10 @@ void Dependencies::successors(uint32_t node, std::vector<uint32_t>& out) const {
   out.erase(std::unique(out.begin() + static_cast<std::ptrdiff_t>(start), out.end()), out.end());
 }
 
-Closure closure(const Program& p, FuncId entry) {
-  Dependencies deps(p);
+Closure closure(const Program& p, FuncId entry, const Dependencies* shared) {
+  std::optional<Dependencies> own;
+  if (!shared || &shared->program() != &p) shared = &own.emplace(p);
+  const Dependencies& deps = *shared;
   Closure c;
   c.functions.assign(p.functions.size(), false);
   c.parts.assign(p.initParts.size(), false);
@@ -238,9 +241,11 @@ struct Slicer {
 
 }  // namespace
 
-std::unique_ptr<Program> slice(const Program& p, FuncId entry) {
-  Closure c = closure(p, entry);
-  Dependencies deps(p);
+std::unique_ptr<Program> slice(const Program& p, FuncId entry, const Dependencies* shared) {
+  std::optional<Dependencies> own;
+  if (!shared || &shared->program() != &p) shared = &own.emplace(p);
+  const Dependencies& deps = *shared;
+  Closure c = closure(p, entry, &deps);
   auto out = std::make_unique<Program>();
   out->mainFile = p.mainFile;
   out->ptrWidth = p.ptrWidth;

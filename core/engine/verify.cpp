@@ -1019,7 +1019,7 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   // follows the function, not the translation unit. Conditions, counterexamples and
   // program hashes refer to the slice, which is the same for every run of this entry.
   auto sliceStart = std::chrono::steady_clock::now();
-  std::shared_ptr<const cfa::Program> sliced = cfa::slice(*parsed, fullEntry->id);
+  std::shared_ptr<const cfa::Program> sliced = cfa::slice(*parsed, fullEntry->id, req.dependencies.get());
   // A function other than main starts from its entry model (core/cfa/entry_harness.h).
   bool harnessed = false;
   if (req.entryModel == EntryModel::Harness && req.function != "main")

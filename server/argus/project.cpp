@@ -326,6 +326,8 @@ int runProject(const std::vector<std::string>& args) {
   // ---- the entries: functions with a body in the project's files
   std::map<std::string, std::string> closure = cfa::closureHashes(prog);
   const std::vector<bool> checkFree = cfa::closuresWithoutChecks(prog);
+  // built once for every entry's slice (in this process and in the forked workers)
+  auto dependencies = std::make_shared<const cfa::Dependencies>(prog);
   server::SqliteStore store(storePath);
   if (!storePath.empty() && !store.ok()) std::cerr << "argus project: result store: " << store.error() << "\n";
   std::string engine = engineId();
@@ -375,6 +377,7 @@ int runProject(const std::vector<std::string>& args) {
     req.entryModel = entryModel;
     req.timeoutS = perFunction;
     req.function = j.name;
+    req.dependencies = dependencies;
     return req;
   };
 
