@@ -591,7 +591,10 @@ int runProject(const std::vector<std::string>& args) {
       json o{{"file", relTo(j.file, root)}, {"function", j.display}, {"name", j.name}, {"line", j.line},
              {"verdict", j.verdict}, {"reason", j.reason}, {"detail", j.detail}, {"time_s", j.timeS},
              {"from_store", j.cached}, {"worker", !j.cached && !j.inProcess}};
-      if (j.result && !j.cached) o["engine_time_s"] = j.result->stats.wallTimeS;
+      if (j.result && !j.cached) {
+        o["engine_time_s"] = j.result->stats.wallTimeS;
+        o["engine_cpu_s"] = j.result->stats.cpuTimeS;  // wall is inflated on a loaded machine
+      }
       if (j.result && j.result->counterexample) {
         const result::Counterexample& cex = *j.result->counterexample;
         o["counterexample_steps"] = cex.steps.size();
