@@ -463,6 +463,14 @@ Options commonOptions(const VerifyRequest& req, double timeoutS) {
   return o;
 }
 
+// An Error or Unsupported edge anywhere in the program (the entry's slice).
+bool hasCheckEdge(const cfa::Program& program) {
+  for (const cfa::Function& f : program.functions)
+    for (const cfa::Edge& e : f.edges)
+      if (e.kind == cfa::EdgeKind::Error || e.kind == cfa::EdgeKind::Unsupported) return true;
+  return false;
+}
+
 // One algorithm run. `cond` restricts the CPA-based analyses (explicit, pred).
 result::VerificationResult runSingle(const cfa::Program& program, const cfa::Function& entry, const VerifyRequest& req,
                                      Algorithm alg, double timeoutS, const StageParams& sp,
@@ -472,13 +480,7 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
   // whatever the algorithm, and no solver is needed. (An Unsupported edge could hide
   // one, so such closures take the normal way.) Most functions of real code, which
   // carry no assertion, end here at once.
-  bool errorEdge = false, unsupported = false;
-  for (const cfa::Function& f : program.functions)
-    for (const cfa::Edge& e : f.edges) {
-      errorEdge |= e.kind == cfa::EdgeKind::Error;
-      unsupported |= e.kind == cfa::EdgeKind::Unsupported;
-    }
-  if (!errorEdge && !unsupported) {
+  if (!hasCheckEdge(program)) {
     r.verdict = result::Verdict::True;
     r.algorithm = algorithmName(alg);
     r.condition.kind = "none";
@@ -675,6 +677,8 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     std::optional<result::VerificationResult> r;
     int goFd = -1;  // a delayed member's start signal, open until it starts
   };
+  // nothing to check: every member answers `true` at once; no process for it
+  if (!hasCheckEdge(program)) return runSingle(program, entry, req, st.parallel[0].algorithm, t, st.parallel[0].params, nullptr);
   std::vector<Member> members;
   const auto stageStart = std::chrono::steady_clock::now();
   std::fflush(nullptr);  // no buffered output duplicated into the children
@@ -1077,7 +1081,7 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   // follows the function, not the translation unit. Conditions, counterexamples and
   // program hashes refer to the slice, which is the same for every run of this entry.
   auto sliceStart = std::chrono::steady_clock::now();
-  std::shared_ptr<const cfa::Program> sliced = cfa::slice(*parsed, fullEntry->id);
+  std::shared_ptr<const cfa::Program> sliced = cfa::slice(*parsed, fullEntry->id, req.dependencies.get());
   // A function other than main starts from its entry model (core/cfa/entry_harness.h).
   bool harnessed = false;
   if (req.entryModel == EntryModel::Harness && req.function != "main")
@@ -1107,6 +1111,10 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     sliced = std::move(only);
   }
   double sliceS = secondsSince(sliceStart);
+  if (req.onlyNothingToCheck && hasCheckEdge(*sliced)) {
+    out.notAnswered = true;
+    return out;
+  }
   const size_t fullFunctions = parsed->functions.size(), fullVars = parsed->vars.size();
   const cfa::Program& program = *sliced;
   const cfa::Function* entry = program.find(req.function);
@@ -1190,6 +1198,7 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   }
   if (req.checkCallers && result::isLatent(out.result)) checkCallers(*parsed, req, out, wall0);
   out.result.closureHash = cfa::closureHashes(program)[req.function];
+  out.result.warnings = parsed->notes;  // contract clauses left out (frontend), file:line each
   out.result.entryName = entry->name;
   out.result.entryFile = entry->range.file.empty() ? req.file : entry->range.file;
   out.result.entryLine = entry->range.line;

@@ -15,6 +15,10 @@
 #include "core/result/result.h"
 #include "core/smt/solver.h"
 
+namespace argus::cfa {
+class Dependencies;  // core/cfa/closure.h
+}
+
 namespace argus::engine {
 
 // Kind: k-induction with the concurrent interval invariant generator; KindNoInv: without
@@ -135,6 +139,17 @@ struct VerifyRequest {
     uint32_t line = 0, column = 0;
   };
   std::optional<ErrorSite> onlyErrorAt;
+  // Answer only when nothing is to be checked: the entry's closure (after its harness and
+  // contracts) holds no Error and no Unsupported edge, so the answer is `true` at once with
+  // no solver. Anything else returns VerifyOutcome::notAnswered without running an
+  // algorithm (`argus project` answers such functions in its own process, issue 29 item 1,
+  // and forks a worker for the rest).
+  bool onlyNothingToCheck = false;
+  // The parsed program's dependency graph (cfa::Dependencies), when the caller verifies
+  // many entries of one program (`argus project`): each entry's slice then costs its own
+  // closure only, not a pass over every global initialiser. Ignored unless built for the
+  // very program verified.
+  std::shared_ptr<const cfa::Dependencies> dependencies;
   std::vector<std::string> extraArgs;  // compiler flags
   // The properties to check (`--property`): SV-COMP names, comma-separated (see
   // parseProperties); "" = unreach-call. Only verify() parses with them; verifyParsed
@@ -192,6 +207,8 @@ constexpr double kCallerCheckS = 5;
 struct VerifyOutcome {
   bool inputError = false;             // the request could not be run (file, parse, entry)
   std::string error;                   // message for inputError
+  // VerifyRequest::onlyNothingToCheck and the closure has something to check: no result
+  bool notAnswered = false;
   result::VerificationResult result;
 };
 

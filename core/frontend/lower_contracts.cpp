@@ -215,6 +215,7 @@ ExprPtr Lowerer::contractCall(const CallExpr* ce, const std::string& name, bool&
         for (const Stmt* k : s->children()) todo.push_back(k);
     }
     cfa::SourceRange where = rangeOf(ce);
+    if (!c.file.empty()) where.file = file = c.file;  // a prototype's contract in a header
     where.line = where.endLine = c.line;
     where.column = where.endColumn = 1;
     contractCheck(ce, "precondition of " + fn->name + " (" + file + ":" + std::to_string(c.line) +
