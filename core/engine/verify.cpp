@@ -24,6 +24,7 @@
 #include "core/cfa/cfa_hash.h"
 #include "core/cfa/closure.h"
 #include "core/cfa/entry_harness.h"
+#include "core/cfa/recursion.h"
 #include "core/engine/sessions.h"
 #include "core/support/deadline.h"
 #include "core/result/codec.h"
@@ -472,9 +473,11 @@ bool hasCheckEdge(const cfa::Program& program) {
 }
 
 // One algorithm run. `cond` restricts the CPA-based analyses (explicit, pred).
-result::VerificationResult runSingle(const cfa::Program& program, const cfa::Function& entry, const VerifyRequest& req,
-                                     Algorithm alg, double timeoutS, const StageParams& sp,
-                                     const result::AssumptionAutomaton* cond) {
+// recursionInlined: `program` is made by cfa::inlineRecursion (see runSingle below).
+result::VerificationResult runAlgorithm(const cfa::Program& program, const cfa::Function& entry,
+                                        const VerifyRequest& req, Algorithm alg, double timeoutS,
+                                        const StageParams& sp, const result::AssumptionAutomaton* cond,
+                                        bool recursionInlined) {
   result::VerificationResult r;
   // The entry's closure (the slice) has no error edge at all: no path reaches an error,
   // whatever the algorithm, and no solver is needed. (An Unsupported edge could hide
@@ -511,6 +514,7 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     if (sp.bound > 0) ko.maxBound = sp.bound;
     if (req.maxUnwindNodes) ko.maxNodes = req.maxUnwindNodes;
     ko.invariants = alg == Algorithm::Kind;
+    ko.stopAtUnsupported = recursionInlined;
     r = algorithms::runKInduction(program, entry.id, ko);
     attachBoundCondition(program, entry, r);
   } else if (alg == Algorithm::Kiki || alg == Algorithm::KikiIbmc || alg == Algorithm::KikiKind ||
@@ -522,6 +526,7 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
               : alg == Algorithm::KikiKind ? algorithms::KikiMode::Kind
               : alg == Algorithm::KikiAi   ? algorithms::KikiMode::Ai
                                            : algorithms::KikiMode::Full;
+    ko.stopAtUnsupported = recursionInlined;
     r = algorithms::runKiki(program, entry.id, ko);
   } else if (alg == Algorithm::Ai) {
     algorithms::KInductionOptions ko;
@@ -593,6 +598,144 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     else
       r.condition.automaton = std::make_shared<result::AssumptionAutomaton>(
           algorithms::trivialAutomaton(program, entry.name, false));
+  }
+  return r;
+}
+
+// Recursion in the proof engines (issue 21, deliverable 3; docs/STRATEGY.md "Recursion").
+// k-induction's flat program and the predicate CPA cannot follow a recursive call, so
+// these algorithms run on cfa::inlineRecursion(program, D) (core/cfa/recursion.h: every
+// function of a recursive cycle copied per nesting level, each copy with its own
+// variables; a call deeper than D is an Unsupported edge "recursion deeper than D"),
+// with iterative deepening:
+//  * true on the inlined program: no error and no deeper call is reachable, so every
+//    execution of the original stays within depth D, where the copy is exact → true;
+//  * false: a real error path; it was replayed on the original program (cfa::original);
+//  * unknown because a "recursion deeper" edge is reachable (k-induction stops its base
+//    case as soon as it is: BmcOptions::stopAtUnsupported; pred explores everything else
+//    first, so errors within depth D are still found): D := 2·D, up to kMaxRecursionDepth
+//    and the time limit; then unknown with the depth in the condition.
+// Loops inside recursive functions stay loops of each copy; the step case treats the
+// copies as any inlined callee (its loop heads are cut points with their own variables).
+// The condition automaton of the inlined run names the copies, so it is not passed on:
+// an unknown leaves the input condition (or nothing verified), the input condition is
+// not used to restrict the inlined run (it verifies more, never less), and a true gets
+// the trivial automaton of the original.
+constexpr uint32_t kFirstRecursionDepth = 8, kMaxRecursionDepth = 64;
+
+bool inlinesRecursion(Algorithm alg) {
+  switch (alg) {
+    case Algorithm::Kind: case Algorithm::KindNoInv: case Algorithm::Kiki: case Algorithm::KikiKind:
+    case Algorithm::KikiAi: case Algorithm::Pred: case Algorithm::Impact:
+      return true;
+    default:
+      return false;
+  }
+}
+
+result::VerificationResult runSingle(const cfa::Program& program, const cfa::Function& entry, const VerifyRequest& req,
+                                     Algorithm alg, double timeoutS, const StageParams& sp,
+                                     const result::AssumptionAutomaton* cond) {
+  if (!inlinesRecursion(alg) || !cfa::hasRecursion(program, entry.id))
+    return runAlgorithm(program, entry, req, alg, timeoutS, sp, cond, false);
+  bool target = false;
+  for (const cfa::Function& f : program.functions)
+    for (const cfa::Edge& e : f.edges) target |= e.kind == cfa::EdgeKind::Error || e.kind == cfa::EdgeKind::Unsupported;
+  if (!target) return runAlgorithm(program, entry, req, alg, timeoutS, sp, cond, false);  // true at once
+  const auto t0 = std::chrono::steady_clock::now();
+  // non-owning: the inlined programs live only within this call
+  std::shared_ptr<const cfa::Program> orig(&program, [](const cfa::Program*) {});
+  result::VerificationResult r;
+  bool ran = false, depthHit = false;
+  uint32_t depth = kFirstRecursionDepth, lastDepth = 0, copies = 0;
+  std::string why;
+  while (true) {
+    double left = timeoutS > 0 ? timeoutS - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()
+                               : 0;
+    if (timeoutS > 0 && left < 0.05) {
+      why = "timeout";
+      break;
+    }
+    std::optional<cfa::InlinedRecursion> inl = cfa::inlineRecursion(orig, entry.id, depth);
+    if (!inl) {
+      // too large to copy even once: the algorithm on the program as it is (k-induction
+      // falls back to its BMC base case, pred cuts the recursive calls)
+      if (!ran) return runAlgorithm(program, entry, req, alg, timeoutS, sp, cond, false);
+      why = "recursion inlined " + std::to_string(depth) + " deep would be too large";
+      break;
+    }
+    if (req.progress)
+      req.progress("recursion: inlined up to depth " + std::to_string(depth) + " (" +
+                   std::to_string(inl->recursiveFunctions) + " recursive function(s), " +
+                   std::to_string(inl->copies) + " copies)");
+    r = runAlgorithm(*inl->program, inl->program->functions[entry.id], req, alg, timeoutS > 0 ? left : 0, sp,
+                     nullptr, true);
+    ran = true;
+    lastDepth = depth;
+    copies = inl->copies;
+    depthHit = r.verdict == result::Verdict::Unknown &&
+               (cfa::mentionsRecursionBound(r.reason) ||
+                std::any_of(r.condition.excluded.begin(), r.condition.excluded.end(), cfa::mentionsRecursionBound));
+    if (!depthHit || depth >= kMaxRecursionDepth) break;
+    depth *= 2;
+  }
+  if (!ran) {
+    r.verdict = result::Verdict::Unknown;
+    r.algorithm = algorithmName(alg);
+    r.reason = why;
+    r.condition.kind = why == "timeout" ? "timeout" : "unsupported";
+    r.condition.summary = "nothing verified";
+  }
+  // k-induction's base case on the recursive program itself unrolls recursion with the
+  // loops (BMC): when the depth is in the way, the rest of the time goes there, so that
+  // bugs deeper than the depths tried are still found (as before recursion was inlined).
+  const bool kindFamily = alg != Algorithm::Pred && alg != Algorithm::Impact;
+  double left = timeoutS > 0 ? timeoutS - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() : 0;
+  if (ran && depthHit && kindFamily && (timeoutS <= 0 || left > 0.5)) {
+    if (req.progress) req.progress("recursion: deeper than " + std::to_string(lastDepth) + ": base case on the program itself");
+    result::VerificationResult b = runAlgorithm(program, entry, req, alg, timeoutS > 0 ? left : 0, sp, cond, false);
+    b.stats.extra["recursion_depth"] = lastDepth;
+    b.stats.extra["recursion_copies"] = copies;
+    if (b.verdict == result::Verdict::Unknown)
+      b.reason += "; recursion nested more than " + std::to_string(lastDepth) +
+                  " calls deep not verified by the inlined runs (" + r.reason + ")";
+    return b;  // its condition is on the program itself
+  }
+  r.stats.extra["recursion_depth"] = lastDepth;
+  r.stats.extra["recursion_copies"] = copies;
+  r.condition.assumptions.clear();
+  if (r.verdict == result::Verdict::True) {
+    r.condition.summary += " (recursion inlined " + std::to_string(lastDepth) + " deep; no deeper call is reachable)";
+    // invariants are keyed "file:line:col in f#3 (called at ...)": name the function as
+    // the source does (a witness joins the contexts of one location by disjunction)
+    std::map<std::string, std::string> inv;
+    for (auto& [where, formula] : r.invariant) {
+      std::string w = where;
+      size_t in = w.find(" in ");
+      if (in != std::string::npos) {
+        size_t end = w.find(' ', in + 4);
+        size_t hash = w.find('#', in + 4);
+        if (hash != std::string::npos && (end == std::string::npos || hash < end))
+          w.erase(hash, (end == std::string::npos ? w.size() : end) - hash);
+      }
+      std::string& slot = inv[w];
+      slot = slot.empty() ? formula : slot == formula ? slot : "(" + slot + ") || (" + formula + ")";
+    }
+    r.invariant = std::move(inv);
+    r.condition.automaton =
+        std::make_shared<result::AssumptionAutomaton>(algorithms::trivialAutomaton(program, entry.name, true));
+  } else {
+    r.condition.automaton = std::make_shared<result::AssumptionAutomaton>(
+        cond ? *cond : algorithms::trivialAutomaton(program, entry.name, false));
+  }
+  if (r.verdict == result::Verdict::Unknown && ran) {
+    const std::string open = "recursion nested more than " + std::to_string(lastDepth) + " calls deep not verified";
+    if (depthHit) r.condition.kind = "recursion";
+    if (!why.empty()) r.reason += "; " + why;
+    r.reason += "; " + open;
+    r.condition.summary = (r.condition.summary.empty() ? "" : r.condition.summary + "; ") + open;
+    r.condition.bound.reset();
+    r.condition.callDepth.reset();
   }
   return r;
 }

@@ -5,7 +5,8 @@
 // Instance 0 is the initialisation function (__argus_init for main, __argus_init_nondet
 // otherwise); at its exit a Start edge enters the entry function with nondeterministic
 // parameters. Each Call edge of an instance creates one callee instance (the call tree
-// is finite because recursive programs are rejected). The entry edge of a callee
+// is finite because recursive programs are rejected; the engine inlines recursion up
+// to a depth first, core/cfa/recursion.h). The entry edge of a callee
 // havocs all its locals and then assigns the parameters; the return edge assigns the
 // caller's lhs from the callee's return variable.
 //

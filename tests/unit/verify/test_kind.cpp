@@ -291,12 +291,25 @@ TEST_P(Kind, SafeArrayLoop) {
   EXPECT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
 }
 
-TEST_P(Kind, RecursionFallsBackToBmc) {
-  auto out = run(
+// Through the engine, recursion is inlined up to a depth (core/cfa/recursion.h) and the
+// step case runs; k-induction called on the recursive program itself still falls back
+// to BMC and says so.
+TEST_P(Kind, RecursionIsInlinedOrFallsBackToBmc) {
+  const char* safe =
       "int f(int n) { return n <= 0 ? 0 : 1 + f(n - 1); }\n"
-      "int main(){ int x = __VERIFIER_nondet_int(); if (x > 3 || x < 0) return 0; if (f(x) != x) reach_error(); return 0; }");
+      "int main(){ int x = __VERIFIER_nondet_int(); if (x > 3 || x < 0) return 0; if (f(x) != x) reach_error(); return 0; }";
+  auto out = run(safe);
   EXPECT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
-  EXPECT_EQ(out.result.stats.extra.at("step_case_disabled"), 1.0);
+  EXPECT_EQ(out.result.stats.extra.count("step_case_disabled"), 0u);
+  EXPECT_EQ(out.result.stats.extra.at("recursion_depth"), 8.0);
+  auto pr = argus::frontend::parseSource(std::string(kPrelude) + safe, "test.c", {});
+  ASSERT_TRUE(pr.ok()) << pr.diagnostics;
+  KInductionOptions o;
+  o.solver = GetParam();
+  o.timeoutS = 60;
+  auto direct = runKInduction(*pr.program, pr.program->find("main")->id, o);
+  EXPECT_EQ(direct.verdict, Verdict::True) << direct.reason;
+  EXPECT_EQ(direct.stats.extra.at("step_case_disabled"), 1.0);
   auto bug = run(
       "int f(int n) { return n <= 0 ? 0 : 1 + f(n - 1); }\n"
       "int main(){ int x = __VERIFIER_nondet_int(); if (x > 3 || x < 0) return 0; if (f(x) == 3) reach_error(); return 0; }");
