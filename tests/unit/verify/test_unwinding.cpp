@@ -69,14 +69,14 @@ const Case kCases[] = {
     {"heap_list",
      "struct node { int h; struct node *n; };\n"
      "int main() { struct node *a = malloc(sizeof(struct node)); struct node *p = a; int i = 0;\n"
-     "  while (i < 3 && __VERIFIER_nondet_int()) { i++; p->h = 1; p->n = malloc(sizeof(struct node)); p = p->n; }\n"
+     "  while (i < 2 && __VERIFIER_nondet_int()) { i++; p->h = 1; p->n = malloc(sizeof(struct node)); p = p->n; }\n"
      "  p->h = 2; p->n = 0; int c = 0; p = a; while (p->h == 1) { c++; p = p->n; }\n"
-     "  if (c != i) reach_error(); if (c == 2) reach_error(); return 0; }",
+     "  if (c != i) reach_error(); if (c == 1) reach_error(); return 0; }",
      Verdict::False},
     {"heap_list_safe",
      "struct node { int h; struct node *n; };\n"
      "int main() { struct node *a = malloc(sizeof(struct node)); struct node *p = a; int i = 0;\n"
-     "  while (i < 3 && __VERIFIER_nondet_int()) { i++; p->h = 1; p->n = malloc(sizeof(struct node)); p = p->n; }\n"
+     "  while (i < 2 && __VERIFIER_nondet_int()) { i++; p->h = 1; p->n = malloc(sizeof(struct node)); p = p->n; }\n"
      "  p->h = 2; p->n = 0; int c = 0; p = a; while (p->h == 1) { c++; p = p->n; }\n"
      "  if (c != i) reach_error(); return 0; }",
      Verdict::True},
