@@ -641,7 +641,9 @@ class Interpreter {
   // (`n == 0`) leads to the body, whose Blank and Assign edges lead back to the loop head
   // L, where the first enabled out-edge is the guard edge back to C as long as the guard
   // holds. The same edges and expressions as step by step (evalRec, the widths' masks),
-  // every step counted; only the recording differs: the last iteration's steps are kept.
+  // every step counted; only the recording differs: the steps of the last iterations
+  // (about kRecordTail steps of them) are kept, and the index where the left-out ones
+  // were taken is ReplayResult::omittedAt.
   // Returns false, having done nothing, if the loop does not have that shape. Leaves the
   // frame at L (the guard edge no longer taken) or at C (the step limit is near).
   bool fastIterations(Frame& fr, const cfa::Edge& havoc) {
@@ -711,20 +713,58 @@ class Interpreter {
     auto ev = [&](const cfa::ExprPtr& x) { return evalRec(*x, var, mem, amask_); };
     uint64_t* nslot = slotOf(nv);
     std::vector<uint64_t*> lhs;
-    std::vector<uint64_t> masks, lastValues(body.size(), 0);
+    std::vector<uint64_t> masks;
     for (const cfa::Edge* e : body) {
       lhs.push_back(e->kind == EdgeKind::Assign ? slotOf(*e->lhs) : nullptr);
       masks.push_back(e->kind == EdgeKind::Assign ? maskVar(*e->lhs) : 0);
     }
     const size_t perIteration = 3 + body.size();  // havoc, n == 0, body, the guard edge
+    // the values the body assigned in the last `kept` iterations (a ring, iteration i in
+    // row i % kept), recorded when the run leaves the fast path
+    const size_t kept = record_ ? std::max<size_t>(1, kRecordTail / perIteration) : 0;
+    std::vector<uint64_t> ring(kept * body.size(), 0);
     size_t iterations = 0;
+    const cfa::Edge* guard = nullptr;  // the edge L -> C (taken before every iteration but the first)
+    auto recordKept = [&] {
+      if (!record_ || iterations == 0) return;
+      size_t shown = std::min(iterations, kept);
+      if (iterations > shown) res_.omittedAt = std::min(res_.omittedAt, res_.steps.size());
+      auto push = [&](const cfa::Edge& e, std::optional<std::pair<VarId, uint64_t>> a) {
+        ReplayStep st;
+        st.func = fr.func;
+        st.edge = static_cast<uint32_t>(&e - f.edges.data());
+        st.depth = static_cast<uint32_t>(stack_.size() - 1);
+        if (a) st.assigned.push_back(*a);
+        res_.steps.push_back(std::move(st));
+      };
+      for (size_t it = iterations - shown; it < iterations; ++it) {
+        // the guard edge before this iteration: the first one was recorded step by step
+        if (it > 0 && guard) push(*guard, std::nullopt);
+        push(havoc, std::make_pair(nv, uint64_t{0}));
+        push(*zero, std::nullopt);
+        const uint64_t* row = &ring[(it % kept) * body.size()];
+        for (size_t i = 0; i < body.size(); ++i)
+          push(*body[i], lhs[i] ? std::optional(std::make_pair(*body[i]->lhs, row[i])) : std::nullopt);
+      }
+      if (res_.steps.size() >= compactAt_) compactSteps();
+    };
     fr.loc = C;
     for (;;) {
-      if (res_.stepCount + perIteration >= maxSteps_) return true;  // step by step from C
+      if (res_.stepCount + perIteration >= maxSteps_) {  // step by step from C
+        recordKept();
+        return true;
+      }
       *nslot = 0;
-      if ((ev(zero->cond) != 0) != zero->positive) return true;  // cannot happen: step by step
+      if ((ev(zero->cond) != 0) != zero->positive) {  // cannot happen: step by step
+        recordKept();
+        return true;
+      }
+      uint64_t* row = kept ? &ring[(iterations % kept) * body.size()] : nullptr;
       for (size_t i = 0; i < body.size(); ++i)
-        if (lhs[i]) lastValues[i] = *lhs[i] = ev(body[i]->rhs) & masks[i];
+        if (lhs[i]) {
+          uint64_t v = *lhs[i] = ev(body[i]->rhs) & masks[i];
+          if (row) row[i] = v;
+        }
       res_.stepCount += 2 + body.size();
       ++iterations;
       fr.loc = L;
@@ -737,24 +777,11 @@ class Interpreter {
         }
       }
       if (!next || next->to != C) break;  // the loop is left (or blocked) at L: step by step
+      guard = next;
       ++res_.stepCount;
       fr.loc = C;
     }
-    if (record_) {  // the last iteration
-      auto push = [&](const cfa::Edge& e, std::optional<std::pair<VarId, uint64_t>> a) {
-        ReplayStep st;
-        st.func = fr.func;
-        st.edge = static_cast<uint32_t>(&e - f.edges.data());
-        st.depth = static_cast<uint32_t>(stack_.size() - 1);
-        if (a) st.assigned.push_back(*a);
-        res_.steps.push_back(std::move(st));
-      };
-      push(havoc, std::make_pair(nv, uint64_t{0}));
-      push(*zero, std::nullopt);
-      for (size_t i = 0; i < body.size(); ++i)
-        push(*body[i], lhs[i] ? std::optional(std::make_pair(*body[i]->lhs, lastValues[i])) : std::nullopt);
-      if (res_.steps.size() >= compactAt_) compactSteps();
-    }
+    recordKept();
     return true;
   }
 
@@ -766,7 +793,10 @@ class Interpreter {
     size_t out = kRecordHead;
     for (size_t i = kRecordHead; i < st.size(); ++i) {
       EdgeKind k = p_.functions[st[i].func].edges[st[i].edge].kind;
-      if (i < keepTail && (k == EdgeKind::Blank || k == EdgeKind::Assume || k == EdgeKind::Assign)) continue;
+      if (i < keepTail && (k == EdgeKind::Blank || k == EdgeKind::Assume || k == EdgeKind::Assign)) {
+        res_.omittedAt = std::min(res_.omittedAt, out);  // steps before index `out` stay where they are
+        continue;
+      }
       if (out != i) st[out] = std::move(st[i]);
       ++out;
     }

@@ -248,7 +248,7 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
         objects.free(*st.freed);
       }
     }
-    if (stepIndex++ == result::kRecordHead && run.stepCount > run.steps.size()) {
+    if (stepIndex++ == run.omittedAt && run.stepCount > run.steps.size()) {
       // a long run (a deep loop): the replay kept its ends (core/result/long_runs.h)
       result::TraceStep gap;
       const cfa::Edge& ge = f.edges[st.edge];

@@ -11,7 +11,8 @@
 // caller's lhs from the callee's return variable.
 //
 // Error and Unsupported edges are kept (to their target locations); the step case
-// treats both as bad.
+// treats both as bad. Edges into dead ends (core/cfa/dead_ends.h: no error or
+// unsupported edge is reachable from there) are left out.
 //
 // Cut points are the loop heads of the per-function DFS (the same ones the unwinding
 // counts): every cycle of the flat graph passes through one. Their order defines the
