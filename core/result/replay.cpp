@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "core/cfa/accelerate.h"
+#include "core/cfa/memlayout.h"
 #include "core/result/long_runs.h"
 
 namespace argus::result {
@@ -397,7 +398,7 @@ class Interpreter {
       }
       case CheckKind::Deref: {
         if (v.size() < 2 || !p_.objectBits) return false;
-        if (v.size() == 3 && ((v[0] & amask_) >> p_.objectBits) != ((v[2] & amask_) >> p_.objectBits)) return true;
+        if (v.size() == 3 && ((v[0] & amask_) >> p_.objectBits) != provId(v[2])) return true;
         const Object* o = objectOf(v[0] & amask_);
         unsigned __int128 off = (v[0] & amask_) & ((uint64_t(1) << p_.objectBits) - 1);
         return !o || o->state != cfa::memlayout::kLive || off + (v[1] & amask_) > o->size;
@@ -417,6 +418,13 @@ class Interpreter {
     }
     return false;
   }
+
+  // The object a pointer belongs to (cfa::memlayout: it may point up to belowRoom bytes
+  // before the object's start), as an id and as that object's start address.
+  uint64_t provId(uint64_t ptr) const {
+    return ((ptr + cfa::memlayout::belowRoom(p_.objectBits)) & amask_) >> p_.objectBits;
+  }
+  uint64_t provIdAddr(uint64_t ptr) const { return (provId(ptr) << p_.objectBits) & amask_; }
 
   // The memory-safety layout's objects (Program::objectBits), kept from the Alloc and
   // Free edges alone, independently of the metadata the program writes to memory.
@@ -441,8 +449,8 @@ class Interpreter {
         if (v[0] == 0) return "null pointer dereference";
         const Object* o = objectOf(v[0]);
         std::string acc = "access of " + std::to_string(v[1]) + " bytes at offset " + std::to_string(v[0] & mask);
-        if (v.size() == 3 && (v[0] >> p_.objectBits) != (v[2] >> p_.objectBits)) {
-          const Object* b = objectOf(v[2]);
+        if (v.size() == 3 && (v[0] >> p_.objectBits) != provId(v[2])) {
+          const Object* b = objectOf(provIdAddr(v[2]));
           return "access outside the object indexed from" + (b ? " (" + objText(*b) + ")" : std::string());
         }
         if (!o) return acc + " of no object";
