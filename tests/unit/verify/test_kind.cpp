@@ -54,7 +54,7 @@ TEST(IntervalGenerator, CountingLoopIsExactAfterNarrowing) {
   ParsedFlat p = parseFlat(
       "int main(){ int i = 0;\n"
       "  while (i < 10) { i++; }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   for (int level = 0; level <= 2; ++level) {
     auto inv = computeIntervals(*p.fp, level);
     ASSERT_TRUE(inv);
@@ -69,7 +69,7 @@ TEST(IntervalGenerator, ThresholdsRefineWhatPlainWideningLoses) {
   ParsedFlat p = parseFlat(
       "int main(){ int i = 0;\n"
       "  while (__VERIFIER_nondet_int()) { if (i < 10) i++; }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   auto coarse = computeIntervals(*p.fp, 0);
   auto fine = computeIntervals(*p.fp, 1);
   ASSERT_TRUE(coarse && fine);
@@ -91,7 +91,7 @@ TEST(IntervalGenerator, NestedLoopsAndCalls) {
       "  while (__VERIFIER_nondet_int()) { i = step(i);\n"
       "    for (j = 0; j < i; j++) { }\n"
       "  }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   auto inv = computeIntervals(*p.fp, 1);
   ASSERT_TRUE(inv);
   auto outerI = intervalAt(p, *inv, L + 2, "i");
@@ -108,7 +108,7 @@ TEST(IntervalGenerator, WrapAroundIsNotExcluded) {
   ParsedFlat p = parseFlat(
       "int main(){ unsigned char c = 0; int x = 0;\n"
       "  while (__VERIFIER_nondet_int()) { c++; x++; }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   for (int level = 0; level <= 2; ++level) {
     auto inv = computeIntervals(*p.fp, level);
     ASSERT_TRUE(inv);
