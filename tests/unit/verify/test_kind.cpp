@@ -124,7 +124,7 @@ TEST(IntervalGenerator, AllocationAddressesAreConstant) {
       "int a[4];\n"
       "int main(){ int b[3]; int i = 0;\n"
       "  while (i < 3) { b[i] = i; i++; }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   auto inv = computeIntervals(*p.fp, 0);
   ASSERT_TRUE(inv);
   // brk (the last fact variable) is a single value at the loop head
