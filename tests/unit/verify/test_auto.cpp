@@ -39,6 +39,13 @@ const char* kCountingLoop =
     "  return 0;\n"
     "}\n";
 
+// pred proves j <= i at once; kind (intervals, affine equalities: no relational
+// inequality) does not
+const char* kOnlyPredProves =
+    "int main(){ int n = __VERIFIER_nondet_int(); int i = 0, j = 0;\n"
+    "  while (i < n) { i++; if (__VERIFIER_nondet_int()) j++; }\n"
+    "  if (j > i) reach_error(); return 0; }\n";
+
 TEST(ChainSpec, ParallelStagesAndShortBounds) {
   engine::Chain c = engine::parseChain("ibmc:k=2:time=2, kind|pred:time=5 ,bmc:3");
   ASSERT_EQ(c.size(), 3u);
@@ -170,9 +177,7 @@ TEST(Auto, TheLoserIsStoppedWhenTheWinnerAnswers) {
   // inequality) alone would run for the whole 60 s. (kind now proves kCountingLoop too.)
   auto t0 = std::chrono::steady_clock::now();
   auto out = runAuto(
-      "int main(){ int n = __VERIFIER_nondet_int(); int i = 0, j = 0;\n"
-      "  while (i < n) { i++; if (__VERIFIER_nondet_int()) j++; }\n"
-      "  if (j > i) reach_error(); return 0; }\n",
+      kOnlyPredProves,
       "kind|pred", 60);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
@@ -225,9 +230,7 @@ TEST(Auto, ADelayedMemberStillDecidesWhatTheOtherCannot) {
   // kind has used 0.5 s of CPU, it still decides
   std::string progress;
   auto out = runWithProgress(
-      "int main(){ int n = __VERIFIER_nondet_int(); int i = 0, j = 0;\n"
-      "  while (i < n) { i++; if (__VERIFIER_nondet_int()) j++; }\n"
-      "  if (j > i) reach_error(); return 0; }\n",
+      kOnlyPredProves,
       "kind|pred:after=0.5", 60, &progress);
   ASSERT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
   EXPECT_EQ(out.result.stages[0].decidedBy, "pred");
@@ -237,9 +240,7 @@ TEST(Auto, ADelayedMemberStillDecidesWhatTheOtherCannot) {
   // long before anyone used 100 s of CPU
   auto t0 = std::chrono::steady_clock::now();
   auto early = runWithProgress(
-      "int main(){ int n = __VERIFIER_nondet_int(); int i = 0, j = 0;\n"
-      "  while (i < n) { i++; if (__VERIFIER_nondet_int()) j++; }\n"
-      "  if (j > i) reach_error(); return 0; }\n",
+      kOnlyPredProves,
       "kind:k=1|pred:after=100", 60, &progress);
   ASSERT_EQ(early.result.verdict, Verdict::True) << early.result.reason;
   EXPECT_EQ(early.result.stages[0].decidedBy, "pred");
