@@ -102,13 +102,13 @@ TEST(Auto, ProvesTheCountingLoopThroughTheParallelStage) {
   ASSERT_EQ(out.result.stages.size(), 2u);
   EXPECT_EQ(out.result.stages[0].spec, "ibmc:k=2:time=2");
   EXPECT_EQ(out.result.stages[0].verdict, Verdict::Unknown);
-  EXPECT_EQ(out.result.stages[1].spec, "kind|pred:cond=ignore");
+  EXPECT_EQ(out.result.stages[1].spec, "kind|pred:cond=ignore:after=1");
   EXPECT_EQ(out.result.stages[1].verdict, Verdict::True);
   // pred finds j = 2i; whichever member decided is named
   EXPECT_TRUE(out.result.stages[1].decidedBy == "pred" || out.result.stages[1].decidedBy == "kind")
       << out.result.stages[1].decidedBy;
   std::string text = result::toText(out.result);
-  EXPECT_NE(text.find("decided by: stage 2 kind|pred:cond=ignore"), std::string::npos) << text;
+  EXPECT_NE(text.find("decided by: stage 2 kind|pred:cond=ignore:after=1"), std::string::npos) << text;
 }
 
 TEST(Auto, ReportsAReachableBugWithAReplayedPath) {
