@@ -155,7 +155,7 @@ TEST(Link, MemorySafetyLayoutSpansTheUnits) {
       }
       return o.result.verdict;
     };
-    const char* b = "extern int g[4];\nint get(int i) { return g[i]; }\n"
+    const char* b = "extern int g[4];\nint get(int i) { int *p = g; return p[i]; }\n"
                     "void fill(int *a, int n) { for (int i = 0; i < n; i++) a[i] = get(i); }\n";
     Linked safe = linkSources({{"a.c", "int g[4] = {1, 2, 3, 4};\nint get(int i);\nvoid fill(int *a, int n);\n"
                                        "int main(void) { if (get(0) != 1) return 1; int buf[3]; fill(buf, 3); return buf[2]; }\n"},
