@@ -127,12 +127,15 @@ enum class ContractGate : uint8_t {
 // writes with Store edges and reads in the check edges, so every algorithm handles it:
 // per id at kMetaBase + 16 * id the object's size (pointer width) at +0, its state (one
 // byte) at +8 and its kind at +9; the next free id at kNextId (pointer width, set by the
-// global initialisation; kLiveHeap is unused: the heap count is a register, memlayout.h,
-// where pointers outside objects are too). maxIds, maxObjectSize bound the ids, objects.
+// global initialisation; the heap count is a register, memlayout.h, where pointers outside
+// objects are too). maxIds, maxObjectSize bound the ids, objects. B is 33 under LP64 so
+// that an object of any size an `unsigned` holds (up to 2^32 - 1 bytes: `malloc(n)`,
+// `alloca(n)` with a nondeterministic unsigned n) fits below maxObjectSize = 2^B - 2^(B-4);
+// 20 under ILP32.
 namespace memlayout {
-inline uint32_t offsetBits(uint32_t ptrWidth) { return ptrWidth == 32 ? 20 : 32; }
-inline uint64_t maxIds(uint32_t ptrWidth) { return ptrWidth == 32 ? 0xE00 : 0x7000; }  // below function addresses
-constexpr uint64_t kMetaBase = 0x10000, kNextId = 0xFF00, kLiveHeap = 0xFF08;
+inline uint32_t offsetBits(uint32_t ptrWidth) { return ptrWidth == 32 ? 20 : 33; }
+inline uint64_t maxIds(uint32_t ptrWidth) { return ptrWidth == 32 ? 0xE00 : 0x3800; }  // below function addresses
+constexpr uint64_t kMetaBase = 0x10000, kNextId = 0xFF00;
 enum State : uint8_t { kNone = 0, kLive = 1, kFreed = 2, kDead = 3 };
 enum Kind : uint8_t { kHeap = 1, kStack = 2, kGlobal = 3 };
 }  // namespace memlayout

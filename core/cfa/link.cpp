@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "core/cfa/memlayout.h"
+
 namespace argus::cfa {
 
 namespace {
@@ -57,6 +59,18 @@ bool sameSignature(const Program& a, const Function& fa, const Program& b, const
   return !fa.retVar || same(*fa.retVar, *fb.retVar);
 }
 
+// The start of the memory-safety layout's counters in an init function (Lowerer::buildInit):
+// the next free id := 1 and the live-heap count := 0. The only constant stores of either
+// there (an allocation stores the next id as its own id + 1).
+bool isLayoutReset(const Program& p, const Edge& e) {
+  if (e.kind == EdgeKind::Store)
+    return e.addr && e.addr->kind == ExprKind::Const && e.addr->value == memlayout::kNextId && e.value &&
+           e.value->kind == ExprKind::Const;
+  if (e.kind == EdgeKind::Assign)
+    return e.lhs && p.vars[*e.lhs].name == memlayout::kLiveHeapVar && e.rhs && e.rhs->kind == ExprKind::Const;
+  return false;
+}
+
 }  // namespace
 
 LinkResult link(std::vector<LinkUnit> units) {
@@ -75,6 +89,7 @@ LinkResult link(std::vector<LinkUnit> units) {
   P->mainFile = units[0].file;
   P->ptrWidth = units[0].program->ptrWidth;
   P->heapBase = units[0].program->heapBase;
+  P->objectBits = units[0].program->objectBits;  // the memory-safety layout (cfa::memlayout)
 
   // 1. external definitions, data models, atexit, addresses
   std::map<std::string, std::pair<size_t, FuncId>> extDef;
@@ -83,6 +98,8 @@ LinkResult link(std::vector<LinkUnit> units) {
     const Program& p = *units[u].program;
     if (p.ptrWidth != P->ptrWidth || p.heapBase != P->heapBase)
       res.errors.push_back(units[u].file + ": data model differs from " + units[0].file);
+    if (p.objectBits != P->objectBits)
+      res.errors.push_back(units[u].file + ": memory layout (properties) differs from " + units[0].file);
     for (const Function& f : p.functions) {
       if (f.name == "__argus_atexit_run")
         res.errors.push_back(units[u].file + ": atexit in a program of several translation units is not supported");
@@ -244,6 +261,7 @@ LinkResult link(std::vector<LinkUnit> units) {
     F.sink = F.addLoc();
     LocId cursor = F.entry;
     std::set<VarId> allocated;
+    bool firstUnit = true;
     for (size_t u : topo) {
       const Program& p = *units[u].program;
       FuncId src = nondet ? p.initNondetFunc : p.initFunc;
@@ -270,9 +288,19 @@ LinkResult link(std::vector<LinkUnit> units) {
           g.size = nullptr;
           g.lhs.reset();
         }
+        if (!firstUnit && P->objectBits && isLayoutReset(*P, g)) {
+          // the memory-safety layout's counters start once, in the first unit: another
+          // unit's reset would give its objects the ids of the globals allocated before
+          g = Edge{};
+          g.kind = EdgeKind::Blank;
+          g.from = lm[e.from];
+          g.to = lm[e.to];
+          g.range = e.range;
+        }
         F.addEdge(std::move(g));
       }
       cursor = lm[f.exit];
+      firstUnit = false;
     }
     Edge ret;
     ret.kind = EdgeKind::Return;

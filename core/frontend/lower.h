@@ -290,6 +290,9 @@ public:
   void endOfProgram(bool mainReturn, bool isExit);  // memcleanup / memtrack at termination
   std::optional<bool> globalsHoldPointers_;
   bool globalsHoldPointers();
+  bool globalPointerSlots(std::vector<cfa::ExprPtr>& out);
+  bool pointerSlotsOf(clang::QualType t, const cfa::ExprPtr& base, uint64_t off, std::vector<cfa::ExprPtr>& out);
+  cfa::ExprPtr pointsIntoLiveHeap(const cfa::ExprPtr& v);
   bool typeMayHoldPointer(clang::QualType t);
   // Signed overflow of -a (a of the promoted type t).
   void checkNeg(cfa::ExprPtr& a, clang::QualType t, const clang::Stmt* at);

@@ -17,6 +17,7 @@
 // Checks are made in user code only: not in the libc models (__argus_*), functions from
 // system headers, or the global initialisers (constant expressions Clang evaluates).
 #include <clang/AST/ASTContext.h>
+#include <clang/AST/RecordLayout.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -77,7 +78,8 @@ void Lowerer::checkEdge(ExprPtr violated, const char* prop, CheckKind kind, std:
   Edge no = edge(EdgeKind::Assume);
   no.cond = violated;
   no.positive = false;
-  if (kind == CheckKind::Deref || kind == CheckKind::Index || kind == CheckKind::Free || kind == CheckKind::Leak) {
+  if (kind == CheckKind::Deref || kind == CheckKind::Index || kind == CheckKind::Free ||
+      (kind == CheckKind::Leak && operands.empty())) {
     // memory safety: the interpreter also checks the path that passes (its object table
     // must agree that nothing is violated here, core/result/replay.cpp)
     no.check = kind;
@@ -238,8 +240,11 @@ void Lowerer::checkNeg(ExprPtr& a, QualType t, const Stmt* at) {
 //    return, exit(), abort(), an error call or failed assertion when unreach-call is not
 //    checked).
 //  - valid-memtrack: when main returns with heap blocks allocated and no global can hold
-//    a pointer (by its type), they are unreachable: a violation; when a global can, or at
-//    exit()/abort() with blocks allocated, the path is unsupported (unknown).
+//    a pointer (by its type), they are unreachable: a violation; when globals can, but
+//    hold pointers only in fixed places (globalPointerSlots) none of which points into a
+//    live heap block, likewise; otherwise (a global points to a block, or holds pointers
+//    where no fixed place says), or at exit()/abort() with blocks allocated, the path is
+//    unsupported (unknown).
 
 namespace {
 ExprPtr band(ExprPtr a, ExprPtr b) { return Expr::mkBinary(BinOp::LAnd, std::move(a), std::move(b), 32); }
@@ -472,6 +477,76 @@ bool Lowerer::globalsHoldPointers() {
   return *globalsHoldPointers_;
 }
 
+// The places a global can hold a data pointer in (the globals globalsHoldPointers counts):
+// a register global's value, else a load of each pointer-typed (or pointer-wide integer)
+// member or element at its offset. false when a global can hold one where no such place
+// says (a byte array, a union, a wider integer, an array of unknown size) or there are
+// more than kMaxPointerSlots places.
+static constexpr size_t kMaxPointerSlots = 64;
+
+bool Lowerer::pointerSlotsOf(QualType t, const ExprPtr& base, uint64_t off, std::vector<ExprPtr>& out) {
+  t = t.getCanonicalType();
+  if (!typeMayHoldPointer(t)) return true;
+  if (t->isPointerType() || (t->isIntegerType() && widthOf(t) == ptrWidth)) {
+    out.push_back(Expr::mkLoad(addOffset(base, off), ptrWidth / 8));
+    return out.size() <= kMaxPointerSlots;
+  }
+  if (const auto* cat = ctx.getAsConstantArrayType(t)) {
+    QualType et = cat->getElementType().getCanonicalType();
+    if (et->isCharType() || (et->isIntegerType() && widthOf(et) != ptrWidth)) return false;  // bytes
+    uint64_t n = cat->getSize().getZExtValue(), es = sizeOf(et);
+    if (n > kMaxPointerSlots || es == 0) return false;
+    for (uint64_t i = 0; i < n; ++i)
+      if (!pointerSlotsOf(et, base, off + i * es, out)) return false;
+    return true;
+  }
+  if (const auto* rt = t->getAs<RecordType>()) {
+    const RecordDecl* rd = rt->getDecl()->getDefinition();
+    if (!rd || rd->isUnion()) return false;
+    const ASTRecordLayout& layout = ctx.getASTRecordLayout(rd);
+    for (const FieldDecl* f : rd->fields()) {
+      if (f->isBitField()) {
+        if (typeMayHoldPointer(f->getType())) return false;
+        continue;
+      }
+      if (!pointerSlotsOf(f->getType(), base, off + layout.getFieldOffset(f->getFieldIndex()) / 8, out)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+bool Lowerer::globalPointerSlots(std::vector<ExprPtr>& out) {
+  for (const VarDecl* vd : globals) {
+    if (ctx.getSourceManager().isInSystemHeader(vd->getLocation())) continue;
+    std::string n = vd->getNameAsString();
+    if (n.rfind("__argus", 0) == 0) continue;
+    if (ctx.getBaseElementType(vd->getType()).isConstQualified()) continue;  // as globalsHoldPointers
+    if (!typeMayHoldPointer(vd->getType())) continue;
+    VarRef& ref = varFor(vd);
+    if (!ref.inMemory) {
+      QualType t = vd->getType().getCanonicalType();
+      if (!(t->isPointerType() || t->isIntegerType()) || prog.vars[ref.reg].width != ptrWidth) return false;
+      out.push_back(Expr::mkVar(ref.reg, ptrWidth));
+    } else if (!pointerSlotsOf(vd->getType(), Expr::mkVar(ref.reg, ptrWidth), 0, out)) {
+      return false;
+    }
+    if (out.size() > kMaxPointerSlots) return false;
+  }
+  return true;
+}
+
+// v points into (or, by its provenance, just before) a live heap block
+ExprPtr Lowerer::pointsIntoLiveHeap(const ExprPtr& v) {
+  auto liveHeapId = [&](ExprPtr id) {
+    ExprPtr allocated = band(Expr::mkBinary(BinOp::Ne, id, constPtr(0), 32),
+                             Expr::mkBinary(BinOp::ULt, id, Expr::mkLoad(constPtr(cfa::memlayout::kNextId), ptrWidth / 8), 32));
+    return band(allocated, band(Expr::mkBinary(BinOp::Eq, metaLoad(id, 8, 1), Expr::mkConst(cfa::memlayout::kLive, 8), 32),
+                                Expr::mkBinary(BinOp::Eq, metaLoad(id, 9, 1), Expr::mkConst(cfa::memlayout::kHeap, 8), 32)));
+  };
+  return Expr::mkBinary(BinOp::LOr, liveHeapId(objId(v)), liveHeapId(provId(v)), 32);
+}
+
 void Lowerer::endOfProgram(bool mainReturn, bool isExit) {
   if (!memLayout() || !fn || fn->name.rfind("__argus", 0) == 0) return;
   bool cleanup = checks.count("valid-memcleanup") > 0, track = checks.count("valid-memtrack") > 0;
@@ -481,9 +556,21 @@ void Lowerer::endOfProgram(bool mainReturn, bool isExit) {
   // every termination counts: main's return, exit(), abort() and an error call or failed
   // assertion that ends the run (ESBMC and SV-COMP's valid-memcleanup tasks agree)
   if (cleanup) checkEdge(leaked, "valid-memcleanup", CheckKind::Leak, {}, at);
+  std::vector<ExprPtr> slots;
   if (track) {
-    if (mainReturn && !globalsHoldPointers()) checkEdge(leaked, "valid-memtrack", CheckKind::Leak, {}, at);
-    else
+    if (mainReturn && !globalsHoldPointers()) {
+      checkEdge(leaked, "valid-memtrack", CheckKind::Leak, {}, at);
+    } else if (mainReturn && globalPointerSlots(slots)) {
+      // main's frame is gone: a block is reachable only from the globals, so when no
+      // global points into a live heap block, every allocated block is lost (the
+      // interpreter confirms with its own reachability from all global memory; the
+      // argument marks this check, CheckKind::Leak)
+      ExprPtr held = Expr::mkConst(0, 32);
+      for (const ExprPtr& v : slots) held = Expr::mkBinary(BinOp::LOr, held, pointsIntoLiveHeap(v), 32);
+      checkEdge(band(leaked, bnot(held)), "valid-memtrack", CheckKind::Leak, {constPtr(1)}, at);
+      unsupportedIf(band(leaked, held),
+                    "heap memory allocated at the end of main while a global points to a heap block (valid-memtrack)", at);
+    } else
       unsupportedIf(leaked,
                     mainReturn ? "heap memory allocated at the end of main while a global may point to it "
                                  "(valid-memtrack)"

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <iterator>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -412,11 +413,61 @@ class Interpreter {
       }
       case CheckKind::Leak:
         if (!p_.objectBits) return false;
+        if (!v.empty()) return !lostHeapBlocks().empty();  // valid-memtrack at main's return, globals as roots
         for (const auto& [id, o] : objects_)
           if (o.kind == cfa::memlayout::kHeap && o.state == cfa::memlayout::kLive) return true;
         return false;
     }
     return false;
+  }
+
+  // The live heap blocks no pointer reaches from the globals (main's frame is gone): the
+  // roots are every global register of at least pointer width and every pointer-sized
+  // window, at any byte offset, of the live global objects; a reached block's contents
+  // are scanned the same way. A value points to a block when its object or its
+  // provenance (provId) is that block. A global object too large to scan reaches
+  // everything (no block is reported lost).
+  std::vector<uint64_t> lostHeapBlocks() const {
+    std::set<uint64_t> reached;
+    std::vector<uint64_t> todo;
+    auto mark = [&](uint64_t val) {
+      val &= amask_;
+      for (uint64_t id : {val >> p_.objectBits, provId(val)}) {
+        auto it = objects_.find(id);
+        if (it != objects_.end() && it->second.kind == cfa::memlayout::kHeap &&
+            it->second.state == cfa::memlayout::kLive && reached.insert(id).second)
+          todo.push_back(id);
+      }
+    };
+    const uint32_t pb = p_.ptrWidth / 8;
+    bool tooLarge = false;
+    auto scan = [&](uint64_t id, uint64_t size) {
+      if (size > (uint64_t(1) << 22)) {
+        tooLarge = true;
+        return;
+      }
+      uint64_t base = (id << p_.objectBits) & amask_;
+      for (uint64_t off = 0; off + pb <= size; ++off) {
+        uint64_t val = 0;
+        for (uint32_t b = 0; b < pb; ++b) val |= uint64_t(mem_.peek(base + off + b)) << (8 * b);
+        mark(val);
+      }
+    };
+    for (VarId x = 0; x < p_.vars.size(); ++x)
+      if (isGlobal(x) && p_.vars[x].width >= p_.ptrWidth)
+        for (uint32_t sh = 0; sh + p_.ptrWidth <= p_.vars[x].width && sh < 64; sh += 8) mark(globals_[x] >> sh);
+    for (const auto& [id, o] : objects_)
+      if (o.kind == cfa::memlayout::kGlobal && o.state == cfa::memlayout::kLive) scan(id, o.size);
+    while (!todo.empty() && !tooLarge) {
+      uint64_t id = todo.back();
+      todo.pop_back();
+      scan(id, objects_.at(id).size);
+    }
+    std::vector<uint64_t> lost;
+    if (tooLarge) return lost;
+    for (const auto& [id, o] : objects_)
+      if (o.kind == cfa::memlayout::kHeap && o.state == cfa::memlayout::kLive && !reached.count(id)) lost.push_back(id);
+    return lost;
   }
 
   // The object a pointer belongs to (cfa::memlayout: it may point up to belowRoom bytes
@@ -468,6 +519,12 @@ class Interpreter {
       case cfa::CheckKind::Leak: {
         std::string s;
         size_t n = 0;
+        if (!v.empty()) {
+          for (uint64_t id : lostHeapBlocks())
+            if (n++ < 3) s += (s.empty() ? "" : ", ") + objects_.at(id).what;
+          return std::to_string(n) + " heap block(s) unreachable from every global when main returns: " + s +
+                 (n > 3 ? ", ..." : "");
+        }
         for (const auto& [id, o] : objects_)
           if (o.kind == cfa::memlayout::kHeap && o.state == cfa::memlayout::kLive && n++ < 3)
             s += (s.empty() ? "" : ", ") + o.what;

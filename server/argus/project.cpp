@@ -9,6 +9,9 @@
 //   --algorithm A       as for `argus verify` (default auto, as argus verify and argusd)
 //   --solver z3|cvc5, --data-model ILP32|LP64
 //   --entry-model harness|arbitrary   how non-main functions start (README "Entry models")
+//   --property P        the properties, as for `argus verify` (names separated by commas, or
+//                       an SV-COMP .prp file; default unreach-call): every unit is parsed with
+//                       them, so the checks (and the memory-safety layout) span the linked program
 //   --format text|json  text: a line per function and tables; json: see printJson
 //   --limit N           only the first N functions (by file and line); for trying huge projects
 //   --skip N            leave out the first N functions (before --limit: `--skip 60 --limit 60`
@@ -102,6 +105,8 @@ void classify(Job& j, const result::VerificationResult& r) {
     case result::Verdict::False:
       j.verdict = "counterexample";
       j.detail = std::to_string(r.counterexample ? r.counterexample->steps.size() : 0) + " steps";
+      if (r.counterexample && !r.counterexample->property.empty())  // a property other than unreach-call
+        j.detail += ", false(" + r.counterexample->property + ")";
       break;
     default:
       if (result::isLatent(r)) {
@@ -191,11 +196,13 @@ int runProject(const std::vector<std::string>& args) {
   smt::SolverKind solver = smt::SolverKind::Z3;
   frontend::DataModel dataModel = frontend::DataModel::LP64;
   engine::EntryModel entryModel = engine::EntryModel::Harness;
+  std::string property;  // "" = unreach-call; else the names parseProperties gives, joined by ','
   auto usage = [](const std::string& m) {
     std::cerr << "argus project: " << m
               << "\nusage: argus project [DIR | compile_commands.json] [--jobs N] [--timeout-per-function S]\n"
                  "                     [--format text|json] [--algorithm A] [--solver z3|cvc5]\n"
                  "                     [--data-model ILP32|LP64] [--entry-model harness|arbitrary]\n"
+                 "                     [--property NAME[,NAME...] | FILE.prp]\n"
                  "                     [--functions REGEX] [--skip N] [--limit N] [--store PATH | --no-store]\n";
     return 2;
   };
@@ -216,6 +223,19 @@ int runProject(const std::vector<std::string>& args) {
       else if (a == "--solver") solver = smt::parseSolverKind(value());
       else if (a == "--data-model") dataModel = frontend::parseDataModel(value());
       else if (a == "--entry-model") entryModel = engine::parseEntryModel(value());
+      else if (a == "--property") {
+        std::string v = value();
+        if (v.size() > 4 && v.compare(v.size() - 4, 4, ".prp") == 0) {  // SV-COMP property file
+          std::ifstream f(v);
+          if (!f) throw std::invalid_argument("cannot read property file '" + v + "'");
+          std::stringstream text;
+          text << f.rdbuf();
+          v = text.str();
+        }
+        property.clear();
+        for (const std::string& p : engine::parseProperties(v)) property += (property.empty() ? "" : ",") + p;
+        if (property == "unreach-call") property.clear();  // the default
+      }
       else if (a == "--store") storePath = value();
       else if (a == "--limit") limit = static_cast<size_t>(std::stoul(value()));
       else if (a == "--skip") skip = static_cast<size_t>(std::stoul(value()));
@@ -304,6 +324,7 @@ int runProject(const std::vector<std::string>& args) {
   // ---- parse and link (core/frontend/project_link.h)
   frontend::FrontendOptions base;
   base.dataModel = dataModel;
+  if (!property.empty()) base.properties = engine::parseProperties(property);
   std::vector<frontend::UnitSource> sources;
   for (const Unit& u : units) sources.push_back({u.file, u.flags, std::nullopt});
   frontend::LinkedProject lp = frontend::parseAndLink(sources, base, [&](const std::string& line) {
@@ -351,6 +372,7 @@ int runProject(const std::vector<std::string>& args) {
                                  std::string(frontend::dataModelName(dataModel)), std::to_string(perFunction),
                                  std::string("entry-model:") + engine::entryModelName(entryModel)})
       h.add(s);
+    if (!property.empty()) h.add("property:" + property);  // (unreach-call alone: the keys as before)
     j.key = h.hex();
     if (auto v = store.get(j.key)) {
       try {
@@ -378,6 +400,7 @@ int runProject(const std::vector<std::string>& args) {
     req.timeoutS = perFunction;
     req.function = j.name;
     req.dependencies = dependencies;
+    req.property = property;
     return req;
   };
 

@@ -170,4 +170,41 @@ assert [(f["function"], f["verdict"]) for f in r["functions"]] == [("quick", "ve
 assert r["totals"]["not_run"] == 1, r["totals"]
 print("interrupt ok")
 EOF
+# Memory safety across files (issue 26): --property valid-memsafety parses every unit
+# with the memory-safety layout and the linked program keeps it; main's callee in the
+# other file writes past the end of main's array.
+mkdir "$tmp/mem"
+cat > "$tmp/mem/a.c" <<'C'
+void fill(int *a, int n);
+int main(void) { int buf[3]; fill(buf, 4); return buf[0]; }
+int fine(void) { int buf[3]; fill(buf, 3); return buf[2]; }
+C
+cat > "$tmp/mem/b.c" <<'C'
+void fill(int *a, int n) { for (int i = 0; i < n; i++) a[i] = i; }
+C
+echo "[{\"directory\": \"$tmp/mem\", \"file\": \"a.c\", \"arguments\": [\"cc\", \"-c\", \"a.c\"]},
+ {\"directory\": \"$tmp/mem\", \"file\": \"b.c\", \"arguments\": [\"cc\", \"-c\", \"b.c\"]}]" > "$tmp/mem/compile_commands.json"
+set +e
+"$argus" project "$tmp/mem" --no-store --algorithm bmc --property valid-memsafety --timeout-per-function 30 --format json \
+  --functions '^(main|fine)$' > "$tmp/mem.json" 2> "$tmp/mem.err"
+code=$?
+set -e
+[ "$code" = 1 ] || { echo "FAIL: memory safety project: exit $code, expected 1"; cat "$tmp/mem.err" "$tmp/mem.json"; exit 1; }
+python3 - "$tmp/mem.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+by = {f["function"]: f for f in r["functions"]}
+assert by["main"]["verdict"] == "counterexample", by["main"]
+assert "false(valid-deref)" in by["main"]["detail"], by["main"]
+assert by["fine"]["verdict"] == "verified", by["fine"]
+print("memory safety ok")
+EOF
+# ... and without the property the same project has nothing to check
+"$argus" project "$tmp/mem" --no-store --algorithm bmc --timeout-per-function 30 --format json > "$tmp/mem0.json" 2>/dev/null
+python3 - "$tmp/mem0.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert all(f["verdict"] == "verified" for f in r["functions"]), r["functions"]
+print("memory safety off ok")
+EOF
 echo "PASS"

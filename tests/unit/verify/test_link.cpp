@@ -24,10 +24,11 @@ struct Linked {
   }
 };
 
-Linked linkSources(const std::vector<std::pair<std::string, std::string>>& files) {
+Linked linkSources(const std::vector<std::pair<std::string, std::string>>& files,
+                   const frontend::FrontendOptions& opts = frontend::FrontendOptions{}) {
   std::vector<frontend::UnitSource> units;
   for (const auto& [name, text] : files) units.push_back({name, {}, text});
-  return {frontend::parseAndLink(units, frontend::FrontendOptions{})};
+  return {frontend::parseAndLink(units, opts)};
 }
 
 const char* kDecls = "void reach_error(void);\n#define CHECK(c) do { if (!(c)) reach_error(); } while (0)\n";
@@ -128,6 +129,52 @@ TEST(Link, ForeignFunctionPointerIsNotMisdispatched) {
                           {"b.c", "typedef int (*fp)(void);\nint two(void) { return 2; }\nfp pick(void) { return two; }\n"}});
   ASSERT_TRUE(m.project.errors.empty());
   EXPECT_EQ(m.verify("main"), result::Verdict::True);
+}
+
+// Memory safety across units (`argus project --property valid-memsafety`): the linked
+// program keeps the memory-safety layout (Program::objectBits), and its object-id counter
+// starts once: b.c, which has no global of its own, must not reset it after a.c's global
+// took id 1 (g would then look unallocated: a violation the interpreter does not see).
+TEST(Link, MemorySafetyLayoutSpansTheUnits) {
+  frontend::FrontendOptions fo;
+  fo.properties = {"valid-memsafety"};
+  for (frontend::DataModel dm : {frontend::DataModel::LP64, frontend::DataModel::ILP32}) {
+    fo.dataModel = dm;
+    auto verdict = [](const Linked& l, std::string* property) {
+      engine::VerifyRequest req;
+      req.file = "a.c";
+      req.algorithm = engine::Algorithm::Bmc;
+      req.function = "main";
+      req.timeoutS = 60;
+      req.property = "valid-memsafety";
+      engine::VerifyOutcome o = engine::verifyParsed(*l.project.link.program, req);
+      EXPECT_FALSE(o.inputError) << o.error;
+      if (o.result.counterexample) {
+        EXPECT_TRUE(o.result.counterexample->replayed);
+        *property = o.result.counterexample->property;
+      }
+      return o.result.verdict;
+    };
+    const char* b = "extern int g[4];\nint get(int i) { int *p = g; return p[i]; }\n"
+                    "void fill(int *a, int n) { for (int i = 0; i < n; i++) a[i] = get(i); }\n";
+    Linked safe = linkSources({{"a.c", "int g[4] = {1, 2, 3, 4};\nint get(int i);\nvoid fill(int *a, int n);\n"
+                                       "int main(void) { if (get(0) != 1) return 1; int buf[3]; fill(buf, 3); return buf[2]; }\n"},
+                               {"b.c", b}},
+                              fo);
+    ASSERT_TRUE(safe.project.errors.empty()) << safe.project.errors[0];
+    EXPECT_EQ(safe.project.link.program->objectBits, frontend::DataModel::LP64 == dm ? 33u : 20u);
+    std::string property;
+    EXPECT_EQ(verdict(safe, &property), result::Verdict::True) << property;
+    // an out-of-bounds write in the callee of the other unit
+    Linked bad = linkSources({{"a.c", "int g[4] = {1, 2, 3, 4};\nint get(int i);\nvoid fill(int *a, int n);\n"
+                                      "int main(void) { if (get(0) != 1) return 1; int buf[3]; fill(buf, 4); return buf[2]; }\n"},
+                              {"b.c", b}},
+                             fo);
+    ASSERT_TRUE(bad.project.errors.empty()) << bad.project.errors[0];
+    property.clear();
+    EXPECT_EQ(verdict(bad, &property), result::Verdict::False);
+    EXPECT_EQ(property, "valid-deref");
+  }
 }
 
 }  // namespace

@@ -107,6 +107,22 @@ const PropCase kCases[] = {
      "valid-memsafety", Verdict::False, Verdict::False, "valid-memtrack"},
     {"no_leak_with_const_global_pointer", "struct db { const char *name; unsigned char off[3]; }; static const struct db g[2] = { { \"x\", { 1 } } }; int main(){ char *t = malloc(10); if (g[0].off[0] == 1) free(t); return 0; }",
      "valid-memsafety", Verdict::True, Verdict::True, ""},
+    // globals that can hold pointers, in fixed places (globalPointerSlots): when none
+    // points into a live heap block at main's return, the allocated blocks are lost
+    {"leak_global_points_elsewhere", "int *g; int x; int main(){ g = &x; int *p = malloc(4); if (__VERIFIER_nondet_int()) free(p); return *g; }",
+     "valid-memsafety", Verdict::False, Verdict::False, "valid-memtrack"},
+    // esbmc github_2335_4: the global's first block is lost when it is overwritten
+    {"leak_global_overwritten", "char *global; void c1(void){ char *x = malloc(1); global = x; } int main(){ c1(); if (__VERIFIER_nondet_int()) c1(); free(global); return 0; }",
+     "valid-memsafety", Verdict::False, Verdict::False, "valid-memtrack"},
+    // struct members and array elements at their offsets (which differ between the models)
+    {"leak_global_struct_slots", "struct s { int d; struct s *next; } slots[2]; int main(){ slots[1].next = malloc(8); int *p = malloc(4); free(slots[1].next); if (__VERIFIER_nondet_int()) free(p); return 0; }",
+     "valid-memsafety", Verdict::False, Verdict::False, "valid-memtrack"},
+    // a global still points to the block: reachable, not decided (never false)
+    {"global_struct_slot_holds_block", "struct s { int d; struct s *next; } slots[2]; int main(){ slots[1].next = malloc(8); int *p = malloc(4); free(p); return 0; }",
+     "valid-memsafety", Verdict::Unknown, Verdict::Unknown, ""},
+    // a pointer copied into a byte array: no fixed place, not decided
+    {"global_bytes_hold_pointer", "\n#include <string.h>\nchar buf[16]; int main(){ int *p = malloc(4); memcpy(buf + 1, &p, sizeof p); return 0; }",
+     "valid-memsafety", Verdict::Unknown, Verdict::Unknown, ""},
     {"heap_out_of_bounds", "int main(){ int *p = malloc(10 * sizeof(int)); int i = __VERIFIER_nondet_int(); __VERIFIER_assume(i >= 0 && i <= 10); p[i] = 1; free(p); return 0; }",
      "valid-memsafety", Verdict::False, Verdict::False, "valid-deref"},
     {"heap_in_bounds", "int main(){ int *p = malloc(10 * sizeof(int)); int i = __VERIFIER_nondet_int(); __VERIFIER_assume(i >= 0 && i < 10); p[i] = 1; int v = p[9 - i]; free(p); return v; }",
@@ -140,6 +156,14 @@ const PropCase kCases[] = {
      "valid-memsafety", Verdict::False, Verdict::False, "valid-deref"},
     {"index_below_object", "int main(){ int *p = malloc(40); if (!p) return 0; int *q = p - 1; int i = __VERIFIER_nondet_int(); __VERIFIER_assume(i >= 0 && i <= 10); q[i] = 1; free(p); return 0; }",
      "valid-memsafety", Verdict::False, Verdict::False, "valid-deref"},
+    // an object of any size an `unsigned` holds fits the LP64 layout (esbmc github_330_5:
+    // alloca of a nondeterministic unsigned size was unknown, "object larger than the
+    // layout's 4026531840 bytes"); under ILP32 such a size exceeds the layout's 960 KiB
+    // objects, so that path stays unsupported
+    {"alloca_of_unsigned_size", "void g(void *a, unsigned n) {} void f(unsigned n){ void *a[8]; for (int i = 0; i != 8; ++i) a[i] = __builtin_alloca(n); g(a, n); } int main(){ f(__VERIFIER_nondet_uint()); return 0; }",
+     "valid-memsafety,valid-memcleanup", Verdict::True, Verdict::Unknown, ""},
+    {"malloc_of_unsigned_size", "int main(){ unsigned n = __VERIFIER_nondet_uint(); char *p = malloc(n); if (p && n > 0) { p[n - 1] = 1; p[0] = p[n - 1]; } free(p); return 0; }",
+     "valid-memsafety,valid-memcleanup", Verdict::True, Verdict::Unknown, ""},
     {"memcpy_past_end", "\n#include <string.h>\nint main(){ char a[8], b[4] = {1, 2, 3, 4}; unsigned n = __VERIFIER_nondet_uint(); __VERIFIER_assume(n <= 5); memcpy(a, b, n); return a[0]; }",
      "valid-deref", Verdict::False, Verdict::False, "valid-deref"},
 };
@@ -417,8 +441,8 @@ TEST(Properties, MemoryLayoutOnlyForMemorySafety) {
   EXPECT_EQ(argus::frontend::parseSource(src, "test.c", fo).program->objectBits, 0u);
   fo.properties = {"valid-memcleanup"};
   auto mem = argus::frontend::parseSource(src, "test.c", fo);
-  EXPECT_EQ(mem.program->objectBits, 32u);
-  EXPECT_EQ(mem.program->heapBase, uint64_t(1) << 32);
+  EXPECT_EQ(mem.program->objectBits, 33u);  // an object of any unsigned size fits (github_330_5)
+  EXPECT_EQ(mem.program->heapBase, uint64_t(1) << 33);
   fo.dataModel = DataModel::ILP32;
   EXPECT_EQ(argus::frontend::parseSource(src, "test.c", fo).program->objectBits, 20u);
 }
