@@ -810,7 +810,7 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
 
 result::VerificationResult runParallel(const cfa::Program& program, const cfa::Function& entry,
                                        const VerifyRequest& req, const Stage& st, double t,
-                                       const result::AssumptionAutomaton* cond) {
+                                       const result::AssumptionAutomaton* cond, double graceS = 1.5) {
   struct Member {
     const Stage* stage;
     pid_t pid = -1;
@@ -906,7 +906,7 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     members.push_back(std::move(m));
   }
   // the members keep their own deadline; this one only catches a member that ignores it
-  const double graceS = 1.5;  // inside the CLI watchdog's 3 s
+  // graceS: 1.5 s by default, inside the CLI watchdog's 3 s
   auto until = t > 0 ? std::chrono::steady_clock::now() +
                            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                std::chrono::duration<double>(t + graceS))
@@ -1093,7 +1093,12 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
         wrap.spec = st.spec;
         wrap.params = sp;
         wrap.parallel.push_back(std::move(one));
-        r = runParallel(program, entry, req, wrap, t, cond.get());
+        // an isolated stage that is not the last may overrun by up to its own time (a
+        // counterexample being replayed, a solver answer just late on a loaded machine),
+        // as long as the run's deadline leaves it that; the last one keeps the 1.5 s
+        double spare = req.timeoutS > 0 ? req.timeoutS - secondsSince(wall0) - t : t;
+        double grace = 1.5 + (i + 1 < stages.size() ? std::max(0.0, std::min(t, spare)) : 0.0);
+        r = runParallel(program, entry, req, wrap, t, cond.get(), grace);
       } else {
         r = runSingle(program, entry, req, st.algorithm, t, sp, restrictable ? cond.get() : nullptr);
       }
