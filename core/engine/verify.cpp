@@ -810,7 +810,7 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
 
 result::VerificationResult runParallel(const cfa::Program& program, const cfa::Function& entry,
                                        const VerifyRequest& req, const Stage& st, double t,
-                                       const result::AssumptionAutomaton* cond) {
+                                       const result::AssumptionAutomaton* cond, double graceS = 1.5) {
   struct Member {
     const Stage* stage;
     pid_t pid = -1;
@@ -867,7 +867,9 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
         VerifyRequest mr = req;
         mr.sessions = nullptr;  // warm sessions belong to the parent
         std::string name = ms.spec;
-        if (req.progress) mr.progress = [&req, name](const std::string& m) { req.progress("[" + name + "] " + m); };
+        // a stage isolated in a process of its own (runChain) speaks as if in process
+        if (req.progress && st.parallel.size() > 1)
+          mr.progress = [&req, name](const std::string& m) { req.progress("[" + name + "] " + m); };
         double mt = ms.params.timeS > 0 ? (t > 0 ? std::min(t, ms.params.timeS) : ms.params.timeS) : t;
         if (ms.params.afterS > 0) {
           // a delayed member waits (using no CPU) until the parent says go, with what is
@@ -904,7 +906,7 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     members.push_back(std::move(m));
   }
   // the members keep their own deadline; this one only catches a member that ignores it
-  const double graceS = 1.5;  // inside the CLI watchdog's 3 s
+  // graceS: 1.5 s by default, inside the CLI watchdog's 3 s
   auto until = t > 0 ? std::chrono::steady_clock::now() +
                            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                std::chrono::duration<double>(t + graceS))
@@ -1033,6 +1035,14 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
   return out;
 }
 
+// a verified more than b: a larger bound, or at the same bound more calls expanded
+// (no depth cut is best); nothing verified (no bound) is least.
+bool verifiedMore(const result::Condition& a, const result::Condition& b) {
+  if (!a.bound) return false;
+  if (!b.bound || *a.bound > *b.bound) return true;
+  return *a.bound == *b.bound && a.callDepth.value_or(UINT32_MAX) > b.callDepth.value_or(UINT32_MAX);
+}
+
 // Conditional model checking: the stages run one after the other, each restricted by
 // the previous stages' output condition; the first true/false answer ends the chain.
 result::VerificationResult runChain(const cfa::Program& program, const cfa::Function& entry, const VerifyRequest& req,
@@ -1044,6 +1054,7 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
   std::vector<std::string> trail;
   double solverTime = 0;
   uint64_t queries = 0;
+  std::optional<result::Condition> bestCondition;  // the unknown stage that verified the most
   for (size_t i = 0; i < stages.size(); ++i) {
     const Stage& st = stages[i];
     double left = req.timeoutS > 0 ? std::max(0.1, req.timeoutS - secondsSince(wall0)) : 0;
@@ -1065,10 +1076,32 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
     auto t0 = std::chrono::steady_clock::now();
     double c0 = support::processTreeCpuSeconds();
     bool restrictable = st.restrictable();
+    // Stages keep their time (issue 29): a stage of a longer chain runs in a process of
+    // its own, as a parallel stage's members do, so that a step that ignores the stage's
+    // deadline (a Z3 query that does not check its limit, say) is stopped at the
+    // deadline plus a grace period and the next stage still runs. Not for warm sessions
+    // (argusd keeps an ibmc deepening in this process; it runs a plan stage by stage).
+    const bool isolate = !st.isParallel() && stages.size() > 1 && !req.sessions && req.isolateStages;
     result::VerificationResult r;
     try {
-      r = st.isParallel() ? runParallel(program, entry, req, st, t, cond.get())
-                          : runSingle(program, entry, req, st.algorithm, t, sp, restrictable ? cond.get() : nullptr);
+      if (st.isParallel()) {
+        r = runParallel(program, entry, req, st, t, cond.get());
+      } else if (isolate) {
+        Stage one = st;
+        one.params = sp;
+        Stage wrap;
+        wrap.spec = st.spec;
+        wrap.params = sp;
+        wrap.parallel.push_back(std::move(one));
+        // an isolated stage that is not the last may overrun by up to its own time (a
+        // counterexample being replayed, a solver answer just late on a loaded machine),
+        // as long as the run's deadline leaves it that; the last one keeps the 1.5 s
+        double spare = req.timeoutS > 0 ? req.timeoutS - secondsSince(wall0) - t : t;
+        double grace = 1.5 + (i + 1 < stages.size() ? std::max(0.0, std::min(t, spare)) : 0.0);
+        r = runParallel(program, entry, req, wrap, t, cond.get(), grace);
+      } else {
+        r = runSingle(program, entry, req, st.algorithm, t, sp, restrictable ? cond.get() : nullptr);
+      }
     } catch (const std::exception& e) {
       // one stage running out of memory (std::bad_alloc, or a solver's own "out of
       // memory" error) or failing otherwise does not end the chain: the next one gets
@@ -1082,6 +1115,18 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
     }
     r.stats.wallTimeS = secondsSince(t0);
     r.stats.cpuTimeS = support::processTreeCpuSeconds() - c0;
+    // A stage that verified less than an earlier one (it ran out of time before its
+    // first bound, or was stopped) does not undo what the earlier one verified: every
+    // stage's condition is a claim about the same program, so the strongest stands.
+    // A restricted stage that verified something keeps its own condition (its automaton
+    // already covers its input).
+    if (r.verdict == result::Verdict::Unknown && bestCondition && verifiedMore(*bestCondition, r.condition) &&
+        (!restrictable || r.condition.summary == "nothing verified" || r.condition.summary.empty())) {
+      r.condition = *bestCondition;
+      r.stats.extra["condition_from_earlier_stage"] = 1;
+    }
+    if (r.verdict == result::Verdict::Unknown && (!bestCondition || verifiedMore(r.condition, *bestCondition)))
+      bestCondition = r.condition;
     records.push_back({st.spec, r.algorithm, r.verdict, r.stats.wallTimeS, r.stats.cpuTimeS,
                        r.verdict == result::Verdict::Unknown ? r.reason : std::string()});
     // a stage that could not use the condition passes on what it got, unless it proved more

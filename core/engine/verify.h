@@ -157,6 +157,9 @@ struct VerifyRequest {
   std::string property;
   std::function<void(const std::string&)> progress;
   bool corruptReplayForTest = false;
+  // A chain of several stages runs each single stage in a child process, stopped at the
+  // stage's deadline plus a grace period when a step ignores that deadline (runChain).
+  bool isolateStages = true;
   // ibmc on a parsed program: continue the deepening stored under sessionKey (same
   // program, entry and solver) and store it again if it can go deeper (see sessions.h).
   // keepAlive must own the program.
