@@ -159,7 +159,11 @@ struct VerifyRequest {
   bool corruptReplayForTest = false;
   // A chain of several stages runs each single stage in a child process, stopped at the
   // stage's deadline plus a grace period when a step ignores that deadline (runChain).
-  bool isolateStages = true;
+  // On for per-function runs of `argus project` (real code: a Z3 query on floating-point
+  // code that ignores its limit must not take the function's whole budget); off by
+  // default, where an overrunning first stage still answers (a counterexample whose
+  // replay runs long on a loaded machine) and no fork is spent on the benchmark's tasks.
+  bool isolateStages = false;
   // ibmc on a parsed program: continue the deepening stored under sessionKey (same
   // program, entry and solver) and store it again if it can go deeper (see sessions.h).
   // keepAlive must own the program.

@@ -401,6 +401,7 @@ int runProject(const std::vector<std::string>& args) {
     req.function = j.name;
     req.dependencies = dependencies;
     req.property = property;
+    req.isolateStages = true;  // stages keep their time (engine/verify.h)
     return req;
   };
 

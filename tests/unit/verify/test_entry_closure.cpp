@@ -427,6 +427,7 @@ TEST(StageTime, AStageThatIgnoresItsDeadlineIsStoppedAndTheNextStageRuns) {
       "int main(void) { int i = 0; while (__VERIFIER_nondet_int()) { i++; if (i == 5) reach_error(); } return 0; }\n",
       engine::Algorithm::Auto, smt::SolverKind::Z3, 60);
   req.chain = "ibmc:k=2:time=0.5,pred";
+  req.isolateStages = true;  // as argus project sets it
   // ibmc's first bound (the bug needs 5 iterations) spins for 40 s
   req.progress = [](const std::string& line) {
     if (line.find("bound 1: no error") != std::string::npos) spinFor(40);
@@ -452,6 +453,7 @@ TEST(StageTime, ALaterStageThatVerifiesNothingKeepsTheEarlierCondition) {
       "  __VERIFIER_assert(s != 12345); return 0; }\n",
       engine::Algorithm::Auto, smt::SolverKind::Z3, 6);
   req.chain = "ibmc:k=2:time=3,kind";
+  req.isolateStages = true;  // as argus project sets it
   // the second stage (a child process: the flag is set in this process before it
   // starts) spins at its first progress line, so it verifies nothing
   const pid_t parent = ::getpid();
