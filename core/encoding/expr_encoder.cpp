@@ -30,18 +30,36 @@ Term ExprEncoder::readByte(Term mem, Term addr, unsigned depth) {
   if (hit != reads_.end()) return hit->second;
   std::vector<std::pair<Term, Term>> cases;  // (addr = j, value), outermost first
   std::unordered_set<Term> shadowed;        // constant indices a store above covers
+  std::vector<std::pair<uint64_t, uint64_t>> shadowedRuns;  // [lo, hi] a run above covers
+  auto isShadowed = [&](const Term& j) {
+    if (!j->isConst()) return false;
+    if (shadowed.count(j)) return true;
+    for (auto& [lo, hi] : shadowedRuns)
+      if (lo <= j->value && j->value <= hi) return true;
+    return false;
+  };
   Term m = mem, below = nullptr;
   for (size_t steps = 0; !below; ++steps) {
     if (steps >= kWalkSteps) {
       below = tm_.select(m, addr);
     } else if (m->kind == smt::Kind::Store) {
       Term j = m->children[1];
+      Term run = nullptr;  // the end of a run of equal stores at consecutive constants
+      uint64_t lo = 0, hi = 0;
       if (j == addr) {
         below = m->children[2];
-      } else if (smt::provablyDistinct(j, addr) || (j->isConst() && shadowed.count(j))) {
+      } else if (smt::provablyDistinct(j, addr) || isShadowed(j)) {
         m = m->children[0];
       } else if (cases.size() >= kExpandStores || expanded_ >= kExpandBudget) {
         below = tm_.select(m, addr);
+      } else if (!addr->isConst() && (run = storeRun(m, lo, hi))) {
+        // One case for the whole run: every store of it writes the same value, and the
+        // stores above that could shadow part of it come first in the if-then-else.
+        Term inRun = tm_.mkAnd(tm_.bvUle(tm_.bvVal(lo, ptrWidth_), addr), tm_.bvUle(addr, tm_.bvVal(hi, ptrWidth_)));
+        cases.emplace_back(inRun, m->children[2]);
+        ++expanded_;
+        shadowedRuns.emplace_back(lo, hi);
+        m = run;
       } else {
         cases.emplace_back(tm_.mkEq(addr, j), m->children[2]);
         ++expanded_;
@@ -58,6 +76,32 @@ Term ExprEncoder::readByte(Term mem, Term addr, unsigned depth) {
   for (auto it = cases.rbegin(); it != cases.rend(); ++it) below = tm_.mkIte(it->first, it->second, below);
   reads_.emplace(key, below);
   return below;
+}
+
+Term ExprEncoder::storeRun(Term m, uint64_t& lo, uint64_t& hi) const {
+  Term v = m->children[2];
+  Term j = m->children[1];
+  if (!j->isConst()) return nullptr;
+  const uint64_t top = ptrWidth_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << ptrWidth_) - 1;
+  lo = hi = j->value;
+  int dir = 0;  // -1: indices fall going down the chain, +1: they rise
+  size_t n = 1;
+  Term below = m->children[0];
+  while (below->kind == smt::Kind::Store && below->children[2] == v && below->children[1]->isConst()) {
+    uint64_t k = below->children[1]->value;
+    if (dir <= 0 && lo > 0 && k == lo - 1) {
+      dir = -1;
+      lo = k;
+    } else if (dir >= 0 && hi < top && k == hi + 1) {
+      dir = 1;
+      hi = k;
+    } else {
+      break;
+    }
+    ++n;
+    below = below->children[0];
+  }
+  return n >= kMinRun ? below : nullptr;
 }
 
 Term ExprEncoder::load(Term mem, Term addr, uint32_t bytes) {

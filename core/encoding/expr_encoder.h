@@ -42,6 +42,11 @@ public:
   //  - any other store at index j becomes ite(addr = j, value, read below), at most
   //    kExpandStores of them per walk and kExpandBudget in all (per encoder), so that
   //    programs whose addresses are all symbolic keep the terms small;
+  //  - a run of at least kMinRun stores of the same value term at consecutive constant
+  //    indices lo..hi (a zero-initialised global array, a memset) becomes one case
+  //    ite(lo <= addr <= hi, value, read below) when addr is not a constant (issue 21,
+  //    github_1590-generic: a read at a symbolic index into a 1024-byte zeroed buffer
+  //    was 1024 cases, the last 512 of them a select over the rest of the chain);
   //  - an if-then-else of memories (the unwinding's merges) becomes an if-then-else of
   //    the reads of both sides (memoised per memory and address);
   //  - whatever remains (an array variable, a chain beyond the limits) is an SMT select.
@@ -49,6 +54,7 @@ public:
   // addr) in every model; only its shape changes.
   smt::Term readByte(smt::Term mem, smt::Term addr);
   static constexpr size_t kExpandStores = 512;
+  static constexpr size_t kMinRun = 4;
   static constexpr size_t kWalkSteps = 8192;
   static constexpr size_t kExpandBudget = 1 << 18;
   smt::Term store(smt::Term mem, smt::Term addr, smt::Term value, uint32_t bytes);
@@ -78,6 +84,10 @@ public:
 
 private:
   smt::Term readByte(smt::Term mem, smt::Term addr, unsigned depth);
+  // When `m` (a store) starts a run of >= kMinRun stores of its value at consecutive
+  // constant indices, [lo, hi] are the run's indices and the result is the memory
+  // below the run; otherwise nullptr.
+  smt::Term storeRun(smt::Term m, uint64_t& lo, uint64_t& hi) const;
   smt::Term fp(smt::Term bits);
   struct PairHash {
     size_t operator()(const std::pair<smt::Term, smt::Term>& p) const {

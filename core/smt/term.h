@@ -96,8 +96,9 @@ public:
   std::string str() const;  // SMT-LIB-like rendering, for debugging and tests
 };
 
-// True when the two index terms differ in every model: distinct constants, or one
-// bit-vector base plus different constant offsets (x + c1, x + c2). A syntactic test;
+// True when the two index terms differ in every model: distinct constants, one
+// bit-vector base plus different constant offsets (x + c1, x + c2), or constants and
+// if-then-else trees of at most 8 constant leaves without a common leaf. A syntactic test;
 // false means "not known".
 bool provablyDistinct(Term a, Term b);
 

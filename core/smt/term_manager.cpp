@@ -1,5 +1,6 @@
 // TermManager: hash-consing and local simplification of terms.
 #include <deque>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -304,10 +305,28 @@ Term TermManager::mkIte(Term c, Term t, Term e) {
   if (c->kind == Kind::Not) return mkIte(c->children[0], e, t);
   return make(Kind::Ite, t->sort, {c, t, e});
 }
+// An if-then-else tree whose leaves are all bit-vector constants, with at most
+// kConstTreeLeaves leaves (a pointer that is one of a few blocks, a merged constant).
+static constexpr int kConstTreeLeaves = 8;
+static bool constTree(Term t, int& leaves) {
+  if (t->kind == Kind::BVConst) return ++leaves <= kConstTreeLeaves;
+  if (t->kind != Kind::Ite) return false;
+  return constTree(t->children[1], leaves) && constTree(t->children[2], leaves);
+}
+static bool isConstTree(Term t) {
+  int leaves = 0;
+  return t->kind == Kind::Ite && constTree(t, leaves);
+}
+
 Term TermManager::mkEq(Term a, Term b) {
   if (a->sort != b->sort) throw std::invalid_argument("=: operands of different sorts " + a->sort->str() + " and " + b->sort->str());
   if (a == b) return trueTerm();
   if (a->isConst() && b->isConst()) return falseTerm();  // hash-consed: distinct constants differ
+  // k = ite(c, t, e) over constant leaves -> ite(c, k = t, k = e), which folds to a
+  // Boolean combination of the conditions (issue 21, list-ext_1: a list pointer is one
+  // of a few heap blocks, and each byte read compared it with every store's address).
+  if (a->kind == Kind::BVConst && isConstTree(b)) std::swap(a, b);
+  if (b->kind == Kind::BVConst && isConstTree(a)) return mkIte(a->children[0], mkEq(a->children[1], b), mkEq(a->children[2], b));
   if (a->sort->isBool()) {
     if (a->isTrue()) return b;
     if (b->isTrue()) return a;
@@ -368,6 +387,10 @@ Term TermManager::bvAdd(Term a, Term b) {
   if (a->kind == Kind::BVConst && b->kind == Kind::BVConst) return bvVal(a->value + b->value, a->width());
   if (a->kind == Kind::BVConst && a->value == 0) return b;
   if (b->kind == Kind::BVConst && b->value == 0) return a;
+  // ite(c, k1, k2) + k -> ite(c, k1 + k, k2 + k) over constant leaves (see mkEq)
+  if (a->kind == Kind::BVConst) std::swap(a, b);
+  if (b->kind == Kind::BVConst && isConstTree(a))
+    return mkIte(a->children[0], bvAdd(a->children[1], b), bvAdd(a->children[2], b));
   // (x + c1) + c2 -> x + (c1 + c2): keeps address arithmetic small
   if (b->kind == Kind::BVConst && a->kind == Kind::BVAdd && a->children[1]->kind == Kind::BVConst)
     return bvAdd(a->children[0], bvVal(a->children[1]->value + b->value, a->width()));
@@ -555,6 +578,24 @@ static void splitOffset(Term t, Term& base, uint64_t& off) {
 bool provablyDistinct(Term a, Term b) {
   if (a->isConst() && b->isConst()) return a != b;  // hash-consed: distinct terms, distinct values
   if (!a->sort->isBV()) return false;
+  // a constant and a constant tree (or two trees) without a common leaf value
+  if ((a->kind == Kind::BVConst || isConstTree(a)) && (b->kind == Kind::BVConst || isConstTree(b))) {
+    std::vector<Term> la, lb;
+    std::function<void(Term, std::vector<Term>&)> leaves = [&](Term t, std::vector<Term>& out) {
+      if (t->kind == Kind::Ite) {
+        leaves(t->children[1], out);
+        leaves(t->children[2], out);
+      } else {
+        out.push_back(t);
+      }
+    };
+    leaves(a, la);
+    leaves(b, lb);
+    for (Term x : la)
+      for (Term y : lb)
+        if (x == y) return false;
+    return true;
+  }
   Term ba, bb;
   uint64_t oa, ob;
   splitOffset(a, ba, oa);

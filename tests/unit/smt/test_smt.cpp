@@ -353,4 +353,32 @@ TEST(Terms, HashConsingAndSimplification) {
   EXPECT_EQ(t->value, 12u);
 }
 
+// A pointer that is one of a few constants (ite over constant leaves): adding a constant
+// and comparing with a constant fold to the conditions, and distinctness from the
+// leaves is syntactic (issue 21, list-ext_1). The solver confirms each rewrite.
+TEST(Terms, ConstantTreesFold) {
+  TermManager tm;
+  Term c = tm.var("c", tm.boolSort()), d = tm.var("d", tm.boolSort());
+  Term p = tm.mkIte(c, tm.bvVal(4096, 64), tm.bvVal(4112, 64));
+  Term q = tm.mkIte(d, p, tm.bvVal(4128, 64));
+  Term p8 = tm.bvAdd(p, tm.bvVal(8, 64));
+  EXPECT_EQ(p8, tm.mkIte(c, tm.bvVal(4104, 64), tm.bvVal(4120, 64)));
+  EXPECT_EQ(tm.mkEq(tm.bvVal(4104, 64), p8), c);
+  EXPECT_EQ(tm.mkEq(p8, tm.bvVal(4120, 64)), tm.mkNot(c));
+  EXPECT_TRUE(tm.mkEq(tm.bvVal(4100, 64), p8)->isFalse());
+  EXPECT_TRUE(provablyDistinct(tm.bvVal(4100, 64), q));
+  EXPECT_FALSE(provablyDistinct(tm.bvVal(4128, 64), q));
+  EXPECT_TRUE(provablyDistinct(p8, p));
+  EXPECT_FALSE(provablyDistinct(p8, tm.bvAdd(q, tm.bvVal(8, 64))));
+  Term x = tm.var("x", tm.bvSort(64));
+  EXPECT_FALSE(provablyDistinct(tm.mkIte(c, x, tm.bvVal(1, 64)), tm.bvVal(2, 64)));  // x is no constant
+  for (SolverKind k : {SolverKind::Z3, SolverKind::CVC5}) {
+    auto s = makeSolver(k, tm);
+    Term eq = tm.mkEq(tm.bvAdd(q, tm.bvVal(8, 64)), tm.bvVal(4120, 64));
+    Term ref = tm.mkAnd(d, tm.mkNot(c));
+    s->add(tm.mkNot(tm.mkEq(eq, ref)));
+    EXPECT_EQ(s->check(), CheckResult::Unsat) << solverName(k);
+  }
+}
+
 }  // namespace

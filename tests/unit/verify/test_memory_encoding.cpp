@@ -3,6 +3,7 @@
 // theory's select in every model, and BMC must decide programs with constant-list
 // array initialisers and symbolic indices quickly, in both data models.
 #include <chrono>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <random>
@@ -32,6 +33,14 @@ struct Eval {
       case smt::Kind::Var: return env.at(t->name);
       case smt::Kind::BVAdd: return (value(t->children[0]) + value(t->children[1])) & 0xffffffffu;
       case smt::Kind::Eq: return value(t->children[0]) == value(t->children[1]);
+      case smt::Kind::Extract: return (value(t->children[0]) >> t->p1) & ((uint64_t(1) << (t->p0 - t->p1 + 1)) - 1);
+      case smt::Kind::BVUle: return value(t->children[0]) <= value(t->children[1]);
+      case smt::Kind::BVUlt: return value(t->children[0]) < value(t->children[1]);
+      case smt::Kind::And: {
+        for (Term c : t->children)
+          if (!value(c)) return 0;
+        return 1;
+      }
       case smt::Kind::Not: return !value(t->children[0]);
       case smt::Kind::Ite: return value(t->children[0]) ? value(t->children[1]) : value(t->children[2]);
       case smt::Kind::Select: return byte(t->children[0], value(t->children[1]));
@@ -134,6 +143,75 @@ TEST_P(ReadByte, ResolvesConstantAndOffsetReadsWithoutArrays) {
   EXPECT_EQ(solver->check(), smt::CheckResult::Unsat);
 }
 
+// Runs of equal stores at consecutive constant addresses (zeroed globals, memset),
+// rising and falling, partly overwritten above and below, mixed with stores at x + c:
+// each read must still equal the evaluator's byte (including at the runs' ends and
+// just outside them), and the runs must have been folded into range cases.
+TEST_P(ReadByte, EqualsTheArraySemanticsOverRunsOfEqualStores) {
+  smt::TermManager tm;
+  encoding::ExprEncoder enc(tm, 32);
+  std::mt19937 rng(1590);
+  Term x = tm.var("x", tm.bvSort(32));
+  size_t checked = 0, ranges = 0;
+  std::function<void(Term)> countRanges = [&](Term t) {
+    if (t->kind == smt::Kind::Ite && t->children[0]->kind == smt::Kind::And) ++ranges;
+    if (t->kind == smt::Kind::Ite) countRanges(t->children[2]);
+  };
+  for (int round = 0; round < 30; ++round) {
+    Term mem = tm.var("r0_" + std::to_string(round), enc.memSort());
+    for (int step = 0; step < 8; ++step) {
+      unsigned kind = rng() % 4;
+      uint64_t start = 4096 + rng() % 24, len = 1 + rng() % 12;
+      Term v = tm.bvVal(rng() % 3, 8);
+      if (kind == 0) {
+        mem = tm.store(mem, tm.bvAdd(x, tm.bvVal(rng() % 8, 32)), tm.bvVal(rng() % 256, 8));
+      } else {
+        for (uint64_t i = 0; i < len; ++i)
+          mem = tm.store(mem, tm.bvVal(kind == 1 ? start + len - 1 - i : start + i, 32), v);
+      }
+    }
+    for (int k = 0; k < 10; ++k) {
+      Term a = k % 2 ? x : tm.bvAdd(x, tm.bvVal(rng() % 4, 32));
+      Term read = enc.readByte(mem, a);
+      countRanges(read);
+      for (int trial = 0; trial < 40; ++trial) {
+        Eval ev;
+        ev.env["x"] = 4096 + rng() % 40 - 4;
+        ASSERT_EQ(ev.value(read), ev.byte(mem, ev.value(a))) << "round " << round << " address " << a->str();
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 30u * 10 * 40);
+  EXPECT_GT(ranges, 50u);
+}
+
+// A 1024-byte zeroed buffer with one int stored at its start (github_1590-generic's
+// shape): a read at a symbolic address is one case per byte of the int, one range case
+// for the buffer and the initial memory, not a case per byte of the buffer; and the solver agrees with the array theory on it.
+TEST(ReadByteRuns, FoldsAZeroedBufferIntoOneCase) {
+  smt::TermManager tm;
+  encoding::ExprEncoder enc(tm, 32);
+  Term x = tm.var("x", tm.bvSort(32)), v = tm.var("v", tm.bvSort(32));
+  Term m0 = tm.var("m0", enc.memSort());
+  Term mem = enc.zeroFill(m0, tm.bvVal(4096, 32), tm.bvVal(1024, 32));
+  mem = enc.store(mem, tm.bvVal(4096, 32), v, 4);
+  Term read = enc.readByte(mem, x);
+  size_t ites = 0;
+  Term t = read;
+  for (; t->kind == smt::Kind::Ite; t = t->children[2]) ++ites;
+  EXPECT_EQ(ites, 5u);  // the int's 4 bytes (different values), then 4096..5119 as one case
+  EXPECT_EQ(t->kind, smt::Kind::Select);
+  EXPECT_EQ(t->children[0], m0);
+  // the evaluator agrees at every address in and around the buffer
+  for (uint64_t a = 4090; a < 5130; ++a) {
+    Eval ev;
+    ev.env["x"] = a;
+    ev.env["v"] = 0xa1b2c3d4;
+    ASSERT_EQ(ev.value(read), ev.byte(mem, a)) << a;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Solvers, ReadByte, ::testing::Values(smt::SolverKind::Z3, smt::SolverKind::CVC5),
                          [](const auto& info) { return std::string(smt::solverName(info.param)); });
 
@@ -201,6 +279,40 @@ INSTANTIATE_TEST_SUITE_P(DataModels, EurekaShape,
                          [](const auto& info) {
                            return std::string(info.param == frontend::DataModel::ILP32 ? "ILP32" : "LP64");
                          });
+
+// github_1590-generic's shape (ESBMC regression): an int stored at the start of a
+// zeroed 1024-byte global buffer, read back at a nondeterministic aligned offset. With
+// a case per byte the query timed out at 30 s; BMC now proves it and finds the bug of
+// the variant with a stricter check (a replayed counterexample).
+const char* kZeroedBuffer = R"(
+unsigned char buffer[1024];
+int main() {
+  *(int *)buffer = 2;
+  unsigned long i = __VERIFIER_nondet_ulong();
+  if (i % 4 != 0 || i >= sizeof(buffer)) return 0;
+  __VERIFIER_assert(*(int *)(buffer + i) <= LIMIT);
+  return 0;
+}
+)";
+
+std::string zeroedBuffer(const char* limit) {
+  std::string s = kZeroedBuffer;
+  s.replace(s.find("LIMIT"), 5, limit);
+  return s;
+}
+
+TEST_P(EurekaShape, BmcDecidesReadsFromAZeroedBuffer) {
+  auto req = testing::snippetRequest(zeroedBuffer("2"), engine::Algorithm::Bmc, smt::SolverKind::Z3, 20);
+  req.dataModel = GetParam();
+  auto out = engine::verify(req);
+  EXPECT_EQ(out.result.verdict, result::Verdict::True) << out.result.reason;
+  req = testing::snippetRequest(zeroedBuffer("1"), engine::Algorithm::Bmc, smt::SolverKind::Z3, 20);
+  req.dataModel = GetParam();
+  out = engine::verify(req);
+  ASSERT_EQ(out.result.verdict, result::Verdict::False) << out.result.reason;
+  ASSERT_TRUE(out.result.counterexample);
+  EXPECT_TRUE(out.result.counterexample->replayed);
+}
 
 }  // namespace
 }  // namespace argus
