@@ -72,9 +72,24 @@ C
 #    (examples/buggy_abs.c, the bug `make demo` shows).
 cp "$(dirname "$0")/../../examples/buggy_abs.c" "$dir/wraps.c"
 
+# 5b. 128-bit values (issue 20 deliverable 2): a nondet function of the program's own
+#    returning unsigned __int128 and a 64-bit one whose square is taken in 128 bits; the
+#    harness returns the whole 128-bit value (as `unsigned __int128`).
+cat > "$dir/int128.c" <<'C'
+extern void reach_error(void);
+extern unsigned long long __VERIFIER_nondet_ulonglong(void);
+extern unsigned __int128 nondet_u128(void);
+int main(void) {
+  unsigned long long a = __VERIFIER_nondet_ulonglong();
+  unsigned __int128 w = nondet_u128();
+  unsigned __int128 p = (unsigned __int128)a * a;
+  if ((p >> 120) == 200 && w == p + ((unsigned __int128)12345 << 64)) reach_error();
+  return 0;
+}
+C
 verdict_of() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["verdict"], ",".join(d.get("confirmed_by", [])), d.get("native_check", ""), "|", d.get("reason", ""))' "$1"; }
 
-for p in assert_fail empty_body verifier_error abort_body wraps; do
+for p in assert_fail empty_body verifier_error abort_body wraps int128; do
   "$ARGUS" verify "$dir/$p.c" --algorithm bmc --timeout 60 --format json --harness-out "$dir/$p.harness.c" \
     > "$dir/$p.json" 2> "$dir/$p.err" || fail "$p: exit code $?"
   v=$(verdict_of "$dir/$p.json")
