@@ -73,7 +73,7 @@ C
 cp "$(dirname "$0")/../../examples/buggy_abs.c" "$dir/wraps.c"
 
 # 5b. 128-bit values (issue 20 deliverable 2): a nondet function of the program's own
-#    returning unsigned __int128 and a 64-bit one whose square is taken in 128 bits; the
+#    returning unsigned __int128 and a 64-bit one shifted into the high half; the
 #    harness returns the whole 128-bit value (as `unsigned __int128`).
 cat > "$dir/int128.c" <<'C'
 extern void reach_error(void);
@@ -82,7 +82,7 @@ extern unsigned __int128 nondet_u128(void);
 int main(void) {
   unsigned long long a = __VERIFIER_nondet_ulonglong();
   unsigned __int128 w = nondet_u128();
-  unsigned __int128 p = (unsigned __int128)a * a;
+  unsigned __int128 p = (unsigned __int128)a << 64 | a;
   if ((p >> 120) == 200 && w == p + ((unsigned __int128)12345 << 64)) reach_error();
   return 0;
 }
