@@ -16,7 +16,7 @@ namespace {
 
 ReplayInput nd(std::vector<uint64_t> v) {
   ReplayInput in;
-  in.nondets = std::move(v);
+  in.nondets.assign(v.begin(), v.end());
   return in;
 }
 
@@ -140,11 +140,11 @@ TEST(Replay, CallWithParamsAndReturnValue) {
   ASSERT_EQ(res.steps.size(), 6u);
   EXPECT_EQ(res.steps[1].edge, callEdge);
   EXPECT_EQ(res.steps[1].assigned,
-            (std::vector<std::pair<VarId, uint64_t>>{{a->var, 40}, {b->var, 2}}));
+            (std::vector<std::pair<VarId, argus::cfa::Value>>{{a->var, 40}, {b->var, 2}}));
   EXPECT_EQ(res.steps[2].func, add.id());
   EXPECT_EQ(res.steps[2].depth, 1u);
   EXPECT_EQ(res.steps[3].func, add.id());
-  EXPECT_EQ(res.steps[3].assigned, (std::vector<std::pair<VarId, uint64_t>>{{r->var, 42}}));
+  EXPECT_EQ(res.steps[3].assigned, (std::vector<std::pair<VarId, argus::cfa::Value>>{{r->var, 42}}));
   EXPECT_EQ(res.steps[4].depth, 0u);
 }
 
