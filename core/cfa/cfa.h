@@ -126,9 +126,9 @@ enum class ContractGate : uint8_t {
 // constants are invalid); its range holds the metadata, as ordinary memory the frontend
 // writes with Store edges and reads in the check edges, so every algorithm handles it:
 // per id at kMetaBase + 16 * id the object's size (pointer width) at +0, its state (one
-// byte) at +8 and its kind at +9; the next free id at kNextId, the number of allocated
-// heap blocks at kLiveHeap (both pointer width; set by the global initialisation). Ids
-// at or above maxIds, or objects larger than the offset range, make the path unsupported.
+// byte) at +8 and its kind at +9; the next free id at kNextId (pointer width, set by the
+// global initialisation; kLiveHeap is unused: the heap count is a register, memlayout.h,
+// where pointers outside objects are too). maxIds, maxObjectSize bound the ids, objects.
 namespace memlayout {
 inline uint32_t offsetBits(uint32_t ptrWidth) { return ptrWidth == 32 ? 20 : 32; }
 inline uint64_t maxIds(uint32_t ptrWidth) { return ptrWidth == 32 ? 0xE00 : 0x7000; }  // below function addresses

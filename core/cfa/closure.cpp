@@ -1,6 +1,7 @@
 #include "core/cfa/closure.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 namespace argus::cfa {
@@ -100,8 +101,10 @@ void Dependencies::successors(uint32_t node, std::vector<uint32_t>& out) const {
   out.erase(std::unique(out.begin() + static_cast<std::ptrdiff_t>(start), out.end()), out.end());
 }
 
-Closure closure(const Program& p, FuncId entry) {
-  Dependencies deps(p);
+Closure closure(const Program& p, FuncId entry, const Dependencies* shared) {
+  std::optional<Dependencies> own;
+  if (!shared || &shared->program() != &p) shared = &own.emplace(p);
+  const Dependencies& deps = *shared;
   Closure c;
   c.functions.assign(p.functions.size(), false);
   c.parts.assign(p.initParts.size(), false);
@@ -136,6 +139,49 @@ Closure closure(const Program& p, FuncId entry) {
       ++c.numFunctions;
     }
   return c;
+}
+
+std::vector<bool> closuresWithoutChecks(const Program& p) {
+  Dependencies deps(p);
+  const uint32_t n = deps.numNodes(), nf = deps.numFunctions();
+  auto isCheck = [](const Edge& e) { return e.kind == EdgeKind::Error || e.kind == EdgeKind::Unsupported; };
+  std::vector<bool> marked(n, false);
+  std::vector<std::vector<uint32_t>> dependents(n);
+  std::vector<uint32_t> work, succ;
+  for (uint32_t v = 0; v < n; ++v) {
+    bool check = false;
+    if (v < nf) {
+      // an init function represented by its pieces has no edges of its own here (its
+      // final Return is no check)
+      if (!deps.hasParts(v))
+        for (const Edge& e : p.functions[v].edges) check = check || isCheck(e);
+    } else {
+      const InitPart& part = p.initParts[v - nf];
+      const Function& f = p.functions[part.func];
+      for (uint32_t k = part.firstEdge; k < part.endEdge && k < f.edges.size(); ++k) check = check || isCheck(f.edges[k]);
+    }
+    if (check) {
+      marked[v] = true;
+      work.push_back(v);
+    }
+    succ.clear();
+    deps.successors(v, succ);
+    for (uint32_t s : succ) dependents[s].push_back(v);
+  }
+  while (!work.empty()) {
+    uint32_t v = work.back();
+    work.pop_back();
+    for (uint32_t d : dependents[v])
+      if (!marked[d]) {
+        marked[d] = true;
+        work.push_back(d);
+      }
+  }
+  bool all = false;
+  for (uint32_t k : deps.alwaysKept()) all = all || marked[k];
+  std::vector<bool> out(p.functions.size(), false);
+  for (FuncId f = 0; f < p.functions.size(); ++f) out[f] = !all && !marked[f];
+  return out;
 }
 
 namespace {
@@ -195,9 +241,11 @@ struct Slicer {
 
 }  // namespace
 
-std::unique_ptr<Program> slice(const Program& p, FuncId entry) {
-  Closure c = closure(p, entry);
-  Dependencies deps(p);
+std::unique_ptr<Program> slice(const Program& p, FuncId entry, const Dependencies* shared) {
+  std::optional<Dependencies> own;
+  if (!shared || &shared->program() != &p) shared = &own.emplace(p);
+  const Dependencies& deps = *shared;
+  Closure c = closure(p, entry, &deps);
   auto out = std::make_unique<Program>();
   out->mainFile = p.mainFile;
   out->ptrWidth = p.ptrWidth;

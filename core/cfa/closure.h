@@ -34,6 +34,7 @@ namespace argus::cfa {
 class Dependencies {
  public:
   explicit Dependencies(const Program& p);  // O(number of init pieces)
+  const Program& program() const { return p_; }
   uint32_t numNodes() const { return numFunctions_ + static_cast<uint32_t>(p_.initParts.size()); }
   uint32_t numFunctions() const { return numFunctions_; }
   // The node's successors (deduplicated), appended to out.
@@ -57,11 +58,22 @@ struct Closure {
   size_t numFunctions = 0, numParts = 0;
 };
 
-Closure closure(const Program& p, FuncId entry);
+// `deps`: the dependency graph of `p` built before (a caller that slices many entries of
+// one program builds it once: it costs a pass over every init piece); null = built here.
+Closure closure(const Program& p, FuncId entry, const Dependencies* deps = nullptr);
 
 // The program restricted to closure(p, entry); its entry keeps its name (find it by
 // name). Counterexamples, conditions and hashes of the result refer to the slice.
-std::unique_ptr<Program> slice(const Program& p, FuncId entry);
+std::unique_ptr<Program> slice(const Program& p, FuncId entry, const Dependencies* deps = nullptr);
+
+// Issue 29 item 1: for every function (by FuncId), whether its closure holds no Error and
+// no Unsupported edge, i.e. whether the engine answers it `true` at once as an entry ("no
+// error call or assertion in f or anything it calls"; an Unsupported edge could hide one,
+// an indirect call with no possible target is one). One pass over the dependency graph:
+// the nodes that hold such an edge, and everything that depends on them, are marked; a
+// marked node that every closure keeps marks all. `argus project` routes with it (a
+// function answered at once needs no worker); the engine's own check on the slice decides.
+std::vector<bool> closuresWithoutChecks(const Program& p);
 
 // The variables an edge names (lhs and every Var in its expressions), unsorted.
 void edgeVars(const Edge& e, std::vector<VarId>& out);

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
+#include <thread>
 
 #include "core/algorithms/bmc/bmc.h"
 #include "core/algorithms/bmc/bound_condition.h"
@@ -23,6 +24,7 @@
 #include "core/cfa/cfa_hash.h"
 #include "core/cfa/closure.h"
 #include "core/cfa/entry_harness.h"
+#include "core/cfa/recursion.h"
 #include "core/engine/sessions.h"
 #include "core/support/deadline.h"
 #include "core/result/codec.h"
@@ -309,7 +311,12 @@ Stage parseMember(const std::string& item) {
       k = parts[i].substr(0, eq);
       v = parts[i].substr(eq + 1);
     }
-    if (k == "time") {
+    if (k == "after") {
+      // a parallel member that starts S seconds after its stage (checked in parseChain)
+      char* end = nullptr;
+      st.params.afterS = std::strtod(v.c_str(), &end);
+      if (v.empty() || !end || *end || st.params.afterS < 0) throw std::invalid_argument("bad after '" + v + "' in --chain");
+    } else if (k == "time") {
       char* end = nullptr;
       st.params.timeS = std::strtod(v.c_str(), &end);
       if (v.empty() || !end || *end || st.params.timeS < 0) throw std::invalid_argument("bad time '" + v + "' in --chain");
@@ -366,6 +373,8 @@ Chain parseChain(const std::string& spec) {
     if (item.empty()) continue;
     if (item.find('|') == std::string::npos) {
       out.push_back(parseMember(item));
+      if (out.back().params.afterS > 0)
+        throw std::invalid_argument("'after' is an option of a parallel stage's members: '" + item + "'");
       continue;
     }
     Stage st;
@@ -377,6 +386,8 @@ Chain parseChain(const std::string& spec) {
       st.parallel.push_back(parseMember(m));
     }
     if (st.parallel.size() < 2) throw std::invalid_argument("a parallel stage needs two members: '" + item + "'");
+    if (std::all_of(st.parallel.begin(), st.parallel.end(), [](const Stage& x) { return x.params.afterS > 0; }))
+      throw std::invalid_argument("a parallel stage needs a member that starts at once (no 'after'): '" + item + "'");
     // the stage's own time is the longest of its members' (each member keeps its own)
     for (const Stage& x : st.parallel) st.params.timeS = std::max(st.params.timeS, x.params.timeS);
     if (std::any_of(st.parallel.begin(), st.parallel.end(), [](const Stage& x) { return x.params.timeS <= 0; }))
@@ -453,22 +464,26 @@ Options commonOptions(const VerifyRequest& req, double timeoutS) {
   return o;
 }
 
+// An Error or Unsupported edge anywhere in the program (the entry's slice).
+bool hasCheckEdge(const cfa::Program& program) {
+  for (const cfa::Function& f : program.functions)
+    for (const cfa::Edge& e : f.edges)
+      if (e.kind == cfa::EdgeKind::Error || e.kind == cfa::EdgeKind::Unsupported) return true;
+  return false;
+}
+
 // One algorithm run. `cond` restricts the CPA-based analyses (explicit, pred).
-result::VerificationResult runSingle(const cfa::Program& program, const cfa::Function& entry, const VerifyRequest& req,
-                                     Algorithm alg, double timeoutS, const StageParams& sp,
-                                     const result::AssumptionAutomaton* cond) {
+// recursionInlined: `program` is made by cfa::inlineRecursion (see runSingle below).
+result::VerificationResult runAlgorithm(const cfa::Program& program, const cfa::Function& entry,
+                                        const VerifyRequest& req, Algorithm alg, double timeoutS,
+                                        const StageParams& sp, const result::AssumptionAutomaton* cond,
+                                        bool recursionInlined) {
   result::VerificationResult r;
   // The entry's closure (the slice) has no error edge at all: no path reaches an error,
   // whatever the algorithm, and no solver is needed. (An Unsupported edge could hide
   // one, so such closures take the normal way.) Most functions of real code, which
   // carry no assertion, end here at once.
-  bool errorEdge = false, unsupported = false;
-  for (const cfa::Function& f : program.functions)
-    for (const cfa::Edge& e : f.edges) {
-      errorEdge |= e.kind == cfa::EdgeKind::Error;
-      unsupported |= e.kind == cfa::EdgeKind::Unsupported;
-    }
-  if (!errorEdge && !unsupported) {
+  if (!hasCheckEdge(program)) {
     r.verdict = result::Verdict::True;
     r.algorithm = algorithmName(alg);
     r.condition.kind = "none";
@@ -499,6 +514,7 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     if (sp.bound > 0) ko.maxBound = sp.bound;
     if (req.maxUnwindNodes) ko.maxNodes = req.maxUnwindNodes;
     ko.invariants = alg == Algorithm::Kind;
+    ko.stopAtUnsupported = recursionInlined;
     r = algorithms::runKInduction(program, entry.id, ko);
     attachBoundCondition(program, entry, r);
   } else if (alg == Algorithm::Kiki || alg == Algorithm::KikiIbmc || alg == Algorithm::KikiKind ||
@@ -510,6 +526,7 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
               : alg == Algorithm::KikiKind ? algorithms::KikiMode::Kind
               : alg == Algorithm::KikiAi   ? algorithms::KikiMode::Ai
                                            : algorithms::KikiMode::Full;
+    ko.stopAtUnsupported = recursionInlined;
     r = algorithms::runKiki(program, entry.id, ko);
   } else if (alg == Algorithm::Ai) {
     algorithms::KInductionOptions ko;
@@ -581,6 +598,144 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
     else
       r.condition.automaton = std::make_shared<result::AssumptionAutomaton>(
           algorithms::trivialAutomaton(program, entry.name, false));
+  }
+  return r;
+}
+
+// Recursion in the proof engines (issue 21, deliverable 3; docs/STRATEGY.md "Recursion").
+// k-induction's flat program and the predicate CPA cannot follow a recursive call, so
+// these algorithms run on cfa::inlineRecursion(program, D) (core/cfa/recursion.h: every
+// function of a recursive cycle copied per nesting level, each copy with its own
+// variables; a call deeper than D is an Unsupported edge "recursion deeper than D"),
+// with iterative deepening:
+//  * true on the inlined program: no error and no deeper call is reachable, so every
+//    execution of the original stays within depth D, where the copy is exact → true;
+//  * false: a real error path; it was replayed on the original program (cfa::original);
+//  * unknown because a "recursion deeper" edge is reachable (k-induction stops its base
+//    case as soon as it is: BmcOptions::stopAtUnsupported; pred explores everything else
+//    first, so errors within depth D are still found): D := 2·D, up to kMaxRecursionDepth
+//    and the time limit; then unknown with the depth in the condition.
+// Loops inside recursive functions stay loops of each copy; the step case treats the
+// copies as any inlined callee (its loop heads are cut points with their own variables).
+// The condition automaton of the inlined run names the copies, so it is not passed on:
+// an unknown leaves the input condition (or nothing verified), the input condition is
+// not used to restrict the inlined run (it verifies more, never less), and a true gets
+// the trivial automaton of the original.
+constexpr uint32_t kFirstRecursionDepth = 8, kMaxRecursionDepth = 64;
+
+bool inlinesRecursion(Algorithm alg) {
+  switch (alg) {
+    case Algorithm::Kind: case Algorithm::KindNoInv: case Algorithm::Kiki: case Algorithm::KikiKind:
+    case Algorithm::KikiAi: case Algorithm::Pred: case Algorithm::Impact:
+      return true;
+    default:
+      return false;
+  }
+}
+
+result::VerificationResult runSingle(const cfa::Program& program, const cfa::Function& entry, const VerifyRequest& req,
+                                     Algorithm alg, double timeoutS, const StageParams& sp,
+                                     const result::AssumptionAutomaton* cond) {
+  if (!inlinesRecursion(alg) || !cfa::hasRecursion(program, entry.id))
+    return runAlgorithm(program, entry, req, alg, timeoutS, sp, cond, false);
+  bool target = false;
+  for (const cfa::Function& f : program.functions)
+    for (const cfa::Edge& e : f.edges) target |= e.kind == cfa::EdgeKind::Error || e.kind == cfa::EdgeKind::Unsupported;
+  if (!target) return runAlgorithm(program, entry, req, alg, timeoutS, sp, cond, false);  // true at once
+  const auto t0 = std::chrono::steady_clock::now();
+  // non-owning: the inlined programs live only within this call
+  std::shared_ptr<const cfa::Program> orig(&program, [](const cfa::Program*) {});
+  result::VerificationResult r;
+  bool ran = false, depthHit = false;
+  uint32_t depth = kFirstRecursionDepth, lastDepth = 0, copies = 0;
+  std::string why;
+  while (true) {
+    double left = timeoutS > 0 ? timeoutS - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()
+                               : 0;
+    if (timeoutS > 0 && left < 0.05) {
+      why = "timeout";
+      break;
+    }
+    std::optional<cfa::InlinedRecursion> inl = cfa::inlineRecursion(orig, entry.id, depth);
+    if (!inl) {
+      // too large to copy even once: the algorithm on the program as it is (k-induction
+      // falls back to its BMC base case, pred cuts the recursive calls)
+      if (!ran) return runAlgorithm(program, entry, req, alg, timeoutS, sp, cond, false);
+      why = "recursion inlined " + std::to_string(depth) + " deep would be too large";
+      break;
+    }
+    if (req.progress)
+      req.progress("recursion: inlined up to depth " + std::to_string(depth) + " (" +
+                   std::to_string(inl->recursiveFunctions) + " recursive function(s), " +
+                   std::to_string(inl->copies) + " copies)");
+    r = runAlgorithm(*inl->program, inl->program->functions[entry.id], req, alg, timeoutS > 0 ? left : 0, sp,
+                     nullptr, true);
+    ran = true;
+    lastDepth = depth;
+    copies = inl->copies;
+    depthHit = r.verdict == result::Verdict::Unknown &&
+               (cfa::mentionsRecursionBound(r.reason) ||
+                std::any_of(r.condition.excluded.begin(), r.condition.excluded.end(), cfa::mentionsRecursionBound));
+    if (!depthHit || depth >= kMaxRecursionDepth) break;
+    depth *= 2;
+  }
+  if (!ran) {
+    r.verdict = result::Verdict::Unknown;
+    r.algorithm = algorithmName(alg);
+    r.reason = why;
+    r.condition.kind = why == "timeout" ? "timeout" : "unsupported";
+    r.condition.summary = "nothing verified";
+  }
+  // k-induction's base case on the recursive program itself unrolls recursion with the
+  // loops (BMC): when the depth is in the way, the rest of the time goes there, so that
+  // bugs deeper than the depths tried are still found (as before recursion was inlined).
+  const bool kindFamily = alg != Algorithm::Pred && alg != Algorithm::Impact;
+  double left = timeoutS > 0 ? timeoutS - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() : 0;
+  if (ran && depthHit && kindFamily && (timeoutS <= 0 || left > 0.5)) {
+    if (req.progress) req.progress("recursion: deeper than " + std::to_string(lastDepth) + ": base case on the program itself");
+    result::VerificationResult b = runAlgorithm(program, entry, req, alg, timeoutS > 0 ? left : 0, sp, cond, false);
+    b.stats.extra["recursion_depth"] = lastDepth;
+    b.stats.extra["recursion_copies"] = copies;
+    if (b.verdict == result::Verdict::Unknown)
+      b.reason += "; recursion nested more than " + std::to_string(lastDepth) +
+                  " calls deep not verified by the inlined runs (" + r.reason + ")";
+    return b;  // its condition is on the program itself
+  }
+  r.stats.extra["recursion_depth"] = lastDepth;
+  r.stats.extra["recursion_copies"] = copies;
+  r.condition.assumptions.clear();
+  if (r.verdict == result::Verdict::True) {
+    r.condition.summary += " (recursion inlined " + std::to_string(lastDepth) + " deep; no deeper call is reachable)";
+    // invariants are keyed "file:line:col in f#3 (called at ...)": name the function as
+    // the source does (a witness joins the contexts of one location by disjunction)
+    std::map<std::string, std::string> inv;
+    for (auto& [where, formula] : r.invariant) {
+      std::string w = where;
+      size_t in = w.find(" in ");
+      if (in != std::string::npos) {
+        size_t end = w.find(' ', in + 4);
+        size_t hash = w.find('#', in + 4);
+        if (hash != std::string::npos && (end == std::string::npos || hash < end))
+          w.erase(hash, (end == std::string::npos ? w.size() : end) - hash);
+      }
+      std::string& slot = inv[w];
+      slot = slot.empty() ? formula : slot == formula ? slot : "(" + slot + ") || (" + formula + ")";
+    }
+    r.invariant = std::move(inv);
+    r.condition.automaton =
+        std::make_shared<result::AssumptionAutomaton>(algorithms::trivialAutomaton(program, entry.name, true));
+  } else {
+    r.condition.automaton = std::make_shared<result::AssumptionAutomaton>(
+        cond ? *cond : algorithms::trivialAutomaton(program, entry.name, false));
+  }
+  if (r.verdict == result::Verdict::Unknown && ran) {
+    const std::string open = "recursion nested more than " + std::to_string(lastDepth) + " calls deep not verified";
+    if (depthHit) r.condition.kind = "recursion";
+    if (!why.empty()) r.reason += "; " + why;
+    r.reason += "; " + open;
+    r.condition.summary = (r.condition.summary.empty() ? "" : r.condition.summary + "; ") + open;
+    r.condition.bound.reset();
+    r.condition.callDepth.reset();
   }
   return r;
 }
@@ -663,13 +818,19 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     std::string out;
     bool done = false;
     std::optional<result::VerificationResult> r;
+    int goFd = -1;  // a delayed member's start signal, open until it starts
   };
+  // nothing to check: every member answers `true` at once; no process for it
+  if (!hasCheckEdge(program)) return runSingle(program, entry, req, st.parallel[0].algorithm, t, st.parallel[0].params, nullptr);
   std::vector<Member> members;
+  const auto stageStart = std::chrono::steady_clock::now();
   std::fflush(nullptr);  // no buffered output duplicated into the children
   auto stopAll = [&members] {
     for (Member& m : members) {
       if (m.fd >= 0) ::close(m.fd);
       m.fd = -1;
+      if (m.goFd >= 0) ::close(m.goFd);
+      m.goFd = -1;
       if (m.pid > 0) {
         ::kill(m.pid, SIGKILL);
         while (::waitpid(m.pid, nullptr, 0) < 0 && errno == EINTR) {
@@ -679,6 +840,11 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     }
   };
   for (const Stage& ms : st.parallel) {
+    int go[2] = {-1, -1};
+    if (ms.params.afterS > 0 && ::pipe2(go, O_CLOEXEC) != 0) {
+      stopAll();
+      throw std::runtime_error(std::string("parallel stage: pipe: ") + std::strerror(errno));
+    }
     int p[2];
     if (::pipe2(p, O_CLOEXEC) != 0) {
       stopAll();
@@ -688,11 +854,13 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     if (pid < 0) {
       ::close(p[0]);
       ::close(p[1]);
+      if (go[0] >= 0) ::close(go[0]), ::close(go[1]);
       stopAll();
       throw std::runtime_error(std::string("parallel stage: fork: ") + std::strerror(errno));
     }
     if (pid == 0) {
       ::close(p[0]);
+      if (go[1] >= 0) ::close(go[1]);
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the run that started it
       std::string body;
       try {
@@ -701,6 +869,21 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
         std::string name = ms.spec;
         if (req.progress) mr.progress = [&req, name](const std::string& m) { req.progress("[" + name + "] " + m); };
         double mt = ms.params.timeS > 0 ? (t > 0 ? std::min(t, ms.params.timeS) : ms.params.timeS) : t;
+        if (ms.params.afterS > 0) {
+          // a delayed member waits (using no CPU) until the parent says go, with what is
+          // left of the stage's time; it is killed like any loser if another member
+          // answers first, and ends quietly if the parent goes away
+          double left = 0;
+          char* dst = reinterpret_cast<char*>(&left);
+          size_t got = 0;
+          while (got < sizeof left) {
+            ssize_t n = ::read(go[0], dst + got, sizeof left - got);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) ::_exit(0);
+            got += static_cast<size_t>(n);
+          }
+          if (mt > 0) mt = std::max(0.001, std::min(mt, left));
+        }
         result::VerificationResult r =
             runSingle(program, entry, mr, ms.algorithm, mt, ms.params, ms.restrictable() ? cond : nullptr);
         body = result::encodeResult(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -712,10 +895,12 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
       ::_exit(0);
     }
     ::close(p[1]);
+    if (go[0] >= 0) ::close(go[0]);
     Member m;
     m.stage = &ms;
     m.pid = pid;
     m.fd = p[0];
+    m.goFd = go[1];
     members.push_back(std::move(m));
   }
   // the members keep their own deadline; this one only catches a member that ignores it
@@ -757,7 +942,28 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     }
     m.r = std::move(r);
   };
+  // Delayed members (after=S) start when the running members have used S seconds of CPU
+  // between them (CPU, not wall time: the strategy does the same on a loaded machine), or
+  // at once when no running member is left.
+  auto startDelayed = [&] {
+    double used = 0;
+    bool running = false;
+    for (const Member& m : members)
+      if (m.goFd < 0 && !m.done) {
+        used += support::processCpuSecondsOf(m.pid);
+        running = true;
+      }
+    for (Member& m : members) {
+      if (m.goFd < 0 || m.done || (running && used < m.stage->params.afterS)) continue;
+      double left = t > 0 ? std::max(0.001, t - secondsSince(stageStart)) : 0;
+      (void)!::write(m.goFd, &left, sizeof left);
+      ::close(m.goFd);
+      m.goFd = -1;
+    }
+  };
   for (;;) {
+    startDelayed();
+    bool waiting = std::any_of(members.begin(), members.end(), [](const Member& m) { return m.goFd >= 0; });
     std::vector<pollfd> fds;
     std::vector<size_t> idx;
     for (size_t i = 0; i < members.size(); ++i)
@@ -772,6 +978,7 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
       if (left <= 0) break;
       ms = static_cast<int>(std::min<long long>(left, 60000));
     }
+    if (waiting) ms = ms < 0 ? 50 : std::min(ms, 50);
     int n = ::poll(fds.data(), fds.size(), ms);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) break;
@@ -790,14 +997,16 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     }
     if (winner) break;
   }
-  std::vector<std::string> stopped;
+  std::vector<std::string> stopped, notStarted;
   for (Member& m : members)
-    if (!m.done) stopped.push_back(m.stage->spec);
+    if (!m.done) (m.goFd >= 0 ? notStarted : stopped).push_back(m.stage->spec);
   stopAll();
   result::VerificationResult out;
   if (winner) {
     out = std::move(*members[*winner].r);
     for (const std::string& s : stopped) out.stats.extra["parallel_stopped_" + s] = 1;
+    // a delayed member stopped while it still waited: it cost nothing
+    for (const std::string& s : notStarted) out.stats.extra["parallel_not_started_" + s] = 1;
     return out;
   }
   // nobody decided: the member that verified the most speaks for the stage
@@ -1015,7 +1224,7 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   // follows the function, not the translation unit. Conditions, counterexamples and
   // program hashes refer to the slice, which is the same for every run of this entry.
   auto sliceStart = std::chrono::steady_clock::now();
-  std::shared_ptr<const cfa::Program> sliced = cfa::slice(*parsed, fullEntry->id);
+  std::shared_ptr<const cfa::Program> sliced = cfa::slice(*parsed, fullEntry->id, req.dependencies.get());
   // A function other than main starts from its entry model (core/cfa/entry_harness.h).
   bool harnessed = false;
   if (req.entryModel == EntryModel::Harness && req.function != "main")
@@ -1045,6 +1254,10 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     sliced = std::move(only);
   }
   double sliceS = secondsSince(sliceStart);
+  if (req.onlyNothingToCheck && hasCheckEdge(*sliced)) {
+    out.notAnswered = true;
+    return out;
+  }
   const size_t fullFunctions = parsed->functions.size(), fullVars = parsed->vars.size();
   const cfa::Program& program = *sliced;
   const cfa::Function* entry = program.find(req.function);
@@ -1128,6 +1341,7 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   }
   if (req.checkCallers && result::isLatent(out.result)) checkCallers(*parsed, req, out, wall0);
   out.result.closureHash = cfa::closureHashes(program)[req.function];
+  out.result.warnings = parsed->notes;  // contract clauses left out (frontend), file:line each
   out.result.entryName = entry->name;
   out.result.entryFile = entry->range.file.empty() ? req.file : entry->range.file;
   out.result.entryLine = entry->range.line;

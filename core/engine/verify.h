@@ -15,6 +15,10 @@
 #include "core/result/result.h"
 #include "core/smt/solver.h"
 
+namespace argus::cfa {
+class Dependencies;  // core/cfa/closure.h
+}
+
 namespace argus::engine {
 
 // Kind: k-induction with the concurrent interval invariant generator; KindNoInv: without
@@ -52,7 +56,9 @@ class SessionCache;  // core/engine/sessions.h
 // Keys: time=S (every stage), k=N (bmc, ibmc, kind, kind-noinv, kiki; `alg:N` is short
 // for `alg:k=N`), and the monitors of explicit/pred/impact (mem, edgeposts, post,
 // refine, pfsize, overflow, states, repeats, length, perloc, assumes), and cond=ignore
-// (explicit, pred, impact: do not use the input condition). Examples:
+// (explicit, pred, impact: do not use the input condition), and after=S (a parallel
+// member that starts once the members already running have used S seconds of CPU between
+// them, or when none is left running; it gets what is left of the stage's time). Examples:
 // "bmc:k=1,explicit:time=10,pred", "ibmc:k=2:time=2,kind|pred:cond=ignore".
 struct StageParams {
   double timeS = 0;        // 0 = an equal share of what is left (the last stage: all of it)
@@ -70,6 +76,10 @@ struct StageParams {
   // Worth it where the restriction costs more than it saves: a bound automaton
   // multiplies pred's abstract states by its unrolling counters (docs/STRATEGY.md).
   bool ignoreCondition = false;
+  // after=S (a parallel stage's member): the member starts once the running members have
+  // used S s of CPU (or none is left running), so a task another member decides sooner
+  // costs no CPU in this one (docs/STRATEGY.md).
+  double afterS = 0;
 };
 
 struct Stage {
@@ -129,6 +139,17 @@ struct VerifyRequest {
     uint32_t line = 0, column = 0;
   };
   std::optional<ErrorSite> onlyErrorAt;
+  // Answer only when nothing is to be checked: the entry's closure (after its harness and
+  // contracts) holds no Error and no Unsupported edge, so the answer is `true` at once with
+  // no solver. Anything else returns VerifyOutcome::notAnswered without running an
+  // algorithm (`argus project` answers such functions in its own process, issue 29 item 1,
+  // and forks a worker for the rest).
+  bool onlyNothingToCheck = false;
+  // The parsed program's dependency graph (cfa::Dependencies), when the caller verifies
+  // many entries of one program (`argus project`): each entry's slice then costs its own
+  // closure only, not a pass over every global initialiser. Ignored unless built for the
+  // very program verified.
+  std::shared_ptr<const cfa::Dependencies> dependencies;
   std::vector<std::string> extraArgs;  // compiler flags
   // The properties to check (`--property`): SV-COMP names, comma-separated (see
   // parseProperties); "" = unreach-call. Only verify() parses with them; verifyParsed
@@ -186,6 +207,8 @@ constexpr double kCallerCheckS = 5;
 struct VerifyOutcome {
   bool inputError = false;             // the request could not be run (file, parse, entry)
   std::string error;                   // message for inputError
+  // VerifyRequest::onlyNothingToCheck and the closure has something to check: no result
+  bool notAnswered = false;
   result::VerificationResult result;
 };
 

@@ -11,7 +11,9 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -111,6 +113,42 @@ public:
 
 namespace {
 
+// The contracts on prototypes in the headers the main file includes with "..." (found
+// beside the file, then in its -I / -iquote directories; only headers with a `/*@`).
+std::vector<DeclaredContract> headerContracts(const std::string& code, const std::string& fileName,
+                                              const FrontendOptions& opts) {
+  std::vector<DeclaredContract> out;
+  std::vector<std::string> incs = quotedIncludes(code);
+  if (incs.empty()) return out;
+  namespace fs = std::filesystem;
+  std::vector<fs::path> dirs{fs::path(fileName).parent_path()};
+  const std::vector<std::string>& a = opts.extraArgs;
+  for (size_t i = 0; i < a.size(); ++i)
+    for (const char* flag : {"-I", "-iquote"}) {
+      std::string f = flag;
+      if (a[i] == f && i + 1 < a.size()) dirs.push_back(a[i + 1]);
+      else if (a[i].size() > f.size() && a[i].compare(0, f.size(), f) == 0) dirs.push_back(a[i].substr(f.size()));
+    }
+  std::set<std::string> seen;
+  for (const std::string& inc : incs) {
+    for (const fs::path& d : dirs) {
+      fs::path p = (d.empty() ? fs::path(inc) : d / inc).lexically_normal();
+      std::error_code ec;
+      if (!fs::is_regular_file(p, ec)) continue;
+      if (seen.insert(p.string()).second) {
+        std::ifstream in(p, std::ios::binary);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        std::string text = ss.str();
+        if (text.find("/*@") != std::string::npos)
+          for (DeclaredContract& dc : declaredContracts(text, p.string())) out.push_back(std::move(dc));
+      }
+      break;  // the first directory that has it, as the preprocessor does
+    }
+  }
+  return out;
+}
+
 ParseResult parseText(const std::string& code, const std::string& fileName, const FrontendOptions& opts,
                       bool withContracts) {
   ParseResult result;
@@ -134,7 +172,8 @@ ParseResult parseText(const std::string& code, const std::string& fileName, cons
                                             std::make_shared<clang::PCHContainerOperations>());
   invocation.setDiagnosticConsumer(&printer);
   // contracts in comments (core/frontend/contracts.h): the text Clang parses
-  ContractRewrite contracts = withContracts ? rewriteContracts(code, fileName, !opts.linkMode) : ContractRewrite{code};
+  ContractRewrite contracts = withContracts ? rewriteContracts(code, fileName, !opts.linkMode, headerContracts(code, fileName, opts))
+                                            : ContractRewrite{code};
   memory->addFile(fileName, 0, llvm::MemoryBuffer::getMemBufferCopy(contracts.code, fileName));
   std::string_view models = libcModelsSource();
   memory->addFile(kLibcModelsPath, 0,

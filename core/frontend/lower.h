@@ -263,8 +263,15 @@ public:
   void allocObject(cfa::Edge a, uint8_t kind);
   cfa::ExprPtr objId(const cfa::ExprPtr& p);
   cfa::ExprPtr objOff(const cfa::ExprPtr& p);
+  cfa::ExprPtr provId(const cfa::ExprPtr& p);  // the object p belongs to (cfa::memlayout)
   cfa::ExprPtr metaLoad(const cfa::ExprPtr& id, uint32_t field, uint32_t bytes);
   void metaStore(const cfa::ExprPtr& id, uint32_t field, cfa::ExprPtr value);
+  // The number of allocated heap blocks: the register global cfa::memlayout::kLiveHeapVar,
+  // 0 at every entry (both initialisation functions set it), +1 per heap Alloc, -1 per
+  // valid free; valid-memtrack and valid-memcleanup read it at termination. A register,
+  // not a memory cell, so invariant generators see a loop that does not allocate keep it.
+  cfa::VarId liveHeapVar = 0;
+  void declareLiveHeap();
   cfa::ExprPtr liveHeap();
   void setLiveHeap(cfa::ExprPtr v);
   // id(p) names an allocated object whose state is live (0/1, 32 bits).

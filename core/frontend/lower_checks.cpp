@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/cfa/memlayout.h"
 #include "core/frontend/lower.h"
 
 namespace argus::frontend {
@@ -247,6 +248,10 @@ ExprPtr bnot(ExprPtr a) { return Expr::mkUnary(cfa::UnOp::LogNot, std::move(a));
 
 ExprPtr Lowerer::objId(const ExprPtr& p) { return Expr::mkBinary(BinOp::LShr, p, constPtr(prog.objectBits)); }
 
+ExprPtr Lowerer::provId(const ExprPtr& p) {
+  return objId(Expr::mkBinary(BinOp::Add, p, constPtr(cfa::memlayout::belowRoom(prog.objectBits))));
+}
+
 ExprPtr Lowerer::objOff(const ExprPtr& p) {
   return Expr::mkBinary(BinOp::And, p, constPtr((uint64_t(1) << prog.objectBits) - 1));
 }
@@ -266,13 +271,25 @@ void Lowerer::metaStore(const ExprPtr& id, uint32_t field, ExprPtr value) {
   emit(std::move(s));
 }
 
-ExprPtr Lowerer::liveHeap() { return Expr::mkLoad(constPtr(cfa::memlayout::kLiveHeap), ptrWidth / 8); }
+void Lowerer::declareLiveHeap() {
+  if (!memLayout()) return;
+  cfa::Variable v;
+  v.name = v.cName = std::string(cfa::memlayout::kLiveHeapVar);
+  v.width = ptrWidth;
+  v.kind = cfa::VarKind::Global;
+  // one counter for the whole program when units are linked (cfa::link joins external
+  // globals by their C name)
+  if (linkMode()) v.linkage = cfa::Linkage::External;
+  liveHeapVar = prog.addVar(std::move(v));
+}
+
+ExprPtr Lowerer::liveHeap() { return Expr::mkVar(liveHeapVar, ptrWidth); }
 
 void Lowerer::setLiveHeap(ExprPtr v) {
-  Edge s = edge(EdgeKind::Store);
-  s.addr = constPtr(cfa::memlayout::kLiveHeap);
-  s.value = std::move(v);
-  s.bytes = ptrWidth / 8;
+  Edge s = edge(EdgeKind::Assign);
+  s.lhs = liveHeapVar;
+  s.rhs = std::move(v);
+  s.text = "";  // bookkeeping: not a step of the C program (counterexample.cpp skips it)
   emit(std::move(s));
 }
 
@@ -292,7 +309,7 @@ void Lowerer::allocObject(Edge a, uint8_t kind) {
   ExprPtr size = a.size;
   bool zero = a.zeroInit;
   if (size->kind != cfa::ExprKind::Const && size->kind != cfa::ExprKind::Var) size = materialize(size, false);
-  uint64_t limit = uint64_t(1) << prog.objectBits;
+  uint64_t limit = cfa::memlayout::maxObjectSize(prog.objectBits);
   if (size->kind == cfa::ExprKind::Const && size->value > limit) {
     unsupported("object of " + std::to_string(size->value) + " bytes (beyond the memory-safety layout's " +
                     std::to_string(limit) + ")", at);
@@ -304,7 +321,7 @@ void Lowerer::allocObject(Edge a, uint8_t kind) {
   cfa::VarId lhs = *a.lhs;
   a.rhs = size;
   a.bytes = kind;
-  a.size = constPtr(limit);
+  a.size = constPtr(uint64_t(1) << prog.objectBits);  // the whole id
   a.zeroInit = false;
   emit(std::move(a));
   ExprPtr p = Expr::mkVar(lhs, ptrWidth);
@@ -344,8 +361,8 @@ void Lowerer::checkDeref(ExprPtr addr, ExprPtr bytes, const Stmt* at, ExprPtr ba
                         Expr::mkBinary(BinOp::ULe, bytes, Expr::mkBinary(BinOp::Sub, size, off), 32));
   ExprPtr ok = band(liveObject(addr), inside);
   std::vector<ExprPtr> args{addr, bytes};
-  if (base) {  // p[i]: the address must stay in p's object
-    ok = band(ok, Expr::mkBinary(BinOp::Eq, objId(addr), objId(base), 32));
+  if (base) {  // p[i]: the address must stay in p's object (its provenance: p may point below it)
+    ok = band(ok, Expr::mkBinary(BinOp::Eq, objId(addr), provId(base), 32));
     args.push_back(base);
   }
   checkEdge(bnot(ok), "valid-deref", CheckKind::Deref, std::move(args), at);

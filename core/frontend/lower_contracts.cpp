@@ -14,6 +14,7 @@
 // path with hi > 0.
 #include <clang/AST/ASTContext.h>
 
+#include "core/cfa/memlayout.h"
 #include "core/frontend/contracts.h"
 #include "core/frontend/lower.h"
 
@@ -118,7 +119,7 @@ ExprPtr Lowerer::validExpr(const CallExpr* ce) {
   ExprPtr fits = band(Expr::mkBinary(BinOp::ULe, absLo, perElem, 32), Expr::mkBinary(BinOp::ULe, cnt, perElem, 32));
   ExprPtr start = Expr::mkBinary(BinOp::Add, p, Expr::convert(Expr::mkBinary(BinOp::Mul, lo, sz), ptrWidth, true));
   ExprPtr bytes = Expr::convert(Expr::mkBinary(BinOp::Mul, cnt, sz), ptrWidth, false);
-  ExprPtr inside = band(valid(start, bytes), Expr::mkBinary(BinOp::Eq, objId(start), objId(p), 32));
+  ExprPtr inside = band(valid(start, bytes), Expr::mkBinary(BinOp::Eq, objId(start), provId(p), 32));
   return Expr::mkBinary(BinOp::LOr, empty, band(fits, inside), 32);
 }
 
@@ -132,7 +133,7 @@ void Lowerer::contractEntryObject(const CallExpr* vr) {
     return;
   VarRef& ref = varFor(pd);
   if (ref.inMemory) return;
-  const uint64_t limit = uint64_t(1) << prog.objectBits;
+  const uint64_t limit = cfa::memlayout::maxObjectSize(prog.objectBits);
   const std::string name = pd->getNameAsString();
   cfa::LocId fork = cur, join = newLoc();
   Edge skip = edge(EdgeKind::Assume);
@@ -160,7 +161,7 @@ void Lowerer::contractEntryObject(const CallExpr* vr) {
   Edge a = edge(EdgeKind::Alloc);
   a.lhs = t;
   a.rhs = size;
-  a.size = constPtr(limit);
+  a.size = constPtr(uint64_t(1) << prog.objectBits);  // the whole id
   a.bytes = cfa::memlayout::kHeap;
   a.text = "entry model (contract): " + name + " = fresh object of its \\valid range";
   emit(std::move(a));
@@ -215,6 +216,7 @@ ExprPtr Lowerer::contractCall(const CallExpr* ce, const std::string& name, bool&
         for (const Stmt* k : s->children()) todo.push_back(k);
     }
     cfa::SourceRange where = rangeOf(ce);
+    if (!c.file.empty()) where.file = file = c.file;  // a prototype's contract in a header
     where.line = where.endLine = c.line;
     where.column = where.endColumn = 1;
     contractCheck(ce, "precondition of " + fn->name + " (" + file + ":" + std::to_string(c.line) +

@@ -690,7 +690,9 @@ ExprPtr Lowerer::ptrOffset(ExprPtr base, ExprPtr idx, QualType idxType, uint64_t
     if (base->kind != cfa::ExprKind::Const && base->kind != cfa::ExprKind::Var) base = materialize(base, false);
     if (i->kind != cfa::ExprKind::Var) i = materialize(i, false);
     r = Expr::mkBinary(negate ? BinOp::Sub : BinOp::Add, base, i);
-    unsupportedIf(Expr::mkBinary(BinOp::Ne, objId(r), objId(base), 32),
+    // (a pointer may leave its object as long as it is not dereferenced: only a result
+    // of another provenance, cfa::memlayout, would be read as a pointer into another object)
+    unsupportedIf(Expr::mkBinary(BinOp::Ne, provId(r), provId(base), 32),
                   "pointer arithmetic leaving the object's range (memory-safety layout)", curStmt);
   }
   return r;

@@ -146,6 +146,7 @@ void Lowerer::run() {
   for (const FunctionDecl* fd : defs) declareSignature(fd);
   declareLinkStubs(tu);
   declareAtexit(tu);
+  declareLiveHeap();
   for (const FunctionDecl* fd : defs) lowerFunctionIsolated(fd);
   lowerAtexitRunner();
   buildInit(false);

@@ -34,6 +34,9 @@ VerificationResult decodeResult(const json& j) {
   r.reason = j.value("reason", "");
   r.closureHash = j.value("closure_hash", "");
   r.property = j.value("property", "");
+  if (j.contains("warnings") && j["warnings"].is_array())
+    for (const json& w : j["warnings"])
+      if (w.is_string()) r.warnings.push_back(w.get<std::string>());
   if (j.contains("function") && j["function"].is_object()) {
     const json& f = j["function"];
     r.entryName = f.value("name", "");

@@ -7,8 +7,11 @@
 // Recording: a run keeps every step up to kRecordHead, then only the steps that are not
 // Blank, Assume or Assign (havocs, calls, returns, stores, allocations: what a
 // counterexample's inputs, objects and calls need), and again every step among the last
-// kRecordTail. ReplayResult::stepCount minus the recorded steps is what was left out, all
-// of it after the first kRecordHead steps; the counterexample's trace says so there.
+// kRecordTail. The ordinary iterations of an accelerated loop that the interpreter runs
+// on its fast path (after the first kRecordHead steps) are recorded only for the last
+// ones, about kRecordTail steps. ReplayResult::stepCount minus the recorded steps is what
+// was left out, all of it after the first kRecordHead steps; ReplayResult::omittedAt is
+// where the first of it was, and the counterexample's trace says so there.
 #pragma once
 
 #include <cstddef>

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "core/cfa/accelerate.h"
+#include "core/cfa/memlayout.h"
 #include "core/result/long_runs.h"
 
 namespace argus::result {
@@ -417,7 +418,7 @@ class Interpreter {
       }
       case CheckKind::Deref: {
         if (v.size() < 2 || !p_.objectBits) return false;
-        if (v.size() == 3 && ((v[0] & amask_) >> p_.objectBits) != ((v[2] & amask_) >> p_.objectBits)) return true;
+        if (v.size() == 3 && ((v[0] & amask_) >> p_.objectBits) != provId(v[2])) return true;
         const Object* o = objectOf(v[0] & amask_);
         unsigned __int128 off = (v[0] & amask_) & ((uint64_t(1) << p_.objectBits) - 1);
         return !o || o->state != cfa::memlayout::kLive || off + (v[1] & amask_) > o->size;
@@ -437,6 +438,13 @@ class Interpreter {
     }
     return false;
   }
+
+  // The object a pointer belongs to (cfa::memlayout: it may point up to belowRoom bytes
+  // before the object's start), as an id and as that object's start address.
+  uint64_t provId(uint64_t ptr) const {
+    return ((ptr + cfa::memlayout::belowRoom(p_.objectBits)) & amask_) >> p_.objectBits;
+  }
+  uint64_t provIdAddr(uint64_t ptr) const { return (provId(ptr) << p_.objectBits) & amask_; }
 
   // The memory-safety layout's objects (Program::objectBits), kept from the Alloc and
   // Free edges alone, independently of the metadata the program writes to memory.
@@ -461,8 +469,8 @@ class Interpreter {
         if (v[0] == 0) return "null pointer dereference";
         const Object* o = objectOf(v[0]);
         std::string acc = "access of " + std::to_string(v[1]) + " bytes at offset " + std::to_string(v[0] & mask);
-        if (v.size() == 3 && (v[0] >> p_.objectBits) != (v[2] >> p_.objectBits)) {
-          const Object* b = objectOf(v[2]);
+        if (v.size() == 3 && (v[0] >> p_.objectBits) != provId(v[2])) {
+          const Object* b = objectOf(provIdAddr(v[2]));
           return "access outside the object indexed from" + (b ? " (" + objText(*b) + ")" : std::string());
         }
         if (!o) return acc + " of no object";
@@ -661,7 +669,9 @@ class Interpreter {
   // (`n == 0`) leads to the body, whose Blank and Assign edges lead back to the loop head
   // L, where the first enabled out-edge is the guard edge back to C as long as the guard
   // holds. The same edges and expressions as step by step (evalRec, the widths' masks),
-  // every step counted; only the recording differs: the last iteration's steps are kept.
+  // every step counted; only the recording differs: the steps of the last iterations
+  // (about kRecordTail steps of them) are kept, and the index where the left-out ones
+  // were taken is ReplayResult::omittedAt.
   // Returns false, having done nothing, if the loop does not have that shape. Leaves the
   // frame at L (the guard edge no longer taken) or at C (the step limit is near).
   bool fastIterations(Frame& fr, const cfa::Edge& havoc) {
@@ -731,20 +741,58 @@ class Interpreter {
     auto ev = [&](const cfa::ExprPtr& x) { return evalRec(*x, var, mem, amask_); };
     Value* nslot = slotOf(nv);
     std::vector<Value*> lhs;
-    std::vector<Value> masks, lastValues(body.size(), 0);
+    std::vector<Value> masks;
     for (const cfa::Edge* e : body) {
       lhs.push_back(e->kind == EdgeKind::Assign ? slotOf(*e->lhs) : nullptr);
       masks.push_back(e->kind == EdgeKind::Assign ? maskVar(*e->lhs) : 0);
     }
     const size_t perIteration = 3 + body.size();  // havoc, n == 0, body, the guard edge
+    // the values the body assigned in the last `kept` iterations (a ring, iteration i in
+    // row i % kept), recorded when the run leaves the fast path
+    const size_t kept = record_ ? std::max<size_t>(1, kRecordTail / perIteration) : 0;
+    std::vector<Value> ring(kept * body.size(), 0);
     size_t iterations = 0;
+    const cfa::Edge* guard = nullptr;  // the edge L -> C (taken before every iteration but the first)
+    auto recordKept = [&] {
+      if (!record_ || iterations == 0) return;
+      size_t shown = std::min(iterations, kept);
+      if (iterations > shown) res_.omittedAt = std::min(res_.omittedAt, res_.steps.size());
+      auto push = [&](const cfa::Edge& e, std::optional<std::pair<VarId, Value>> a) {
+        ReplayStep st;
+        st.func = fr.func;
+        st.edge = static_cast<uint32_t>(&e - f.edges.data());
+        st.depth = static_cast<uint32_t>(stack_.size() - 1);
+        if (a) st.assigned.push_back(*a);
+        res_.steps.push_back(std::move(st));
+      };
+      for (size_t it = iterations - shown; it < iterations; ++it) {
+        // the guard edge before this iteration: the first one was recorded step by step
+        if (it > 0 && guard) push(*guard, std::nullopt);
+        push(havoc, std::make_pair(nv, Value{0}));
+        push(*zero, std::nullopt);
+        const Value* row = &ring[(it % kept) * body.size()];
+        for (size_t i = 0; i < body.size(); ++i)
+          push(*body[i], lhs[i] ? std::optional(std::make_pair(*body[i]->lhs, row[i])) : std::nullopt);
+      }
+      if (res_.steps.size() >= compactAt_) compactSteps();
+    };
     fr.loc = C;
     for (;;) {
-      if (res_.stepCount + perIteration >= maxSteps_) return true;  // step by step from C
+      if (res_.stepCount + perIteration >= maxSteps_) {  // step by step from C
+        recordKept();
+        return true;
+      }
       *nslot = 0;
-      if ((ev(zero->cond) != 0) != zero->positive) return true;  // cannot happen: step by step
+      if ((ev(zero->cond) != 0) != zero->positive) {  // cannot happen: step by step
+        recordKept();
+        return true;
+      }
+      Value* row = kept ? &ring[(iterations % kept) * body.size()] : nullptr;
       for (size_t i = 0; i < body.size(); ++i)
-        if (lhs[i]) lastValues[i] = *lhs[i] = ev(body[i]->rhs) & masks[i];
+        if (lhs[i]) {
+          Value v = *lhs[i] = ev(body[i]->rhs) & masks[i];
+          if (row) row[i] = v;
+        }
       res_.stepCount += 2 + body.size();
       ++iterations;
       fr.loc = L;
@@ -757,24 +805,11 @@ class Interpreter {
         }
       }
       if (!next || next->to != C) break;  // the loop is left (or blocked) at L: step by step
+      guard = next;
       ++res_.stepCount;
       fr.loc = C;
     }
-    if (record_) {  // the last iteration
-      auto push = [&](const cfa::Edge& e, std::optional<std::pair<VarId, Value>> a) {
-        ReplayStep st;
-        st.func = fr.func;
-        st.edge = static_cast<uint32_t>(&e - f.edges.data());
-        st.depth = static_cast<uint32_t>(stack_.size() - 1);
-        if (a) st.assigned.push_back(*a);
-        res_.steps.push_back(std::move(st));
-      };
-      push(havoc, std::make_pair(nv, Value{0}));
-      push(*zero, std::nullopt);
-      for (size_t i = 0; i < body.size(); ++i)
-        push(*body[i], lhs[i] ? std::optional(std::make_pair(*body[i]->lhs, lastValues[i])) : std::nullopt);
-      if (res_.steps.size() >= compactAt_) compactSteps();
-    }
+    recordKept();
     return true;
   }
 
@@ -786,7 +821,10 @@ class Interpreter {
     size_t out = kRecordHead;
     for (size_t i = kRecordHead; i < st.size(); ++i) {
       EdgeKind k = p_.functions[st[i].func].edges[st[i].edge].kind;
-      if (i < keepTail && (k == EdgeKind::Blank || k == EdgeKind::Assume || k == EdgeKind::Assign)) continue;
+      if (i < keepTail && (k == EdgeKind::Blank || k == EdgeKind::Assume || k == EdgeKind::Assign)) {
+        res_.omittedAt = std::min(res_.omittedAt, out);  // steps before index `out` stay where they are
+        continue;
+      }
       if (out != i) st[out] = std::move(st[i]);
       ++out;
     }

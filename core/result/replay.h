@@ -118,6 +118,10 @@ struct ReplayResult {
   std::string message;            // what stopped the execution, with file:line if known
   std::string violation;          // a memory-safety violation reached: what and which object
   size_t stepCount = 0;           // edges taken (also when steps are not recorded)
+  // A long run (core/result/long_runs.h): the index in `steps` before which the first
+  // steps left out of the recording were taken (steps[omittedAt - 1] is the last one
+  // recorded before them); SIZE_MAX when every step was recorded.
+  size_t omittedAt = SIZE_MAX;
   size_t nondetsUsed = 0;         // values consumed from ReplayInput::nondets
   size_t ambiguousChoices = 0;    // locations where more than one out-edge was enabled
   // Memory bytes read that were never written nor zeroed (their value came from

@@ -61,6 +61,7 @@ nlohmann::json toJson(const VerificationResult& r) {
     j["function"] = {{"name", r.entryName}, {"file", r.entryFile}, {"line", r.entryLine}, {"column", r.entryColumn}};
   j["solver"] = r.solver;
   if (!r.reason.empty()) j["reason"] = r.reason;
+  if (!r.warnings.empty()) j["warnings"] = r.warnings;
   if (r.counterexample) {
     nlohmann::json steps = nlohmann::json::array();
     for (const TraceStep& s : r.counterexample->steps) {
@@ -158,6 +159,8 @@ nlohmann::json toJson(const VerificationResult& r) {
 
 std::string toText(const VerificationResult& r) {
   std::ostringstream o;
+  for (const std::string& w : r.warnings)
+    o << (w.find("warning:") == std::string::npos ? "warning: " : "") << w << "\n";
   o << "algorithm: " << r.algorithm << " (" << r.solver << ")\n";
   if (r.counterexample) {
     const Counterexample& cex = *r.counterexample;

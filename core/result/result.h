@@ -164,6 +164,10 @@ struct VerificationResult {
   // The properties checked, as given (`--property no-overflow,div-by-zero`); "" for
   // reachability (unreach-call).
   std::string property;
+  // What the frontend left out of the program it was given, each naming its file:line
+  // (cfa::Program::notes: contract clauses outside the supported subset, contracts Clang
+  // rejected), "f.c:3: warning: ...". JSON "warnings", text "warning:" lines.
+  std::vector<std::string> warnings;
 };
 
 // A latent finding: an unknown verdict that carries its (latent) counterexample.

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #include <sys/resource.h>
@@ -87,6 +88,25 @@ inline double processTreeCpuSeconds() {
   getrusage(RUSAGE_CHILDREN, &ru);
   return processCpuSeconds() + ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
          ru.ru_stime.tv_usec / 1e6;
+}
+
+// CPU time (user + system) of another process of ours, e.g. a parallel stage's member,
+// from /proc/PID/stat (utime, stime: fields 14 and 15); 0 if it cannot be read.
+inline double processCpuSecondsOf(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  FILE* f = std::fopen(path, "r");
+  if (!f) return 0;
+  char buf[1024];
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  const char* p = std::strrchr(buf, ')');  // the command name may hold spaces
+  if (!p) return 0;
+  unsigned long long utime = 0, stime = 0;
+  // after ")": state (field 3) … utime (14), stime (15)
+  if (std::sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2) return 0;
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 }  // namespace argus::support

@@ -11,6 +11,10 @@
 //   --entry-model harness|arbitrary   how non-main functions start (README "Entry models")
 //   --format text|json  text: a line per function and tables; json: see printJson
 //   --limit N           only the first N functions (by file and line); for trying huge projects
+//   --skip N            leave out the first N functions (before --limit: `--skip 60 --limit 60`
+//                       is the second 60)
+//   --functions REGEX   only the functions whose C name REGEX matches (ECMAScript, anywhere in
+//                       the name; applied before --skip and --limit)
 //   --store PATH | --no-store   the result store (default: argusd's, see
 //                       server/service/store.h defaultStorePath)
 //
@@ -18,6 +22,13 @@
 // child process forked from this single-threaded process (the engine's state is not
 // shared between runs, and a crash or a solver that ignores its deadline costs only that
 // function: it is killed 5 s after its timeout and reported unknown).
+//
+// Nothing to check (issue 29 item 1): a function whose closure holds no error location
+// and no unsupported construct (cfa::closuresWithoutChecks, one pass over the linked
+// program) is answered in this process, before any worker starts: the engine slices it,
+// confirms on the slice that nothing is to be checked (VerifyRequest::onlyNothingToCheck)
+// and answers `true` without a solver, in milliseconds instead of a fork. The JSON says
+// which functions were answered so (`"worker": false`).
 #include "server/argus/project.h"
 
 #include <poll.h>
@@ -35,10 +46,12 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 
 #include "core/cfa/cfa_hash.h"
+#include "core/cfa/closure.h"
 #include "core/cfa/link.h"
 #include "core/engine/verify.h"
 #include "core/frontend/compile_flags.h"
@@ -71,6 +84,7 @@ struct Job {
   std::string reason;     // unknown: category; error: message
   std::string detail;     // condition summary / reason / counterexample length
   double timeS = 0;
+  bool inProcess = false; // answered in this process (nothing to check), no worker
   std::optional<result::VerificationResult> result;
 };
 
@@ -169,7 +183,9 @@ struct Running {
 int runProject(const std::vector<std::string>& args) {
   std::string target = ".", format = "text", storePath = server::defaultStorePath();
   unsigned jobs = 1;
-  size_t limit = 0;
+  size_t limit = 0, skip = 0;
+  std::optional<std::regex> only;
+  std::string onlyText;
   double perFunction = 10;
   engine::Algorithm algorithm = engine::Algorithm::Auto;
   smt::SolverKind solver = smt::SolverKind::Z3;
@@ -180,7 +196,7 @@ int runProject(const std::vector<std::string>& args) {
               << "\nusage: argus project [DIR | compile_commands.json] [--jobs N] [--timeout-per-function S]\n"
                  "                     [--format text|json] [--algorithm A] [--solver z3|cvc5]\n"
                  "                     [--data-model ILP32|LP64] [--entry-model harness|arbitrary]\n"
-                 "                     [--limit N] [--store PATH | --no-store]\n";
+                 "                     [--functions REGEX] [--skip N] [--limit N] [--store PATH | --no-store]\n";
     return 2;
   };
   try {
@@ -202,6 +218,15 @@ int runProject(const std::vector<std::string>& args) {
       else if (a == "--entry-model") entryModel = engine::parseEntryModel(value());
       else if (a == "--store") storePath = value();
       else if (a == "--limit") limit = static_cast<size_t>(std::stoul(value()));
+      else if (a == "--skip") skip = static_cast<size_t>(std::stoul(value()));
+      else if (a == "--functions") {
+        onlyText = value();
+        try {
+          only.emplace(onlyText, std::regex::ECMAScript);
+        } catch (const std::regex_error& e) {
+          throw std::invalid_argument("--functions: bad regular expression '" + onlyText + "': " + e.what());
+        }
+      }
       else if (a == "--no-store") storePath.clear();
       else if (!a.empty() && a[0] == '-') throw std::invalid_argument("unknown option " + a);
       else if (haveTarget) throw std::invalid_argument("more than one project given");
@@ -300,15 +325,21 @@ int runProject(const std::vector<std::string>& args) {
 
   // ---- the entries: functions with a body in the project's files
   std::map<std::string, std::string> closure = cfa::closureHashes(prog);
+  const std::vector<bool> checkFree = cfa::closuresWithoutChecks(prog);
+  // built once for every entry's slice (in this process and in the forked workers)
+  auto dependencies = std::make_shared<const cfa::Dependencies>(prog);
   server::SqliteStore store(storePath);
   if (!storePath.empty() && !store.ok()) std::cerr << "argus project: result store: " << store.error() << "\n";
   std::string engine = engineId();
   std::vector<Job> work;
+  size_t inProject = 0;  // before --functions
   for (const cfa::Function& f : prog.functions) {
     if (cfa::isSyntheticFunction(f) || f.linkStub || f.id == prog.initFunc || f.id == prog.initNondetFunc) continue;
     const auto& [unitFile, cname] = linked.origin.count(f.name) ? linked.origin.at(f.name) : std::make_pair(prog.mainFile, f.name);
     if (cname.rfind("__VERIFIER_", 0) == 0 || cname == "reach_error" || cname.rfind("__argus_", 0) == 0) continue;
     if (!underRoot(f.range.file, root)) continue;  // system and other outside headers
+    ++inProject;
+    if (only && !std::regex_search(cname, *only)) continue;
     Job j;
     j.name = f.name;
     j.display = cname;
@@ -335,7 +366,49 @@ int runProject(const std::vector<std::string>& args) {
     return std::tie(a.file, a.line, a.name) < std::tie(b.file, b.line, b.name);
   });
   size_t entriesTotal = work.size();
+  if (skip > 0) work.erase(work.begin(), work.begin() + static_cast<std::ptrdiff_t>(std::min(skip, work.size())));
   if (limit > 0 && work.size() > limit) work.resize(limit);
+  auto request = [&](const Job& j) {
+    engine::VerifyRequest req;
+    req.file = j.file;
+    req.algorithm = algorithm;
+    req.solver = solver;
+    req.dataModel = dataModel;
+    req.entryModel = entryModel;
+    req.timeoutS = perFunction;
+    req.function = j.name;
+    req.dependencies = dependencies;
+    return req;
+  };
+
+  // ---- nothing to check: answered here, no worker (issue 29 item 1)
+  size_t atOnce = 0;
+  double slowestAtOnce = 0;
+  std::string slowestAtOnceName;
+  for (Job& j : work) {
+    if (j.done || gInterrupted) continue;
+    const cfa::Function* f = prog.find(j.name);
+    if (!f || f->id >= checkFree.size() || !checkFree[f->id]) continue;
+    engine::VerifyRequest req = request(j);
+    req.onlyNothingToCheck = true;
+    auto s0 = Clock::now();
+    engine::VerifyOutcome o = engine::verifyParsed(prog, req);
+    double s = std::chrono::duration<double>(Clock::now() - s0).count();
+    if (o.notAnswered || o.inputError) continue;  // the engine sees a check after all: a worker runs it
+    j.timeS = s;
+    classify(j, o.result);
+    j.done = j.inProcess = true;
+    store.put(j.key, result::encodeResult(o.result).dump(-1, ' ', false, json::error_handler_t::replace));
+    ++atOnce;
+    if (s >= slowestAtOnce) {
+      slowestAtOnce = s;
+      slowestAtOnceName = j.display;
+    }
+  }
+
+  if (atOnce && !tty)
+    std::cerr << "argus: project: " << atOnce << " functions answered at once (nothing to check), the slowest in "
+              << std::fixed << std::setprecision(3) << slowestAtOnce << " s" << std::defaultfloat << std::endl;
 
   // ---- run the rest in forked workers
   std::vector<size_t> todo;
@@ -386,15 +459,7 @@ int runProject(const std::vector<std::string>& args) {
         ::setpgid(0, 0);
         ::signal(SIGINT, SIG_DFL);
         ::signal(SIGTERM, SIG_DFL);
-        engine::VerifyRequest req;
-        const Job& j = work[ji];
-        req.file = j.file;
-        req.algorithm = algorithm;
-        req.solver = solver;
-        req.dataModel = dataModel;
-        req.entryModel = entryModel;
-        req.timeoutS = perFunction;
-        req.function = j.name;
+        engine::VerifyRequest req = request(work[ji]);
         json reply;
         try {
           engine::VerifyOutcome o = engine::verifyParsed(prog, req);
@@ -519,12 +584,17 @@ int runProject(const std::vector<std::string>& args) {
     out["algorithm"] = engine::algorithmName(algorithm);
     out["timeout_per_function_s"] = perFunction;
     out["units"] = units.size();
-    out["functions_in_project"] = entriesTotal;
+    out["functions_in_project"] = inProject;
+    out["functions_selected"] = entriesTotal;  // after --functions, before --skip/--limit
     out["functions"] = json::array();
     for (const Job& j : work) {
       json o{{"file", relTo(j.file, root)}, {"function", j.display}, {"name", j.name}, {"line", j.line},
              {"verdict", j.verdict}, {"reason", j.reason}, {"detail", j.detail}, {"time_s", j.timeS},
-             {"from_store", j.cached}};
+             {"from_store", j.cached}, {"worker", !j.cached && !j.inProcess}};
+      if (j.result && !j.cached) {
+        o["engine_time_s"] = j.result->stats.wallTimeS;
+        o["engine_cpu_s"] = j.result->stats.cpuTimeS;  // wall is inflated on a loaded machine
+      }
       if (j.result && j.result->counterexample) {
         const result::Counterexample& cex = *j.result->counterexample;
         o["counterexample_steps"] = cex.steps.size();
@@ -549,7 +619,11 @@ int runProject(const std::vector<std::string>& args) {
     t["from_store"] = fromStore;
     t["verified_now"] = work.size() - fromStore;
     t["not_run"] = notRun;
+    t["answered_at_once"] = atOnce;  // nothing to check: no worker
     out["totals"] = t;
+    out["answered_at_once"] = {{"count", atOnce}, {"slowest_s", slowestAtOnce}, {"slowest", slowestAtOnceName}};
+    if (skip > 0) out["skip"] = skip;
+    if (only) out["functions_regex"] = onlyText;
     out["parse_errors"] = parseErrors;
     out["link_warnings"] = linked.warnings;
     out["time_s"] = {{"parse_and_link", parseS}, {"total", wall}};
@@ -581,12 +655,15 @@ int runProject(const std::vector<std::string>& args) {
     std::cout << "\n";
   }
   std::cout << work.size() << " functions";
-  if (entriesTotal != work.size()) std::cout << " (of " << entriesTotal << ", --limit)";
+  if (entriesTotal != work.size()) std::cout << " (of " << entriesTotal << ", --skip/--limit)";
   std::cout << " in " << units.size() << " translation units; " << fromStore
             << " served from the store, " << work.size() - fromStore << " verified now; " << std::fixed
             << std::setprecision(1) << wall << " s" << std::defaultfloat;
   if (notRun) std::cout << "; interrupted, " << notRun << " not run";
   std::cout << "\n";
+  if (atOnce)
+    std::cout << atOnce << " answered at once (nothing to check), the slowest " << slowestAtOnceName << " in " << std::fixed
+              << std::setprecision(3) << slowestAtOnce << " s" << std::defaultfloat << "\n";
   return code;
 }
 

@@ -235,9 +235,9 @@ std::string chainOfJson(const json& c) {
 
 // The properties a session checks until its settings say otherwise (argus.properties):
 // reachability, as `argus verify`. Not all of them (the wish) yet: argument-only
-// findings are latent now, but under valid-memsafety k-induction no longer proves simple
-// counting loops (the live-heap count is in memory, which its step case leaves
-// arbitrary); README "Properties in the editor" has the measurement.
+// findings are latent now, and k-induction proves simple counting loops under
+// valid-memsafety too (the live-heap count is a register, core/cfa/memlayout.h); the
+// switch, with the end-to-end tests and timings, is README "Properties in the editor".
 constexpr const char* kEditorProperties = "unreach-call";
 
 // A "properties" setting or parameter: a list of names (["valid-memsafety", "no-overflow"])

@@ -64,8 +64,37 @@ assert t["functions"] == 14 and t["verified"] == 12 and t["counterexample"] == 2
 assert t["from_store"] == 0 and t["verified_now"] == 14, t
 assert r["files"]["util.c"]["verified"] == 5 and r["files"]["main.c"]["counterexample"] == 2, r["files"]
 assert r["units"] == 3 and r["exit_code"] == 1
+# issue 29 item 1: the functions with no check in their closure are answered in the parent
+# process (no worker), the others by a worker
+at_once = sorted((f["file"], f["function"]) for f in r["functions"] if not f["worker"])
+assert at_once == [("leaf.c", "leaf"), ("main.c", "helper"), ("util.c", "clamp"), ("util.c", "get_counter"),
+                   ("util.c", "helper"), ("util.c", "make_divisor"), ("util.c", "util_helper")], at_once
+assert t["answered_at_once"] == 7 and r["answered_at_once"]["count"] == 7, r["answered_at_once"]
+for f in r["functions"]:
+    assert "engine_time_s" in f, f
+    if not f["worker"]:
+        assert f["verdict"] == "verified" and f["time_s"] < 5, f
 print("run 1 ok")
 EOF
+
+# --functions REGEX (on the C name) before --skip N before --limit N
+"$argus" project "$p" --format json --no-store --timeout-per-function 30 --functions '^(leaf|clamp|divide)$' > "$tmp/sel.json" 2>/dev/null || true
+"$argus" project "$p" --format json --no-store --timeout-per-function 30 --functions '^(leaf|clamp|divide)$' --skip 1 --limit 1 > "$tmp/skip.json" 2>/dev/null || true
+python3 - "$tmp/sel.json" "$tmp/skip.json" <<'EOF'
+import json, sys
+sel, skip = (json.load(open(a)) for a in sys.argv[1:3])
+assert [(f["file"], f["function"]) for f in sel["functions"]] == [("leaf.c", "leaf"), ("main.c", "divide"), ("util.c", "clamp")], sel["functions"]
+assert sel["functions_in_project"] == 14 and sel["functions_selected"] == 3, sel
+assert [f["function"] for f in skip["functions"]] == ["divide"], skip["functions"]
+assert skip["functions"][0]["verdict"] == "latent" and skip["functions"][0]["worker"], skip["functions"]
+assert skip["skip"] == 1 and skip["functions_regex"] == "^(leaf|clamp|divide)$", skip
+print("selection ok")
+EOF
+set +e
+"$argus" project "$p" --no-store --functions '(' > "$tmp/badre.txt" 2>&1
+code=$?
+set -e
+[ "$code" = 2 ] || { echo "FAIL: a bad --functions regex: exit $code"; cat "$tmp/badre.txt"; exit 1; }
 
 # Without linking, the same function is not proved: clamp's result is unknown there.
 "$argus" verify "$p/main.c" --function use_clamp -- -I"$p/include" > "$tmp/alone.txt" 2>&1 || true

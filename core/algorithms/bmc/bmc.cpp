@@ -8,6 +8,7 @@
 #include "core/algorithms/bmc/unwinding.h"
 #include "core/algorithms/bmc/unwinding_estimate.h"
 #include "core/algorithms/common/counterexample.h"
+#include "core/cfa/recursion.h"
 #include "core/result/long_runs.h"
 #include "core/result/replay.h"
 #include "core/support/deadline.h"
@@ -148,8 +149,16 @@ private:
     // An unsupported construct within the bound rules out a proof (the step case
     // treats those constructs as errors; the base case must exclude them as well),
     // and so does a depth cut (the base case did not cover the calls below it).
-    if (opts_.inductiveStep && !depthCut && checkAny(unw_->unsupported()) == CheckResult::Unsat &&
-        opts_.inductiveStep(k)) {
+    CheckResult unsupportedReach = CheckResult::Unknown;
+    if (opts_.stopAtUnsupported || (opts_.inductiveStep && !depthCut))
+      unsupportedReach = checkAny(unw_->unsupported());
+    if (opts_.stopAtUnsupported && unsupportedReach == CheckResult::Sat) {
+      const cfa::Edge* e = firstReachable(unw_->unsupported());
+      std::string what = e ? e->text + " at " + edgeWhere(e) : "an unsupported construct";
+      r.condition.excluded.push_back(what);
+      return unknown(std::move(r), "unsupported: " + what, verifiedBound, anyBound, "unsupported");
+    }
+    if (opts_.inductiveStep && !depthCut && unsupportedReach == CheckResult::Unsat && opts_.inductiveStep(k)) {
       r.verdict = Verdict::True;
       r.condition.kind = "none";
       r.condition.summary = "verified by k-induction with k = " + std::to_string(k);
@@ -226,7 +235,7 @@ private:
       Term v = solver.modelValue(tm.select(mem0, tm.bvVal(addr, pw)));
       return static_cast<uint8_t>(v->value);
     };
-    result::ReplayResult run = result::replay(prog_, entry_, in, result::replayStepLimit(prog_));
+    result::ReplayResult run = result::replay(cfa::original(prog_), entry_, in, result::replayStepLimit(prog_));
     if (run.outcome != result::ReplayOutcome::ReachedError) {
       // Never report a path we could not execute.
       return unknown(std::move(r),
@@ -235,7 +244,7 @@ private:
                      0, false, "replay-failed");
     }
     r.verdict = Verdict::False;
-    r.counterexample = counterexampleFromReplay(prog_, entry_, run);
+    r.counterexample = counterexampleFromReplay(cfa::original(prog_), entry_, run);
     r.condition.kind = "none";
     r.condition.summary = "error reachable";
     return finish(std::move(r));

@@ -45,6 +45,11 @@ struct BmcOptions {
   // and longer paths exist; returns true when the inductive step for k holds, which
   // proves the program safe. Needs `incremental`.
   std::function<bool(uint32_t k)> inductiveStep;
+  // Stop with unknown ("unsupported: ...") as soon as an Unsupported edge is reachable
+  // within the bound (and no error is): k-induction on a program whose recursion is
+  // inlined up to a depth (core/cfa/recursion.h) can prove nothing once the depth edge is
+  // reachable, and the engine then tries a larger depth instead.
+  bool stopAtUnsupported = false;
 };
 
 // Incremental BMC as the base case of an algorithm built on it (k-induction, kIkI),
@@ -59,6 +64,7 @@ BmcOptions incrementalBmcOptions(const Options& o) {
   bo.maxNodes = o.maxNodes;
   bo.progress = o.progress;
   bo.corruptReplayForTest = o.corruptReplayForTest;
+  bo.stopAtUnsupported = o.stopAtUnsupported;
   return bo;
 }
 

@@ -2,6 +2,7 @@
 #include "core/algorithms/bmc/unwinding.h"
 
 #include "core/cfa/accelerate.h"
+#include "core/cfa/dead_ends.h"
 #include "core/cfa/loops.h"
 
 #include <algorithm>
@@ -214,6 +215,7 @@ Unwinding::Unwinding(const cfa::Program& prog, cfa::FuncId entry, smt::TermManag
     calls(f.id, [&](uint32_t g) { recursive_[f.id] = recursive_[f.id] || g == f.id; });
   }
   noEffect_ = noEffectFunctions(prog);
+  deadEnds_ = std::make_unique<cfa::DeadEnds>(cfa::computeDeadEnds(prog));
   for (const cfa::Function& f : prog.functions) {
     bool isInit = f.id == prog.initFunc || f.id == prog.initNondetFunc;
     if (isInit) continue;
@@ -226,6 +228,8 @@ Unwinding::Unwinding(const cfa::Program& prog, cfa::FuncId entry, smt::TermManag
 }
 
 Unwinding::~Unwinding() = default;
+
+bool Unwinding::dead(cfa::FuncId f, cfa::LocId l) const { return deadEnds_->dead(f, l); }
 
 const LoopInfo& Unwinding::loopInfo(cfa::FuncId f) {
   if (!loops_[f]) {
@@ -322,6 +326,7 @@ void Unwinding::exploreFrom(uint32_t n) {
     if (inst.parent >= 0) {
       const Node& caller = nodes_[inst.callNode];
       const LoopInfo& cli = loopInfo(instances_[inst.parent].func);
+      if (dead(instances_[inst.parent].func, inst.callEdge->to)) return;  // nothing to check after the call
       Key ck{static_cast<uint32_t>(inst.parent), inst.callEdge->to, {}};
       for (auto& [h, c] : caller.key.counts)
         if (std::binary_search(cli.loopsOf[ck.loc].begin(), cli.loopsOf[ck.loc].end(), h)) ck.counts.push_back({h, c});
@@ -332,6 +337,7 @@ void Unwinding::exploreFrom(uint32_t n) {
       in.kind = InKind::Return;
       addIn(t, std::move(in));
     } else if (key.inst == 0 && inst.func != entry_) {
+      if (dead(entry_, prog_.functions[entry_].entry)) return;
       Instance e;
       e.func = entry_;
       e.depthOf[entry_] = 1;
@@ -365,6 +371,7 @@ void Unwinding::exploreEdge(uint32_t n, uint32_t ei) {
         ++skippedCalls_;
         break;  // passed over: a Cfa edge to the return site (transfer treats it as Blank)
       }
+      if (dead(e.callee, prog_.functions[e.callee].entry)) return;  // a callee that never returns nor checks
       const Instance& cur = instances_[instId];
       auto depthIt = cur.depthOf.find(e.callee);
       uint32_t depth = depthIt == cur.depthOf.end() ? 0 : depthIt->second;
@@ -410,6 +417,9 @@ void Unwinding::exploreEdge(uint32_t n, uint32_t ei) {
     default:
       break;
   }
+  // a dead end (core/cfa/dead_ends.h): no check is reachable from there, so the path
+  // ends here as at an Abort edge; a loop in dead ends is not unrolled
+  if (dead(fid, e.to)) return;
   const LoopInfo& li = loopInfo(fid);
   Key tk{instId, e.to, {}};
   const auto& tl = li.loopsOf[e.to];

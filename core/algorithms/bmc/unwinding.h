@@ -33,6 +33,11 @@
 // (an execution in which the callee does not return continues as well), so a `true`
 // stays sound, and a counterexample through it is replayed with the real callee.
 //
+// Dead ends (core/cfa/dead_ends.h): an edge into a location from which no error,
+// unsupported construct or other check is reachable is not explored, like an Abort edge:
+// no execution through it can reach a check, so neither the error query nor the forward
+// condition needs it (a program's own `exit` that loops forever is not unrolled).
+//
 // The formula for errors, cuts and unsupported constructs is exposed as lists of
 // Boolean terms; algorithms (bmc.cpp) decide what to ask.
 #pragma once
@@ -55,6 +60,11 @@
 namespace argus::algorithms {
 
 struct LoopInfo;  // per-function loop structure (unwinding.cpp)
+}  // namespace argus::algorithms
+namespace argus::cfa {
+struct DeadEnds;
+}
+namespace argus::algorithms {
 
 // The loop structure the unwinding counts iterations by: per edge, whether it is a
 // back edge of the DFS from the function's entry; per location, the heads of the
@@ -208,6 +218,8 @@ private:
   std::vector<cfa::VarId> globalVars_;
   std::vector<bool> recursive_;  // per function: on a call-graph cycle
   std::vector<bool> noEffect_;   // per function: its closure cannot influence a check (see above)
+  std::unique_ptr<cfa::DeadEnds> deadEnds_;  // locations no check is reachable from (see above)
+  bool dead(cfa::FuncId f, cfa::LocId l) const;
   size_t skippedCalls_ = 0;
   bool incremental_;
   bool memChanges_ = false;   // some function other than the initialisation writes memory

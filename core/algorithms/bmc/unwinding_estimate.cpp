@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/algorithms/bmc/unwinding.h"
+#include "core/cfa/dead_ends.h"
 #include "core/support/scc.h"
 
 namespace argus::algorithms {
@@ -27,6 +28,7 @@ UnwindingEstimate::UnwindingEstimate(const cfa::Program& prog, cfa::FuncId entry
   recursive_.assign(n, false);
   reachesRecursive_.assign(n, false);
   noEffect_ = noEffectFunctions(prog);
+  dead_ = std::make_shared<const cfa::DeadEnds>(cfa::computeDeadEnds(prog));
   auto calls = [&](uint32_t f, auto&& to) {
     for (const Edge& e : prog.functions[f].edges)
       if (e.kind == EdgeKind::Call) to(e.callee);
@@ -82,11 +84,15 @@ const UnwindingEstimate::Local& UnwindingEstimate::local(cfa::FuncId fid, uint32
         if (std::binary_search(tl.begin(), tl.end(), h)) tc.push_back({h, c});
       if (e.kind == EdgeKind::Call) {
         // passed over by the unwinding when it cannot influence a check (with a result,
-        // only when that is dead: counted here, an upper bound)
-        if (!(noEffect_[e.callee] && !e.lhs)) ++calls[e.callee];
-        add(e.to, std::move(tc));  // the return site (Unwinding::exploreFrom at the callee's exit)
+        // only when that is dead: counted here, an upper bound); a callee whose entry is
+        // a dead end is not entered
+        if (!(noEffect_[e.callee] && !e.lhs) && !dead_->dead(e.callee, prog_.functions[e.callee].entry))
+          ++calls[e.callee];
+        // the return site (Unwinding::exploreFrom at the callee's exit), unless a dead end
+        if (!dead_->dead(fid, e.to)) add(e.to, std::move(tc));
         continue;
       }
+      if (dead_->dead(fid, e.to)) continue;  // a dead end ends the path (Unwinding::exploreEdge)
       if (ls.backEdge[ei]) {
         auto c = std::find_if(tc.begin(), tc.end(), [&](auto& p) { return p.first == e.to; });
         uint32_t n = c == tc.end() ? 0 : c->second;

@@ -5,7 +5,8 @@
 // node count follows from the CFAs alone: an instance of f contributes the (location,
 // loop counts) pairs reachable in f under the unwinding's rules for bound k (a back edge
 // past k is cut, a loop head entered from outside restarts its count, error, abort and
-// unsupported edges end a path, a call edge leads to its return site), and each node
+// unsupported edges end a path and so does an edge into a dead end, a call edge leads to
+// its return site), and each node
 // holding a Call edge creates one callee instance — unless the callee is already k deep
 // on the stack (recursion cut), the call would be nested deeper than d (depth cut), or
 // the call has no result and cannot influence a check (passed over).
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "core/cfa/cfa.h"
+#include "core/cfa/dead_ends.h"
 #include "core/cfa/loops.h"
 
 namespace argus::algorithms {
@@ -61,6 +63,7 @@ private:
   std::vector<bool> recursive_;           // per function: on a call-graph cycle
   std::vector<bool> reachesRecursive_;    // per function: a recursive function is in its closure
   std::vector<bool> noEffect_;            // per function: calls of it may be passed over (unwinding.h)
+  std::shared_ptr<const cfa::DeadEnds> dead_;  // locations the unwinding does not enter (core/cfa/dead_ends.h)
   std::map<std::pair<cfa::FuncId, uint32_t>, Local> locals_;                 // (f, k or 0 when loop-free)
   std::map<std::tuple<cfa::FuncId, uint32_t, uint32_t>, uint64_t> counts_;   // (f, k, remaining)
 };

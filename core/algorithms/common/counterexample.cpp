@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/cfa/accelerate.h"
+#include "core/cfa/memlayout.h"
 #include "core/result/long_runs.h"
 
 namespace argus::algorithms {
@@ -74,7 +75,17 @@ class ObjectNames {
   std::string pointer(uint64_t addr) const {
     if (addr == 0) return "NULL";
     const Object* o = find(addr, true);
-    if (!o) return hex(addr);
+    if (!o) {
+      // a pointer a little before an object's start (the memory-safety layout allows one
+      // that is not dereferenced: `(p + 3) - 4`)
+      auto it = objects_.upper_bound(addr);
+      if (it == objects_.end() || it->first - addr > kShownBelow) return hex(addr);
+      const Object& b = it->second;
+      std::string text = b.heap || b.elemBytes == 0 || (b.base - addr) % b.elemBytes != 0
+                             ? (b.heap ? "" : "(char *)&") + b.name + " - " + std::to_string(b.base - addr)
+                             : "&" + b.name + "[-" + std::to_string((b.base - addr) / b.elemBytes) + "]";
+      return !b.freed ? text : b.heap ? "(freed) " + text : "(dead) " + text;
+    }
     uint64_t off = addr - o->base;
     std::string text;
     if (o->heap) {
@@ -102,6 +113,7 @@ class ObjectNames {
   }
 
  private:
+  static constexpr uint64_t kShownBelow = 1 << 16;
   struct Object {
     uint64_t base, size;
     std::string name;
@@ -250,7 +262,7 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
         objects.free(*st.freed);
       }
     }
-    if (stepIndex++ == result::kRecordHead && run.stepCount > run.steps.size()) {
+    if (stepIndex++ == run.omittedAt && run.stepCount > run.steps.size()) {
       // a long run (a deep loop): the replay kept its ends (core/result/long_runs.h)
       result::TraceStep gap;
       const cfa::Edge& ge = f.edges[st.edge];
@@ -273,10 +285,13 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
     }
     if (e.kind == cfa::EdgeKind::Blank || e.kind == cfa::EdgeKind::Free) continue;
     if (cfa::isAccelerationEdge(e)) continue;  // the choice of an acceleration shortcut
-    // bookkeeping of the memory-safety layout: writes of the object table (id 0's range)
-    // and the "no object yet" address of a declaration not reached yet
+    // bookkeeping of the memory-safety layout: writes of the object table (id 0's range),
+    // the "no object yet" address of a declaration not reached yet
     if (e.kind == cfa::EdgeKind::Store && prog.objectBits && st.stored && (st.stored->first >> prog.objectBits) == 0) continue;
     if (e.kind == cfa::EdgeKind::Assign && e.lhs && prog.vars[*e.lhs].kind == cfa::VarKind::Address) continue;
+    // and its count of allocated heap blocks (a register, cfa::memlayout::kLiveHeapVar)
+    if (e.kind == cfa::EdgeKind::Assign && e.lhs && prog.objectBits && prog.vars[*e.lhs].name == cfa::memlayout::kLiveHeapVar)
+      continue;
     if (e.kind == cfa::EdgeKind::Return && st.assigned.empty()) continue;
     result::TraceStep ts;
     ts.file = e.range.file;

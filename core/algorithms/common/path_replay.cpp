@@ -4,6 +4,7 @@
 
 #include "core/algorithms/common/counterexample.h"
 #include "core/cfa/accelerate.h"
+#include "core/cfa/recursion.h"
 #include "core/encoding/path_formula.h"
 #include "core/result/replay.h"
 
@@ -64,14 +65,14 @@ PathReplay checkAndReplayPath(const cfa::Program& prog, cfa::FuncId entry, const
     memCache[addr] = v;
     return v;
   };
-  result::ReplayResult run = result::replay(prog, entry, in);
+  result::ReplayResult run = result::replay(cfa::original(prog), entry, in);
   if (run.outcome != result::ReplayOutcome::ReachedError) {
     out.reason = std::string("error path found did not replay (") + result::outcomeName(run.outcome) +
                  (run.message.empty() ? "" : ": " + run.message) + ")";
     return out;
   }
   out.status = PathReplay::Status::Replayed;
-  out.counterexample = counterexampleFromReplay(prog, entry, run);
+  out.counterexample = counterexampleFromReplay(cfa::original(prog), entry, run);
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "core/algorithms/kinduction/flat_program.h"
 
+#include "core/cfa/dead_ends.h"
 #include "core/cfa/loops.h"
 
 #include <algorithm>
@@ -110,6 +111,11 @@ std::shared_ptr<const FlatProgram> buildFlatProgram(const cfa::Program& prog, cf
     return false;
   };
 
+  // Dead ends (core/cfa/dead_ends.h) are left out: no path through one reaches an error
+  // or unsupported edge, and no path to a location that is not one passes through one,
+  // so neither the step case nor the invariants of the other nodes change; a loop in
+  // dead ends (a program's own `exit` that loops forever) then has no cut point.
+  const cfa::DeadEnds dead = cfa::computeDeadEnds(prog);
   bool isMain = prog.functions[entry].name == "main";
   cfa::FuncId initF = isMain ? prog.initFunc : prog.initNondetFunc;
   uint32_t first;
@@ -132,9 +138,11 @@ std::shared_ptr<const FlatProgram> buildFlatProgram(const cfa::Program& prog, cf
     if (loc == f.exit) {
       const FlatInstance& fi = fp->instances[inst];
       if (fi.parent >= 0) {
+        if (dead.dead(fp->instances[fi.parent].func, fi.callEdge->to)) continue;
         uint32_t t = node(fi.parent, fi.callEdge->to);
         addEdge({FlatEdge::Kind::Return, n, t, fi.callEdge, static_cast<uint32_t>(fi.parent), inst});
       } else if (inst == 0 && fi.func != entry) {
+        if (dead.dead(entry, prog.functions[entry].entry)) continue;
         uint32_t e = newInstance(entry, -1, nullptr);
         uint32_t t = node(e, prog.functions[entry].entry);
         addEdge({FlatEdge::Kind::Start, n, t, nullptr, e, e});
@@ -151,6 +159,7 @@ std::shared_ptr<const FlatProgram> buildFlatProgram(const cfa::Program& prog, cf
           addEdge({FlatEdge::Kind::Cfa, n, node(inst, e.to), &e, inst, 0});
           continue;
         case EdgeKind::Call: {
+          if (dead.dead(e.callee, prog.functions[e.callee].entry)) continue;
           if (onStack(inst, e.callee)) {
             fp->unusable = "recursive call of " + prog.functions[e.callee].name;
             return fp;
@@ -163,6 +172,7 @@ std::shared_ptr<const FlatProgram> buildFlatProgram(const cfa::Program& prog, cf
         default:
           break;
       }
+      if (dead.dead(fp->instances[inst].func, e.to)) continue;
       addEdge({FlatEdge::Kind::Cfa, n, node(inst, e.to), &e, inst, 0});
     }
   }

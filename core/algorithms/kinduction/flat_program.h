@@ -5,12 +5,14 @@
 // Instance 0 is the initialisation function (__argus_init for main, __argus_init_nondet
 // otherwise); at its exit a Start edge enters the entry function with nondeterministic
 // parameters. Each Call edge of an instance creates one callee instance (the call tree
-// is finite because recursive programs are rejected). The entry edge of a callee
+// is finite because recursive programs are rejected; the engine inlines recursion up
+// to a depth first, core/cfa/recursion.h). The entry edge of a callee
 // havocs all its locals and then assigns the parameters; the return edge assigns the
 // caller's lhs from the callee's return variable.
 //
 // Error and Unsupported edges are kept (to their target locations); the step case
-// treats both as bad.
+// treats both as bad. Edges into dead ends (core/cfa/dead_ends.h: no error or
+// unsupported edge is reachable from there) are left out.
 //
 // Cut points are the loop heads of the per-function DFS (the same ones the unwinding
 // counts): every cycle of the flat graph passes through one. Their order defines the

@@ -62,9 +62,17 @@ Itv join(const Itv& a, const Itv& b) { return {std::min(a.lo, b.lo), std::max(a.
 bool contains(const Itv& a, int64_t x) { return a.lo <= x && x <= a.hi; }
 Itv bool01(bool canTrue, bool canFalse) { return {canFalse ? 0 : 1, canTrue ? 1 : 0}; }
 
+// A memory cell of the object table (the memory-safety layout): `bytes` bytes at addr.
+struct MemCell {
+  uint64_t addr;
+  uint32_t bytes;
+  Itv v;  // of the cell's 8 * bytes bits
+};
+
 struct AbsState {
   bool bottom = true;
   std::vector<Itv> v;  // per flat var, plus brk last
+  std::vector<MemCell> mem;  // known cells (any other byte: any value); may overlap after a meet
 };
 
 class Analysis {
@@ -77,6 +85,7 @@ public:
     widths_[nv_ - 1] = prog_.ptrWidth;
     for (uint32_t w : widths_)
       if (w < 2 || w > 64) supported_ = false;
+    if (prog_.objectBits) tableEnd_ = uint64_t(1) << prog_.objectBits;
     collectThresholds();
   }
 
@@ -142,6 +151,17 @@ public:
             X_[n].v[i] = next[n].v[i];
           }
         }
+        // cells: both are sound, so each cell either knows holds (same cell: the meet)
+        for (const MemCell& c : next[n].mem) {
+          auto it = std::find_if(X_[n].mem.begin(), X_[n].mem.end(),
+                                 [&](const MemCell& x) { return x.addr == c.addr && x.bytes == c.bytes; });
+          if (it == X_[n].mem.end()) {
+            if (X_[n].mem.size() < kMaxCells) X_[n].mem.push_back(c);
+            continue;
+          }
+          Itv m{std::max(it->v.lo, c.v.lo), std::min(it->v.hi, c.v.hi)};
+          it->v = m.lo > m.hi ? c.v : m;
+        }
       }
     }
     IntervalInvariant out;
@@ -162,6 +182,8 @@ public:
       std::vector<IntervalFact> facts;
       for (size_t i = 0; i < nv_; ++i)
         if (!isTop(s.v[i], widths_[i])) facts.push_back({static_cast<FlatVar>(i), widths_[i], s.v[i]});
+      for (const MemCell& m : s.mem)
+        if (!isTop(m.v, 8 * m.bytes)) facts.push_back({IntervalFact::kMemCell, 8 * m.bytes, m.v, m.addr});
       ci.alternatives.push_back(std::move(facts));
     }
     return out;
@@ -178,6 +200,38 @@ private:
   std::vector<uint32_t> visits_;
   std::vector<int64_t> thresholds_;  // sorted
   bool supported_ = true;
+  // The memory-safety layout's object table: addresses below tableEnd_ (0: not tracked).
+  uint64_t tableEnd_ = 0;
+  static constexpr size_t kMaxCells = 256;  // per state; more cells are forgotten (any value)
+
+  // Forgets the cells that overlap the addresses [lo, hi).
+  static void forget(AbsState& s, i128 lo, i128 hi) {
+    std::erase_if(s.mem, [&](const MemCell& c) {
+      return static_cast<i128>(c.addr) < hi && lo < static_cast<i128>(c.addr) + c.bytes;
+    });
+  }
+  // A store of `bytes` bytes at an address in [lo, hi] (unsigned) with value v.
+  void storeAt(AbsState& s, i128 lo, i128 hi, uint32_t bytes, Itv v) {
+    i128 end = hi + bytes, space = pow2(prog_.ptrWidth);
+    if (end > space) forget(s, 0, end - space);  // wraps around to address 0
+    if (lo >= static_cast<i128>(tableEnd_)) return;
+    forget(s, lo, end);
+    if (lo != hi || end > static_cast<i128>(tableEnd_) || bytes == 0 || bytes > 8 || isTop(v, 8 * bytes) ||
+        s.mem.size() >= kMaxCells)
+      return;
+    s.mem.push_back({static_cast<uint64_t>(lo), bytes, v});
+  }
+  // The value of the `bytes` bytes at address a, if a known cell holds them.
+  std::optional<Itv> loadAt(const AbsState& s, uint64_t a, uint32_t bytes) const {
+    for (const MemCell& c : s.mem) {
+      if (a < c.addr || static_cast<i128>(a) + bytes > static_cast<i128>(c.addr) + c.bytes) continue;
+      if (c.addr == a && c.bytes == bytes) return c.v;
+      if (c.v.lo != c.v.hi) continue;  // a part of a cell: only of a known constant
+      uint64_t val = static_cast<uint64_t>(c.v.lo) >> (8 * (a - c.addr));
+      return Itv{constSigned(val, 8 * bytes), constSigned(val, 8 * bytes)};
+    }
+    return std::nullopt;
+  }
 
   void collectThresholds() {
     std::set<int64_t> t;
@@ -235,6 +289,27 @@ private:
         a.hi = widen ? upperThreshold(b.hi, w) : b.hi;
       }
     }
+    // a cell stays known only if post knows it too
+    std::vector<MemCell> keep;
+    for (MemCell& c : x.mem) {
+      auto it = std::find_if(post.mem.begin(), post.mem.end(),
+                             [&](const MemCell& p) { return p.addr == c.addr && p.bytes == c.bytes; });
+      if (it == post.mem.end()) {
+        changed = true;
+        continue;
+      }
+      uint32_t w = 8 * c.bytes;
+      if (it->v.lo < c.v.lo) {
+        changed = true;
+        c.v.lo = widen ? lowerThreshold(it->v.lo, w) : it->v.lo;
+      }
+      if (it->v.hi > c.v.hi) {
+        changed = true;
+        c.v.hi = widen ? upperThreshold(it->v.hi, w) : it->v.hi;
+      }
+      keep.push_back(c);
+    }
+    x.mem = std::move(keep);
     return changed;
   }
 
@@ -262,6 +337,11 @@ private:
       return;
     }
     for (size_t i = 0; i < nv_; ++i) a.v[i] = join(a.v[i], b.v[i]);
+    std::vector<MemCell> both;
+    for (const MemCell& c : a.mem)
+      for (const MemCell& d : b.mem)
+        if (c.addr == d.addr && c.bytes == d.bytes) both.push_back({c.addr, c.bytes, join(c.v, d.v)});
+    a.mem = std::move(both);
   }
 
   FlatVar fv(uint32_t inst, cfa::VarId v) const { return fp_.varOf(inst, v); }
@@ -307,6 +387,11 @@ private:
         return s.v[x];
       }
       case ExprKind::Load:
+        if (tableEnd_ && !s.mem.empty()) {
+          auto [lo, hi] = uview(eval(e->ops[0], s, inst), prog_.ptrWidth);
+          if (lo == hi && lo < static_cast<i128>(tableEnd_))
+            if (std::optional<Itv> c = loadAt(s, static_cast<uint64_t>(lo), w / 8)) return *c;
+        }
         return top(w);
       case ExprKind::Unary: {
         Itv a = eval(e->ops[0], s, inst);
@@ -632,10 +717,17 @@ private:
         auto [blo, bhi] = uview(brk, pw);
         setVar(s, fe.inst, *e.lhs, brk);
         s.v[nv_ - 1] = fromExact(blo + step(slo), bhi + step(shi), pw);
+        if (tableEnd_ && e.zeroInit && blo < static_cast<i128>(tableEnd_)) forget(s, blo, bhi + step(shi));
+        return s;
+      }
+      case EdgeKind::Store: {
+        if (!tableEnd_) return s;
+        auto [lo, hi] = uview(eval(e.addr, in, fe.inst), prog_.ptrWidth);
+        storeAt(s, lo, hi, e.bytes, e.bytes <= 8 ? eval(e.value, in, fe.inst) : Itv{0, 0});
         return s;
       }
       default:
-        return s;  // Blank, Free, Return, Store, Error, Abort: no register effect
+        return s;  // Blank, Free, Return, Error, Abort: no register effect
     }
   }
 };
@@ -663,7 +755,9 @@ bool adds(const IntervalInvariant& a, const IntervalInvariant& b) {
     for (const IntervalFact& fy : y.alternatives[0]) {
       bool implied = false;
       for (const IntervalFact& fx : x.alternatives[0])
-        if (fx.var == fy.var && fx.itv.lo >= fy.itv.lo && fx.itv.hi <= fy.itv.hi) implied = true;
+        if (fx.var == fy.var && fx.addr == fy.addr && fx.width == fy.width && fx.itv.lo >= fy.itv.lo &&
+            fx.itv.hi <= fy.itv.hi)
+          implied = true;
       if (!implied) return true;
     }
   }
@@ -709,6 +803,7 @@ std::string formulaString(const FlatProgram& fp, const CutInvariant& inv) {
   for (const auto& conj : inv.alternatives) {
     std::string s;
     for (const IntervalFact& f : conj) {
+      if (f.isMem()) continue;  // the object table: internal, not a C expression
       if (!s.empty()) s += " && ";
       s += factString(fp, f);
     }

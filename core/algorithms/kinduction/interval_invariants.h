@@ -5,7 +5,14 @@
 // variable's bit-vector values read as signed two's-complement numbers of its width.
 // All operations follow the wrap-around semantics of core/cfa/expr.h: a result whose
 // exact range does not fit the width without crossing the wrap point is top. Memory
-// contents are not tracked (loads are top).
+// contents are not tracked (loads are top), except, with the memory-safety layout
+// (cfa::memlayout), the cells of the object table in id 0's range that the program
+// stores at addresses the analysis knows exactly (an object's size, state and kind when
+// its address register is known, the next free id): a store at such an address sets the
+// cell, a store whose address range may overlap the table forgets what it overlaps, a
+// load of (a part of) a known cell reads it. So at the head of a loop that neither
+// allocates nor frees, the entries of the objects allocated before it are facts the
+// step case of k-induction can use (its memory is otherwise arbitrary).
 //
 // Precision levels, each a sound post-fixpoint followed by descending iterations:
 //   0: widening straight to the type bounds;
@@ -36,9 +43,12 @@ struct Itv {
 };
 
 struct IntervalFact {
-  FlatVar var;      // FlatProgram::vars index, or vars.size() for brk
+  FlatVar var;      // FlatProgram::vars index, or vars.size() for brk (kMemCell: a memory cell)
   uint32_t width;
   Itv itv;
+  uint64_t addr = 0;  // kMemCell: the `width / 8` bytes at this constant address
+  static constexpr FlatVar kMemCell = UINT32_MAX;
+  bool isMem() const { return var == kMemCell; }
 };
 
 // An invariant at every cut point: a conjunction of interval facts, or `unreachable`.

@@ -101,6 +101,7 @@ struct KikiOptions {
   KikiMode mode = KikiMode::Full;
   TemplateOptions templates;
   double timeoutS = 0;
+  bool stopAtUnsupported = false;  // BmcOptions::stopAtUnsupported for the base case
   uint32_t maxBound = 1u << 20;
   size_t maxNodes = 2'000'000;  // the base case's unwinding budget (BmcOptions::maxNodes)
   std::function<void(const std::string&)> progress;

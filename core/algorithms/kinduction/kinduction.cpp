@@ -7,6 +7,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
 #include "core/algorithms/bmc/bmc.h"
 #include "core/algorithms/kinduction/segment_encoding.h"
@@ -69,7 +70,9 @@ struct StepCase::Impl {
       for (const auto& facts : ci.alternatives) {
         std::vector<Term> fs;
         for (const IntervalFact& f : facts) {
-          Term x = f.var < fp.vars.size() ? (*s.vars)[f.var] : s.brk;
+          Term x = f.isMem() ? seg.encoder().load(s.mem, tm.bvVal(f.addr, fp.prog->ptrWidth), f.width / 8)
+                   : f.var < fp.vars.size() ? (*s.vars)[f.var]
+                                            : s.brk;
           fs.push_back(tm.bvSle(tm.bvVal(static_cast<uint64_t>(f.itv.lo), f.width), x));
           fs.push_back(tm.bvSle(x, tm.bvVal(static_cast<uint64_t>(f.itv.hi), f.width)));
         }
@@ -122,7 +125,7 @@ static IntervalInvariant meetAll(const std::vector<IntervalInvariant>& invs, siz
   IntervalInvariant m;
   m.atCut.resize(cuts);
   for (size_t c = 0; c < cuts; ++c) {
-    std::map<FlatVar, IntervalFact> facts;
+    std::map<std::tuple<FlatVar, uint64_t, uint32_t>, IntervalFact> facts;  // (var, cell address, width)
     bool unreachable = false, disjunctive = false;
     for (const IntervalInvariant& inv : invs) {
       if (c >= inv.atCut.size()) continue;
@@ -133,8 +136,9 @@ static IntervalInvariant meetAll(const std::vector<IntervalInvariant>& invs, siz
         continue;
       }
       for (const IntervalFact& f : ci.alternatives[0]) {
-        auto it = facts.find(f.var);
-        if (it == facts.end()) facts.emplace(f.var, f);
+        auto key = std::make_tuple(f.var, f.addr, f.width);
+        auto it = facts.find(key);
+        if (it == facts.end()) facts.emplace(key, f);
         else {
           it->second.itv.lo = std::max(it->second.itv.lo, f.itv.lo);
           it->second.itv.hi = std::min(it->second.itv.hi, f.itv.hi);

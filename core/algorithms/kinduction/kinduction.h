@@ -35,7 +35,8 @@
 // case keeps finding deep bugs nearly as fast as ibmc.
 //
 // When the inlined program cannot be built (recursion, too large), k-induction falls back to ibmc and says so (stats.extra["step_case_disabled"]
-// and the reason).
+// and the reason). The engine never passes it a recursive program: it inlines the
+// recursion up to a depth first (core/cfa/recursion.h, runSingle in core/engine/verify.cpp).
 #pragma once
 
 #include <functional>
@@ -54,6 +55,7 @@ namespace argus::algorithms {
 struct KInductionOptions {
   smt::SolverKind solver = smt::SolverKind::Z3;
   double timeoutS = 0;
+  bool stopAtUnsupported = false;  // BmcOptions::stopAtUnsupported for the base case
   uint32_t maxBound = 1u << 20;
   size_t maxNodes = 2'000'000;  // the base case's unwinding budget (BmcOptions::maxNodes)
   bool invariants = true;  // run the concurrent interval invariant generator

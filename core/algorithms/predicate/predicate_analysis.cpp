@@ -1,6 +1,7 @@
 #include "core/algorithms/predicate/predicate_analysis.h"
 
 #include "core/cfa/accelerate.h"
+#include "core/cfa/recursion.h"
 #include "core/cpa/loop_bound_cpa.h"
 
 #include <algorithm>
@@ -1071,13 +1072,13 @@ private:
       memCache[addr] = v;
       return v;
     };
-    result::ReplayResult run = result::replay(prog_, entry_, in);
+    result::ReplayResult run = result::replay(cfa::original(prog_), entry_, in);
     solver.pop();
     if (run.outcome != result::ReplayOutcome::ReachedError)
       throw Abort{std::string("error path found by the solver did not replay (") + result::outcomeName(run.outcome) +
                       (run.message.empty() ? "" : ": " + run.message) + ")",
                   "replay-failed"};
-    return counterexampleFromReplay(prog_, entry_, run);
+    return counterexampleFromReplay(cfa::original(prog_), entry_, run);
   }
 
   // Conditional model checking: an unknown run still says what it verified, from the

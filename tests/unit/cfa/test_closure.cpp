@@ -141,6 +141,44 @@ TEST(ClosureHashes, LinearOnAWideProgram) {
   EXPECT_NE(h.at("f1"), h.at("f2"));
 }
 
+// Issue 29 item 1: which functions have nothing to check in their closure (no Error and no
+// Unsupported edge), computed for all at once, agrees with each function's slice.
+bool sliceHasCheck(const cfa::Program& p, const std::string& f) {
+  auto s = cfa::slice(p, p.find(f)->id);
+  for (const cfa::Function& g : s->functions)
+    for (const cfa::Edge& e : g.edges)
+      if (e.kind == cfa::EdgeKind::Error || e.kind == cfa::EdgeKind::Unsupported) return true;
+  return false;
+}
+
+TEST(Closure, ClosuresWithoutChecksAgreeWithTheSlices) {
+  auto p = parse(
+      "void reach_error(void);\n"
+      "int checked(int x) { if (x == 3) reach_error(); return x; }\n"
+      "int pure(int x) { return x * 2; }\n"
+      "int calls_checked(int x) { return checked(x) + 1; }\n"
+      "int calls_pure(int x) { return pure(x) + pure(x + 1); }\n"
+      "int (*table[1])(int) = {checked};\n"
+      "int through_table(int x) { return table[0](x); }\n"  // indirect: reaches checked
+      "int (*hook)(int, int, int);\n"
+      "int no_target(int x) { return hook(x, x, x); }\n"    // no 3-parameter target
+      "int calls_no_target(int x) { return no_target(x) + pure(x); }\n"
+      "int rec(int x) { return x > 0 ? rec(x - 1) + pure(x) : 0; }\n"
+      "int rec_checked(int x) { return x > 0 ? rec_checked(x - 1) : checked(x); }\n"
+      "int main(void) { return calls_pure(1); }\n");
+  ASSERT_TRUE(p);
+  std::vector<bool> free = cfa::closuresWithoutChecks(*p);
+  ASSERT_EQ(free.size(), p->functions.size());
+  for (const char* f : {"pure", "calls_pure", "rec", "main"}) EXPECT_TRUE(free[p->find(f)->id]) << f;
+  for (const char* f : {"checked", "calls_checked", "through_table", "no_target", "calls_no_target", "rec_checked"})
+    EXPECT_FALSE(free[p->find(f)->id]) << f;
+  // and the same answer as each function's own slice
+  for (const cfa::Function& f : p->functions) {
+    if (f.id == p->initFunc || f.id == p->initNondetFunc || f.locs.empty()) continue;
+    EXPECT_EQ(free[f.id], !sliceHasCheck(*p, f.name)) << f.name;
+  }
+}
+
 TEST(FrontendIsolation, ALoweringFailureCostsOnlyItsFunction) {
   // vector types make the lowering fail with an internal error (operand widths differ)
   auto p = parse(

@@ -21,7 +21,9 @@ struct ParsedFlat {
   cfa::FuncId entry = 0;
 };
 
-// kPrelude + body, parsed; main's flat program must be usable
+// kPrelude + body, parsed; main's flat program must be usable. A loop from which no check
+// is reachable is a dead end (core/cfa/dead_ends.h) and left out of the flat program, so
+// the snippets end with a check after their loops.
 inline ParsedFlat parseFlat(const std::string& body) {
   ParsedFlat p;
   auto pr = frontend::parseSource(std::string(kPrelude) + body, "test.c", {});

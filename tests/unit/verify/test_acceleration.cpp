@@ -60,6 +60,33 @@ TEST_P(Acceleration, DeepUnsignedLoopBugIsFoundAndReplayed) {
   EXPECT_EQ(out.result.stats.extra.count("accelerated_loops"), 1u);
 }
 
+// The trace around the gap of a long run (issue 21): the head shows the first iterations
+// (x = 2, 4, ...), the gap follows them, and after it the real last iterations, in order,
+// up to x = 268435456; no value of the head reappears after the gap.
+TEST_P(Acceleration, TraceShowsTheLastIterationsAfterTheGap) {
+  auto out = run("int main(void) { unsigned int x = 0; while (x < 0x0fffffff) { x += 2; }"
+                 " __VERIFIER_assert(x % 2); return 0; }");
+  ASSERT_TRUE(replayedFalse(out));
+  std::vector<uint64_t> before, after;
+  bool gap = false;
+  for (const auto& st : out.result.counterexample->steps) {
+    if (st.statement.find("of a long run not shown") != std::string::npos) {
+      EXPECT_FALSE(gap) << "one gap";
+      gap = true;
+      continue;
+    }
+    for (const auto& [k, v] : st.values)
+      if (k == "x") (gap ? after : before).push_back(std::stoull(v));
+  }
+  ASSERT_TRUE(gap);
+  ASSERT_GE(before.size(), 2u);
+  ASSERT_GE(after.size(), 10u);  // several iterations, not only the last one
+  EXPECT_EQ(after.back(), 268435456u);
+  for (size_t i = 1; i < before.size(); ++i) EXPECT_EQ(before[i], before[i - 1] + 2) << "head, step " << i;
+  for (size_t i = 1; i < after.size(); ++i) EXPECT_EQ(after[i], after[i - 1] + 2) << "tail, step " << i;
+  EXPECT_GT(after.front(), before.back() + 2);  // the gap left iterations out, none is shown twice
+}
+
 // simple_4-1: counting down by 2 from an odd start; `x > 1` has the variable on the right.
 TEST_P(Acceleration, DeepCountdownBugIsFoundAndReplayed) {
   auto out = run("int main(void) { unsigned int x = 0x0ffffff1; while (x > 1) { x -= 2; }"

@@ -78,7 +78,7 @@ TEST(Affine, JoinIsTheAffineHull) {
   ParsedFlat p = parseFlat(
       "int main(){ int x, y; if (__VERIFIER_nondet_int()) { x = 1; y = 3; } else { x = 2; y = 5; }\n"
       "  while (__VERIFIER_nondet_int()) { x = x + 3; y = y + 6; }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   auto inv = computeAffine(*p.fp);
   ASSERT_TRUE(inv);
   auto eqs = eqsAt(p, *inv, L + 1);
@@ -91,7 +91,7 @@ TEST(Affine, ThreeVariablesAndCalls) {
       "int inc(int v, int d) { return v + d; }\n"
       "int main(){ int i = 0, j = 5, k = 5;\n"
       "  while (__VERIFIER_nondet_int()) { i = inc(i, 1); j = j - 3; k = k - 2; }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   auto inv = computeAffine(*p.fp);
   ASSERT_TRUE(inv);
   auto eqs = eqsAt(p, *inv, L + 2);
@@ -103,7 +103,7 @@ TEST(Affine, NonlinearAndNonRingOperationsForget) {
   ParsedFlat p = parseFlat(
       "int main(){ int i = 0, a = 0, b = 0, c = 0;\n"
       "  while (__VERIFIER_nondet_int()) { i++; a = i * i; b = i / 2; c = i & 7; }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   auto inv = computeAffine(*p.fp);
   ASSERT_TRUE(inv);
   auto eqs = eqsAt(p, *inv, L + 1);
@@ -120,7 +120,7 @@ TEST(Affine, DifferentWidthsAreNotRelated) {
   ParsedFlat p = parseFlat(
       "int main(){ signed char c = 0; int i = 0; unsigned char u = 0, v = 0;\n"
       "  while (__VERIFIER_nondet_int()) { c++; i++; u += 3; v += 6; }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   auto inv = computeAffine(*p.fp);
   ASSERT_TRUE(inv);
   auto eqs = eqsAt(p, *inv, L + 1);

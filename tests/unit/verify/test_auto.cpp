@@ -39,6 +39,13 @@ const char* kCountingLoop =
     "  return 0;\n"
     "}\n";
 
+// pred proves j <= i at once; kind (intervals, affine equalities: no relational
+// inequality) does not
+const char* kOnlyPredProves =
+    "int main(){ int n = __VERIFIER_nondet_int(); int i = 0, j = 0;\n"
+    "  while (i < n) { i++; if (__VERIFIER_nondet_int()) j++; }\n"
+    "  if (j > i) reach_error(); return 0; }\n";
+
 TEST(ChainSpec, ParallelStagesAndShortBounds) {
   engine::Chain c = engine::parseChain("ibmc:k=2:time=2, kind|pred:time=5 ,bmc:3");
   ASSERT_EQ(c.size(), 3u);
@@ -170,14 +177,74 @@ TEST(Auto, TheLoserIsStoppedWhenTheWinnerAnswers) {
   // inequality) alone would run for the whole 60 s. (kind now proves kCountingLoop too.)
   auto t0 = std::chrono::steady_clock::now();
   auto out = runAuto(
-      "int main(){ int n = __VERIFIER_nondet_int(); int i = 0, j = 0;\n"
-      "  while (i < n) { i++; if (__VERIFIER_nondet_int()) j++; }\n"
-      "  if (j > i) reach_error(); return 0; }\n",
+      kOnlyPredProves,
       "kind|pred", 60);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
   EXPECT_EQ(out.result.stages[0].decidedBy, "pred");
   EXPECT_LT(wall, 30) << "the kind member was not stopped";
+}
+
+TEST(ChainSpec, DelayedParallelMembers) {
+  engine::Chain c = engine::parseChain("kind|pred:cond=ignore:after=1.5");
+  ASSERT_TRUE(c[0].isParallel());
+  EXPECT_EQ(c[0].parallel[0].params.afterS, 0.0);
+  EXPECT_EQ(c[0].parallel[1].params.afterS, 1.5);
+  EXPECT_THROW(engine::parseChain("pred:after=1"), std::invalid_argument);          // not a parallel member
+  EXPECT_THROW(engine::parseChain("kind:after=1|pred:after=2"), std::invalid_argument);  // nobody starts
+  EXPECT_THROW(engine::parseChain("kind|pred:after=-1"), std::invalid_argument);
+  EXPECT_THROW(engine::parseChain("kind|pred:after=x"), std::invalid_argument);
+}
+
+// Runs a chain with a progress callback and returns what it reported.
+engine::VerifyOutcome runWithProgress(const std::string& body, const std::string& chain, double timeout,
+                                      std::string* progress) {
+  engine::VerifyRequest req;
+  req.file = "test.c";
+  req.source = std::string(kPrelude) + body;
+  req.algorithm = Algorithm::Auto;
+  req.chain = chain;
+  req.timeoutS = timeout;
+  req.progress = [progress](const std::string& m) { *progress += m + "\n"; };
+  return engine::verify(req);
+}
+
+TEST(Auto, ADelayedMemberNeverStartsWhenTheOtherAnswersFirst) {
+  // kind proves the counting loop at k = 1 (affine equalities) long before 20 s: the
+  // delayed pred member is killed while it waits
+  std::string progress;
+  auto out = runWithProgress(kCountingLoop, "kind|pred:after=20", 60, &progress);
+  ASSERT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
+  EXPECT_EQ(out.result.stages[0].decidedBy, "kind");
+  EXPECT_EQ(out.result.stats.extra.count("parallel_not_started_pred:after=20"), 1u);
+  EXPECT_EQ(out.result.stats.extra.count("parallel_stopped_pred:after=20"), 0u);
+  // without the delay, pred started and was stopped
+  auto both = runWithProgress(kCountingLoop, "kind|pred", 60, &progress);
+  ASSERT_EQ(both.result.verdict, Verdict::True) << both.result.reason;
+  if (both.result.stages[0].decidedBy == "kind")
+    EXPECT_EQ(both.result.stats.extra.count("parallel_stopped_pred"), 1u);
+}
+
+TEST(Auto, ADelayedMemberStillDecidesWhatTheOtherCannot) {
+  // only pred proves j <= i (see TheLoserIsStoppedWhenTheWinnerAnswers); started after
+  // kind has used 0.5 s of CPU, it still decides
+  std::string progress;
+  auto out = runWithProgress(
+      kOnlyPredProves,
+      "kind|pred:after=0.5", 60, &progress);
+  ASSERT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
+  EXPECT_EQ(out.result.stages[0].decidedBy, "pred");
+  EXPECT_GE(out.result.stages[0].cpuTimeS, 0.5);
+  EXPECT_EQ(out.result.stats.extra.count("parallel_stopped_kind"), 1u);
+  // a member that gives up early (kind at its bound 1) starts the delayed one at once,
+  // long before anyone used 100 s of CPU
+  auto t0 = std::chrono::steady_clock::now();
+  auto early = runWithProgress(
+      kOnlyPredProves,
+      "kind:k=1|pred:after=100", 60, &progress);
+  ASSERT_EQ(early.result.verdict, Verdict::True) << early.result.reason;
+  EXPECT_EQ(early.result.stages[0].decidedBy, "pred");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 50);
 }
 
 TEST(Auto, WorksWithCvc5) {

@@ -225,15 +225,13 @@ using Param = std::tuple<Case, Algorithm, SolverKind>;
 class Constructs : public ::testing::TestWithParam<Param> {};
 
 // Cases where an algorithm may answer unknown, with the reason it must give (never a
-// wrong verdict). pred inlines calls and cannot handle recursion. The others are
-// performance limits of pred today (see core/algorithms/predicate/predicate_analysis.h):
+// wrong verdict). These are performance limits of pred today (see core/algorithms/predicate/predicate_analysis.h):
 // abstraction queries over stores at symbolic offsets (vla, realloc's byte-copy loop,
 // argv's string loops under cvc5, which runs without per-query limits) exceed the
 // budgets, and the run ends by timeout, or with the error target cut because its
 // refinement found no new predicates.
 const char* allowedUnknown(const std::string& name, Algorithm alg, const std::string& reason) {
   if (alg != Algorithm::Pred) return nullptr;
-  if (name == "recursion_safe") return "recursive call of fact";
   // pred cuts the paths through floating-point operations (unknown naming them); a case
   // whose own expected verdict is unknown (an unmodelled function first) is checked as such
   if ((name.rfind("float_", 0) == 0 || name.rfind("math_", 0) == 0) &&

@@ -5,7 +5,11 @@
 // Each case in both data models, with bmc and kind.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "core/engine/verify.h"
 #include "core/frontend/contracts.h"
@@ -265,3 +269,102 @@ TEST(Contracts, ALeadingAssumeIsACallSiteCheckInPerFunctionRuns) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- contracts on prototypes
+
+TEST(Contracts, APrototypesContractIsTheDefinitionsWhenTheNamesAgree) {
+  const std::string header =
+      "#ifndef H_H\n"
+      "#ifdef __cplusplus\n"
+      "extern \"C\" {\n"
+      "#endif\n"
+      "/*@ requires x < 10; */\n"
+      "int f(int x);\n"
+      "/*@ requires a > 0; */\n"
+      "int renamed(int a);\n"
+      "/*@ requires y != 0; */\n"
+      "int elsewhere(int y);\n"
+      "#ifdef __cplusplus\n"
+      "}\n"
+      "#endif\n"
+      "#endif\n";
+  std::vector<frontend::DeclaredContract> declared = frontend::declaredContracts(header, "inc/h.h");
+  ASSERT_EQ(declared.size(), 3u);
+  EXPECT_EQ(declared[0].function, "f");
+  EXPECT_EQ(declared[0].params, std::vector<std::string>{"x"});
+  EXPECT_EQ(declared[0].line, 5u);  // inside the C++ guard's `extern "C" {`
+  const std::string code =
+      "#include \"h.h\"\n"
+      "/*@ requires n >= 0; */\n"
+      "int g(int n);\n"
+      "int f(int x) { return x; }\n"
+      "int renamed(int b) { return b; }\n"
+      "int g(int n) { return n; }\n";
+  frontend::ContractRewrite r = frontend::rewriteContracts(code, "m.c", true, declared);
+  ASSERT_TRUE(r.changed);
+  ASSERT_EQ(r.clauses.size(), 2u) << r.code;
+  // f from the header (file and line of the header), g from its own prototype here
+  EXPECT_NE(r.code.find("int f(int x) { __argus_requires((x < 10), "), std::string::npos) << r.code;
+  EXPECT_NE(r.code.find("int g(int n) { __argus_requires((n >= 0), "), std::string::npos) << r.code;
+  for (const frontend::ContractClause& c : r.clauses) {
+    if (c.text == "requires x < 10") {
+      EXPECT_EQ(c.file, "inc/h.h");
+      EXPECT_EQ(c.line, 5u);
+    } else {
+      EXPECT_EQ(c.text, "requires n >= 0");
+      EXPECT_EQ(c.file, "");
+      EXPECT_EQ(c.line, 2u);
+    }
+  }
+  // renamed's parameter is `b` in the definition, `a` in the prototype: not guessed
+  EXPECT_EQ(r.code.find("__argus_requires((a > 0)"), std::string::npos) << r.code;
+  bool warned = false;
+  for (const std::string& w : r.warnings)
+    warned = warned || w.find("inc/h.h:7: warning: the contract on the declaration of renamed is ignored: its parameter "
+                              "names differ") != std::string::npos;
+  EXPECT_TRUE(warned) << ::testing::PrintToString(r.warnings);
+  // `elsewhere` has no definition in this file: another unit's business, no warning
+  for (const std::string& w : r.warnings) EXPECT_EQ(w.find("elsewhere"), std::string::npos) << w;
+  EXPECT_EQ(std::count(r.code.begin(), r.code.end(), '\n'), std::count(code.begin(), code.end(), '\n'));
+}
+
+TEST(Contracts, AHeadersPrototypeContractIsAssumedAndAsserted) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("argus-contracts-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "include");
+  {
+    std::ofstream h(dir / "include" / "lib.h");
+    h << "void reach_error(void);\n/*@ requires 0 <= x && x < 10; */\nint f(int x);\n";
+    std::ofstream c(dir / "m.c");
+    c << "#include \"lib.h\"\n"
+         "int f(int x) {\n"
+         "  if (x >= 10 || x < 0) reach_error();\n"
+         "  return x;\n"
+         "}\n"
+         "int good(void) { return f(3); }\n"
+         "int bad(void) { return f(20); }\n";
+  }
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      engine::VerifyRequest req;
+      req.file = (dir / "m.c").string();
+      req.algorithm = alg;
+      req.dataModel = dm;
+      req.timeoutS = 60;
+      req.maxBound = 8;
+      req.extraArgs = {"-I" + (dir / "include").string()};
+      req.function = "f";
+      auto own = engine::verify(req);
+      EXPECT_EQ(own.result.verdict, Verdict::True) << describe(own) << " " << name(dm, alg);
+      req.function = "good";
+      auto g = engine::verify(req);
+      EXPECT_EQ(g.result.verdict, Verdict::True) << describe(g) << " " << name(dm, alg);
+      req.function = "bad";
+      auto b = engine::verify(req);
+      EXPECT_TRUE(preconditionViolated(b, "bad",
+                                       "precondition of f (" + (dir / "include" / "lib.h").string() +
+                                           ":2) violated at call site: requires 0 <= x && x < 10"))
+          << name(dm, alg);
+    }
+  fs::remove_all(dir);
+}

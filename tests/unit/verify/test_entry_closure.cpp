@@ -10,6 +10,7 @@
 
 #include "core/algorithms/bmc/unwinding.h"
 #include "core/algorithms/bmc/unwinding_estimate.h"
+#include "core/cfa/closure.h"
 #include "core/engine/verify.h"
 #include "core/frontend/frontend.h"
 #include "core/result/result.h"
@@ -307,6 +308,43 @@ TEST(UnwindBudget, NothingToCheckIsAnsweredAtOnce) {
     // its whole timeout (10 s).
     ::testing::Test::RecordProperty(std::string("ms_") + engine::algorithmName(alg), static_cast<int>(ms));
     EXPECT_LT(ms, 5000) << engine::algorithmName(alg);
+  }
+}
+
+// Issue 29 item 1 in `argus project`: VerifyRequest::onlyNothingToCheck answers only a
+// closure without a check (true, no solver) and leaves every other entry unanswered,
+// without running anything; cfa::closuresWithoutChecks routes the same functions.
+TEST(UnwindBudget, OnlyNothingToCheckAnswersCheckFreeEntriesOnly) {
+  std::string code = prelude() +
+                     "int checked(int x) { if (x == 3) reach_error(); return x; }\n"
+                     "int spin(int n) { int s = 0; for (int i = 0; i < n; i++) s += i; return s; }\n"
+                     "int calls_spin(int n) { return spin(n) + spin(n + 1); }\n"
+                     "int calls_checked(int n) { return spin(n) + checked(n); }\n"
+                     "int (*hook)(int, int, int);\n"
+                     "int no_target(int x) { return hook(x, x, x); }\n";
+  auto pr = frontend::parseSource(code, "test.c", {});
+  ASSERT_TRUE(pr.ok()) << pr.diagnostics;
+  std::vector<bool> free = cfa::closuresWithoutChecks(*pr.program);
+  for (const char* f : {"spin", "calls_spin", "checked", "calls_checked", "no_target"}) {
+    engine::VerifyRequest req;
+    req.file = "test.c";
+    req.algorithm = engine::Algorithm::Auto;
+    req.function = f;
+    req.timeoutS = 30;
+    req.onlyNothingToCheck = true;
+    auto o = engine::verifyParsed(*pr.program, req);
+    const bool expectFree = std::string(f) == "spin" || std::string(f) == "calls_spin";
+    EXPECT_EQ(free[pr.program->find(f)->id], expectFree) << f;
+    EXPECT_FALSE(o.inputError) << f << ": " << o.error;
+    EXPECT_EQ(o.notAnswered, !expectFree) << f;
+    if (expectFree) {
+      EXPECT_EQ(o.result.verdict, Verdict::True) << f << ": " << o.result.reason;
+      EXPECT_EQ(o.result.stats.extra.count("no_error_location"), 1u) << f;
+    } else {
+      EXPECT_EQ(o.result.stats.solverQueries, 0u) << f;
+      EXPECT_EQ(o.result.verdict, Verdict::Unknown) << f;
+    }
+    EXPECT_EQ(o.result.stats.solverQueries, 0u) << f;
   }
 }
 

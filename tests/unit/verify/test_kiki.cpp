@@ -77,7 +77,7 @@ TEST(KikiTemplates, CountingLoopInterval) {
   ParsedFlat p = parseFlat(
       "int main(){ int i = 0;\n"
       "  for (i = 0; i < 10; i++) { }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   auto c = cutAtLine(p, L + 1);
   ASSERT_TRUE(c);
   KInvariantEngine eng(*p.fp, SolverKind::Z3);
@@ -151,7 +151,7 @@ TEST(KikiTemplates, UnreachableLoopIsBottom) {
   ParsedFlat p = parseFlat(
       "int main(){ int i = 0; int z = 0;\n"
       "  if (z) { while (i < 5) { i++; } }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   auto c = cutAtLine(p, L + 1);
   ASSERT_TRUE(c);
   KInvariantEngine eng(*p.fp, SolverKind::Z3);
@@ -167,7 +167,7 @@ TEST(KikiTemplates, TwoInvariantTemplateWithK2) {
   ParsedFlat p = parseFlat(
       "int main(){ int i = 0;\n"
       "  while (i < 7) { i++; }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   auto c = cutAtLine(p, L + 1);
   ASSERT_TRUE(c);
   KInvariantEngine eng(*p.fp, SolverKind::Z3);

@@ -54,7 +54,7 @@ TEST(IntervalGenerator, CountingLoopIsExactAfterNarrowing) {
   ParsedFlat p = parseFlat(
       "int main(){ int i = 0;\n"
       "  while (i < 10) { i++; }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   for (int level = 0; level <= 2; ++level) {
     auto inv = computeIntervals(*p.fp, level);
     ASSERT_TRUE(inv);
@@ -69,7 +69,7 @@ TEST(IntervalGenerator, ThresholdsRefineWhatPlainWideningLoses) {
   ParsedFlat p = parseFlat(
       "int main(){ int i = 0;\n"
       "  while (__VERIFIER_nondet_int()) { if (i < 10) i++; }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   auto coarse = computeIntervals(*p.fp, 0);
   auto fine = computeIntervals(*p.fp, 1);
   ASSERT_TRUE(coarse && fine);
@@ -91,7 +91,7 @@ TEST(IntervalGenerator, NestedLoopsAndCalls) {
       "  while (__VERIFIER_nondet_int()) { i = step(i);\n"
       "    for (j = 0; j < i; j++) { }\n"
       "  }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   auto inv = computeIntervals(*p.fp, 1);
   ASSERT_TRUE(inv);
   auto outerI = intervalAt(p, *inv, L + 2, "i");
@@ -108,7 +108,7 @@ TEST(IntervalGenerator, WrapAroundIsNotExcluded) {
   ParsedFlat p = parseFlat(
       "int main(){ unsigned char c = 0; int x = 0;\n"
       "  while (__VERIFIER_nondet_int()) { c++; x++; }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   for (int level = 0; level <= 2; ++level) {
     auto inv = computeIntervals(*p.fp, level);
     ASSERT_TRUE(inv);
@@ -124,7 +124,7 @@ TEST(IntervalGenerator, AllocationAddressesAreConstant) {
       "int a[4];\n"
       "int main(){ int b[3]; int i = 0;\n"
       "  while (i < 3) { b[i] = i; i++; }\n"
-      "  return 0; }");
+      "  if (__VERIFIER_nondet_int()) reach_error(); return 0; }");
   auto inv = computeIntervals(*p.fp, 0);
   ASSERT_TRUE(inv);
   // brk (the last fact variable) is a single value at the loop head
@@ -291,12 +291,25 @@ TEST_P(Kind, SafeArrayLoop) {
   EXPECT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
 }
 
-TEST_P(Kind, RecursionFallsBackToBmc) {
-  auto out = run(
+// Through the engine, recursion is inlined up to a depth (core/cfa/recursion.h) and the
+// step case runs; k-induction called on the recursive program itself still falls back
+// to BMC and says so.
+TEST_P(Kind, RecursionIsInlinedOrFallsBackToBmc) {
+  const char* safe =
       "int f(int n) { return n <= 0 ? 0 : 1 + f(n - 1); }\n"
-      "int main(){ int x = __VERIFIER_nondet_int(); if (x > 3 || x < 0) return 0; if (f(x) != x) reach_error(); return 0; }");
+      "int main(){ int x = __VERIFIER_nondet_int(); if (x > 3 || x < 0) return 0; if (f(x) != x) reach_error(); return 0; }";
+  auto out = run(safe);
   EXPECT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
-  EXPECT_EQ(out.result.stats.extra.at("step_case_disabled"), 1.0);
+  EXPECT_EQ(out.result.stats.extra.count("step_case_disabled"), 0u);
+  EXPECT_EQ(out.result.stats.extra.at("recursion_depth"), 8.0);
+  auto pr = argus::frontend::parseSource(std::string(kPrelude) + safe, "test.c", {});
+  ASSERT_TRUE(pr.ok()) << pr.diagnostics;
+  KInductionOptions o;
+  o.solver = GetParam();
+  o.timeoutS = 60;
+  auto direct = runKInduction(*pr.program, pr.program->find("main")->id, o);
+  EXPECT_EQ(direct.verdict, Verdict::True) << direct.reason;
+  EXPECT_EQ(direct.stats.extra.at("step_case_disabled"), 1.0);
   auto bug = run(
       "int f(int n) { return n <= 0 ? 0 : 1 + f(n - 1); }\n"
       "int main(){ int x = __VERIFIER_nondet_int(); if (x > 3 || x < 0) return 0; if (f(x) == 3) reach_error(); return 0; }");

@@ -1,0 +1,172 @@
+// The BMC unwinding (core/algorithms/bmc/unwinding.h), issue 21:
+//  - ibmc and bmc agree on verdict and bound on a table of programs whose merges hold
+//    array addresses, values fixed before loops, parameters, heap lists and recursion;
+//  - dead ends (core/cfa/dead_ends.h): a program's own exit() that loops forever is not
+//    unrolled, so bmc, ibmc and kind prove the list program of CPAchecker's list-ext_1
+//    shape; errors after loops, calls and nondeterministic infinite loops are still found.
+#include <gtest/gtest.h>
+
+#include "tests/unit/verify/verify_helpers.h"
+
+namespace argus {
+namespace {
+
+using engine::Algorithm;
+using result::Verdict;
+
+engine::VerifyOutcome run(const std::string& body, Algorithm alg, double timeout = 60, uint32_t maxBound = 0,
+                          smt::SolverKind solver = smt::SolverKind::Z3) {
+  engine::VerifyRequest req = testing::snippetRequest(body, alg, solver, timeout);
+  req.dataModel = frontend::DataModel::ILP32;
+  req.maxBound = maxBound;
+  return engine::verify(req);
+}
+
+// ibmc and bmc agree on the verdict, and on the bound of a bug, for programs whose merges
+// exercise the kept terms: addresses and values fixed before loops, a variable assigned
+// once but not on every path, parameters of called functions, heap lists, recursion.
+struct Case {
+  const char* name;
+  const char* code;
+  Verdict expected;
+};
+const Case kCases[] = {
+    {"array_address_before_loops_bug",
+     "int main() { int a[4] = {1, 2, 3, 4}; int n = __VERIFIER_nondet_int(); int s = 0;\n"
+     "  for (int i = 0; i < n && i < 4; i++) s += a[i];\n"
+     "  for (int i = 0; i < 2; i++) a[i] = s;\n"
+     "  if (a[3] == 4 && a[0] == 6) reach_error(); return 0; }",
+     Verdict::False},
+    {"array_address_before_loops_safe",
+     "int main() { int a[4] = {1, 2, 3, 4}; int n = __VERIFIER_nondet_int(); int s = 0;\n"
+     "  for (int i = 0; i < n && i < 4; i++) s += a[i];\n"
+     "  for (int i = 0; i < 2; i++) a[i] = s;\n"
+     "  if (a[3] != 4 || a[0] > 10) reach_error(); return 0; }",
+     Verdict::True},
+    {"assigned_once_not_on_every_path",
+     "int main() { int c = __VERIFIER_nondet_int(); int v; if (c) v = 5;\n"
+     "  int n = __VERIFIER_nondet_int(); for (int i = 0; i < n && i < 3; i++) { c = c + 1; }\n"
+     "  if (c == 3 && v == 5) reach_error(); return 0; }",
+     Verdict::False},
+    {"assigned_once_not_on_every_path_safe",
+     "int main() { int c = __VERIFIER_nondet_int(); int c0 = c; int v; if (c) v = 5;\n"
+     "  int n = __VERIFIER_nondet_int(); for (int i = 0; i < n && i < 3; i++) { c = c + 1; }\n"
+     "  if (c0 && v != 5) reach_error(); return 0; }",
+     Verdict::True},
+    {"fixed_value_differs_per_call",
+     "int f(int p) { int k = p * 2; int i = 0; while (i < p && i < 3) i++; return k + i; }\n"
+     "int main() { int a = f(1); int b = f(2); if (a == 3 && b == 6) reach_error(); return 0; }",
+     Verdict::False},
+    {"fixed_value_differs_per_call_safe",
+     "int f(int p) { int k = p * 2; int i = 0; while (i < p && i < 3) i++; return k + i; }\n"
+     "int main() { int a = f(1); int b = f(2); if (a != 3 || b != 6) reach_error(); return 0; }",
+     Verdict::True},
+    {"pointer_parameter_after_loop",
+     "void fill(int *p, int n) { for (int i = 0; i < n && i < 3; i++) p[i] = i + 1; p[3] = n; }\n"
+     "int main() { int a[4] = {0}; int n = __VERIFIER_nondet_int(); fill(a, n);\n"
+     "  if (n == 2 && a[1] == 2 && a[3] == 2) reach_error(); return 0; }",
+     Verdict::False},
+    {"heap_list",
+     "struct node { int h; struct node *n; };\n"
+     "int main() { struct node *a = malloc(sizeof(struct node)); struct node *p = a; int i = 0;\n"
+     "  while (i < 2 && __VERIFIER_nondet_int()) { i++; p->h = 1; p->n = malloc(sizeof(struct node)); p = p->n; }\n"
+     "  p->h = 2; p->n = 0; int c = 0; p = a; while (p->h == 1) { c++; p = p->n; }\n"
+     "  if (c != i) reach_error(); if (c == 1) reach_error(); return 0; }",
+     Verdict::False},
+    {"heap_list_safe",
+     "struct node { int h; struct node *n; };\n"
+     "int main() { struct node *a = malloc(sizeof(struct node)); struct node *p = a; int i = 0;\n"
+     "  while (i < 2 && __VERIFIER_nondet_int()) { i++; p->h = 1; p->n = malloc(sizeof(struct node)); p = p->n; }\n"
+     "  p->h = 2; p->n = 0; int c = 0; p = a; while (p->h == 1) { c++; p = p->n; }\n"
+     "  if (c != i) reach_error(); return 0; }",
+     Verdict::True},
+    {"recursion_with_array",
+     "int sum(int *a, int n) { if (n <= 0) return 0; return a[n - 1] + sum(a, n - 1); }\n"
+     "int main() { int a[3] = {1, 2, 3}; int n = __VERIFIER_nondet_int(); if (n < 0 || n > 3) return 0;\n"
+     "  if (sum(a, n) == 3) reach_error(); return 0; }",
+     Verdict::False},
+    {"nested_loops_distinct_values",
+     "int main() { int g[3] = {5, 6, 7}; int t = 0;\n"
+     "  for (int i = 0; i < 2; i++) for (int j = 0; j < 3; j++) t += g[j];\n"
+     "  if (t != 36) reach_error(); return 0; }",
+     Verdict::True},
+};
+
+class IbmcAgreesWithBmc : public ::testing::TestWithParam<Case> {};
+
+TEST_P(IbmcAgreesWithBmc, VerdictAndBound) {
+  const Case& c = GetParam();
+  for (smt::SolverKind solver : {smt::SolverKind::Z3, smt::SolverKind::CVC5}) {
+    auto bmc = run(c.code, Algorithm::Bmc, 60, 0, solver);
+    auto ibmc = run(c.code, Algorithm::Ibmc, 60, 0, solver);
+    EXPECT_EQ(bmc.result.verdict, c.expected) << "bmc: " << bmc.result.reason;
+    EXPECT_EQ(ibmc.result.verdict, c.expected) << "ibmc: " << ibmc.result.reason;
+    if (c.expected == Verdict::False) {
+      EXPECT_TRUE(bmc.result.counterexample && bmc.result.counterexample->replayed);
+      EXPECT_TRUE(ibmc.result.counterexample && ibmc.result.counterexample->replayed);
+      EXPECT_EQ(ibmc.result.stats.bound, bmc.result.stats.bound);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, IbmcAgreesWithBmc, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
+
+// CPAchecker's list-ext_1 shape: exit() is the program's own, a self-loop; the calls of
+// it are unreachable (malloc does not fail), but the loop would be unrolled at every
+// bound. A dead end: bmc, ibmc and kind prove the program.
+const char* kOwnExit =
+    "void exit(int s) { _EXIT: goto _EXIT; }\n"
+    "struct node { int h; struct node *n; };\n"
+    "int main() { struct node *a = malloc(sizeof(struct node)); if (a == 0) exit(1);\n"
+    "  struct node *t, *p = a; int i = 0;\n"
+    "  while (i < 3 && __VERIFIER_nondet_int()) { i++; p->h = 1;\n"
+    "    t = malloc(sizeof(struct node)); if (t == 0) exit(1); p->n = t; p = p->n; }\n"
+    "  p->h = 3; p->n = 0; p = a; i = 0;\n"
+    "  while (p->h == 1) { i++; p = p->n; }\n"
+    "  if (p->h != 3 || i > 3) reach_error();\n"
+    "  return 0; }\n";
+
+TEST(DeadEndsInVerification, OwnExitThatLoopsForeverIsNotUnrolled) {
+  for (Algorithm alg : {Algorithm::Bmc, Algorithm::Ibmc, Algorithm::Kind}) {
+    auto out = run(kOwnExit, alg, 60);
+    EXPECT_EQ(out.result.verdict, Verdict::True) << engine::algorithmName(alg) << ": " << out.result.reason;
+  }
+}
+
+// The same with a reachable exit(): still `true` (nothing is checked after it).
+TEST(DeadEndsInVerification, ReachableOwnExitEndsThePath) {
+  const char* code =
+      "void exit(int s) { _EXIT: goto _EXIT; }\n"
+      "int main() { int x = __VERIFIER_nondet_int(); if (x > 10) exit(1);\n"
+      "  if (x > 20) reach_error(); return 0; }\n";
+  for (Algorithm alg : {Algorithm::Bmc, Algorithm::Ibmc, Algorithm::Kind}) {
+    auto out = run(code, alg, 60);
+    EXPECT_EQ(out.result.verdict, Verdict::True) << engine::algorithmName(alg) << ": " << out.result.reason;
+  }
+}
+
+// Soundness: an error after a loop that a path may leave, after the return of a callee
+// with a loop, or beside a nondeterministic infinite loop is still found.
+TEST(DeadEndsInVerification, ErrorsBehindLoopsAndCallsAreStillFound) {
+  const char* codes[] = {
+      "void exit(int s) { _EXIT: goto _EXIT; }\n"
+      "int main() { int x = __VERIFIER_nondet_int(); if (x > 10) exit(1);\n"
+      "  if (x == 5) reach_error(); return 0; }\n",
+      "int g; void count(void) { for (int i = 0; i < 3; i++) g++; }\n"
+      "int main() { count(); if (g == 3) reach_error(); return 0; }\n",
+      "int main() { int x = __VERIFIER_nondet_int(); if (x) { while (1) { x++; } }\n"
+      "  reach_error(); return 0; }\n",
+      "void spin(int k) { while (k > 0) { k--; } }\n"
+      "int main() { int x = __VERIFIER_nondet_int(); spin(x); if (x == 2) reach_error(); return 0; }\n",
+  };
+  for (const char* code : codes)
+    for (Algorithm alg : {Algorithm::Bmc, Algorithm::Ibmc, Algorithm::Kind}) {
+      auto out = run(code, alg, 60);
+      EXPECT_EQ(out.result.verdict, Verdict::False) << engine::algorithmName(alg) << ": " << out.result.reason << "\n"
+                                                    << code;
+    }
+}
+
+}  // namespace
+}  // namespace argus
