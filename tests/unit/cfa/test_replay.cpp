@@ -67,7 +67,7 @@ TEST(Replay, StraightLineReachesError) {
   EXPECT_EQ(r.steps[0].func, f.id());
   EXPECT_EQ(r.steps[0].edge, 0u);
   ASSERT_EQ(r.steps[0].assigned.size(), 1u);
-  EXPECT_EQ(r.steps[0].assigned[0], std::make_pair(x->var, uint64_t{5}));
+  EXPECT_EQ(r.steps[0].assigned[0], std::make_pair(x->var, argus::cfa::Value{5}));
   EXPECT_EQ(p.functions[0].edges[r.steps[2].edge].kind, EdgeKind::Error);
   EXPECT_EQ(r.endLoc, p.functions[0].error);
 }
@@ -219,7 +219,7 @@ TEST(Replay, AllocStoreLoadLittleEndian) {
   EXPECT_EQ(r.steps[3].assigned.at(0).second, 0x1020u);  // size 9 -> 16
   EXPECT_EQ(r.steps[4].edge, st);
   ASSERT_TRUE(r.steps[4].stored.has_value());
-  EXPECT_EQ(*r.steps[4].stored, std::make_pair(uint64_t{0x1000}, uint64_t{0x11223344}));
+  EXPECT_EQ(*r.steps[4].stored, std::make_pair(uint64_t{0x1000}, argus::cfa::Value{0x11223344}));
   EXPECT_EQ(r.steps[5].assigned.at(0).second, 0x44u);
   EXPECT_EQ(r.steps[6].assigned.at(0).second, 0x2233u);
 }
