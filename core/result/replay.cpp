@@ -390,8 +390,11 @@ class Interpreter {
       Value x = v[i] & maskOf(w);
       return sextW(x, w);
     };
-    auto outOfRange = [&](bool wrapped, __int128 r) {
+    // (the result is passed by pointer: the order in which a call's arguments are
+    // evaluated is unspecified, so `f(__builtin_add_overflow(a, b, &r), r)` may read r first)
+    auto outOfRange = [&](bool wrapped, const __int128* res) {
       if (wrapped) return true;
+      const __int128 r = *res;
       uint32_t w = e.args[0]->width;
       if (w >= 128) return false;
       __int128 hi = static_cast<__int128>((Value{1} << (w - 1)) - 1), lo = -hi - 1;
@@ -400,15 +403,16 @@ class Interpreter {
     __int128 r = 0;
     switch (e.check) {
       case CheckKind::None: return true;
-      case CheckKind::SignedAdd: return v.size() == 2 && outOfRange(__builtin_add_overflow(sval(0), sval(1), &r), r);
-      case CheckKind::SignedSub: return v.size() == 2 && outOfRange(__builtin_sub_overflow(sval(0), sval(1), &r), r);
-      case CheckKind::SignedMul: return v.size() == 2 && outOfRange(__builtin_mul_overflow(sval(0), sval(1), &r), r);
+      case CheckKind::SignedAdd: return v.size() == 2 && outOfRange(__builtin_add_overflow(sval(0), sval(1), &r), &r);
+      case CheckKind::SignedSub: return v.size() == 2 && outOfRange(__builtin_sub_overflow(sval(0), sval(1), &r), &r);
+      case CheckKind::SignedMul: return v.size() == 2 && outOfRange(__builtin_mul_overflow(sval(0), sval(1), &r), &r);
       case CheckKind::SignedDiv: {
         if (v.size() != 2 || sval(1) == 0) return false;
-        if (sval(1) == -1) return outOfRange(__builtin_sub_overflow(__int128{0}, sval(0), &r), r);
-        return outOfRange(false, sval(0) / sval(1));
+        if (sval(1) == -1) return outOfRange(__builtin_sub_overflow(__int128{0}, sval(0), &r), &r);
+        r = sval(0) / sval(1);
+        return outOfRange(false, &r);
       }
-      case CheckKind::SignedNeg: return v.size() == 1 && outOfRange(__builtin_sub_overflow(__int128{0}, sval(0), &r), r);
+      case CheckKind::SignedNeg: return v.size() == 1 && outOfRange(__builtin_sub_overflow(__int128{0}, sval(0), &r), &r);
       case CheckKind::DivByZero: return v.size() == 1 && (v[0] & maskOf(e.args[0]->width)) == 0;
       case CheckKind::ShiftSigned:
       case CheckKind::ShiftUnsigned: {
