@@ -374,8 +374,8 @@ uint32_t accelerateLoops(Program& p) {
       auto cycle = translationCycle(p, f, L, pos.to);
       if (!cycle) continue;
       const std::map<VarId, uint64_t>* delta = &cycle->delta;
-      bool narrow = false;  // _Bool-like widths: no sign bit to speak of
-      for (auto& [v, d] : *delta) narrow = narrow || p.vars[v].width < 2;
+      bool narrow = false;  // _Bool-like widths: no sign bit to speak of; wider than 64 bits: not done
+      for (auto& [v, d] : *delta) narrow = narrow || p.vars[v].width < 2 || p.vars[v].width > 64;
       if (narrow) continue;
       std::vector<ExprPtr> atoms;
       conjuncts(pos.cond, atoms);

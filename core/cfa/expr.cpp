@@ -9,10 +9,10 @@ namespace {
 
 uint64_t maskOf(uint32_t width) { return width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1; }
 
-void checkWidth(uint32_t width, const char* what) {
-  if (width == 0 || width > 64)
+void checkWidth(uint32_t width, const char* what, uint32_t max = kMaxWidth) {
+  if (width == 0 || width > max)
     throw std::invalid_argument(std::string(what) + ": width " + std::to_string(width) +
-                                " is outside 1..64");
+                                " is outside 1.." + std::to_string(max));
 }
 
 void checkOperand(const ExprPtr& e, const char* what) {
@@ -45,10 +45,48 @@ std::shared_ptr<Expr> make(ExprKind k, uint32_t width) {
 }  // namespace
 
 ExprPtr Expr::mkConst(uint64_t v, uint32_t width) {
-  checkWidth(width, "mkConst");
+  checkWidth(width, "mkConst", 64);
   auto e = make(ExprKind::Const, width);
   e->value = v & maskOf(width);
   return e;
+}
+
+ExprPtr Expr::mkWideConst(Value v, uint32_t width) {
+  checkWidth(width, "mkWideConst");
+  v &= valueMask(width);
+  if (width <= 64) return mkConst(static_cast<uint64_t>(v), width);
+  uint64_t lo = static_cast<uint64_t>(v);
+  if ((v >> 64) == 0) return mkCast(CastKind::ZExt, mkConst(lo, 64), width);
+  Value sx = static_cast<Value>(static_cast<__int128>(static_cast<int64_t>(lo))) & valueMask(width);
+  if (sx == v) return mkCast(CastKind::SExt, mkConst(lo, 64), width);
+  ExprPtr hi = mkCast(CastKind::ZExt, mkConst(static_cast<uint64_t>(v >> 64), width - 64), width);
+  ExprPtr shifted = mkBinary(BinOp::Shl, hi, mkWideConst(64, width));
+  return mkBinary(BinOp::Or, shifted, mkCast(CastKind::ZExt, mkConst(lo, 64), width));
+}
+
+std::optional<Value> parseValue(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  Value v = 0;
+  const Value limit = ~Value{0} / 10;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    unsigned d = static_cast<unsigned>(c - '0');
+    if (v > limit || (v == limit && d > static_cast<unsigned>(~Value{0} % 10))) return std::nullopt;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+std::string valueToString(Value v, uint32_t width, bool isSigned) {
+  v &= valueMask(width);
+  bool neg = isSigned && width > 0 && ((v >> (width - 1)) & 1);
+  if (neg) v = (~v + 1) & valueMask(width);
+  std::string s;
+  do {
+    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+    v /= 10;
+  } while (v != 0);
+  return neg ? "-" + s : s;
 }
 
 ExprPtr Expr::mkVar(VarId v, uint32_t width) {
@@ -60,8 +98,8 @@ ExprPtr Expr::mkVar(VarId v, uint32_t width) {
 
 ExprPtr Expr::mkLoad(ExprPtr addr, uint32_t bytes) {
   checkOperand(addr, "mkLoad");
-  if (bytes == 0 || bytes > 8)
-    throw std::invalid_argument("mkLoad: " + std::to_string(bytes) + " bytes is outside 1..8");
+  if (bytes == 0 || bytes > kMaxWidth / 8)
+    throw std::invalid_argument("mkLoad: " + std::to_string(bytes) + " bytes is outside 1..16");
   auto e = make(ExprKind::Load, 8 * bytes);
   e->ops = {std::move(addr)};
   return e;

@@ -16,6 +16,12 @@
 // Memory is one flat, byte-addressed, little-endian array. `Load` reads `bytes`
 // consecutive bytes starting at an address expression.
 //
+// Widths: 1..128 bits (__int128 and _BitInt up to 128 bits are values like any other),
+// but a `Const` holds at most 64 bits: a wider constant is built from 64-bit ones by
+// mkWideConst (zero/sign extension, or (hi << 64) | lo), so every reader of
+// Expr::value sees the whole constant. Concrete values of any width are `Value`
+// (unsigned __int128) holding the low `width` bits.
+//
 // Floating point: a `float` / `double` value is carried as its IEEE 754 bit image
 // (binary32 in 32 bits, binary64 in 64 bits), so memory, unions, copies and
 // assignments need nothing new. The F* operators interpret their operands' bits as
@@ -36,12 +42,23 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace argus::cfa {
 
 using VarId = uint32_t;
+
+// A concrete value of up to 128 bits (the low `width` bits of an expression's value).
+using Value = unsigned __int128;
+constexpr uint32_t kMaxWidth = 128;
+inline Value valueMask(uint32_t w) { return w >= 128 ? ~Value{0} : (Value{1} << w) - 1; }
+// Decimal rendering of the low `width` bits, as a two's-complement signed number if
+// `isSigned`.
+std::string valueToString(Value v, uint32_t width, bool isSigned);
+// Parses an unsigned decimal numeral of at most 128 bits; nullopt otherwise.
+std::optional<Value> parseValue(const std::string& s);
 
 enum class ExprKind : uint8_t { Const, Var, Load, Unary, Binary, Cast, Ite };
 
@@ -77,7 +94,7 @@ using ExprPtr = std::shared_ptr<const Expr>;
 struct Expr {
   ExprKind kind;
   uint32_t width;        // result width in bits
-  uint64_t value = 0;    // Const (width <= 64)
+  uint64_t value = 0;    // Const (width <= 64; wider constants: mkWideConst)
   VarId var = 0;         // Var
   UnOp unop = UnOp::Neg;
   BinOp binop = BinOp::Add;
@@ -85,6 +102,9 @@ struct Expr {
   std::vector<ExprPtr> ops;  // Load: {addr}; Unary: {a}; Binary: {a, b}; Cast: {a}; Ite: {c, t, e}
 
   static ExprPtr mkConst(uint64_t v, uint32_t width);
+  // The constant v (low `width` bits, width <= 128): a Const when width <= 64, else an
+  // expression over 64-bit constants (ZExt/SExt of one, or (hi << 64) | lo).
+  static ExprPtr mkWideConst(Value v, uint32_t width);
   static ExprPtr mkVar(VarId v, uint32_t width);
   static ExprPtr mkLoad(ExprPtr addr, uint32_t bytes);
   static ExprPtr mkUnary(UnOp op, ExprPtr a);

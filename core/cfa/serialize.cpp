@@ -9,9 +9,9 @@ namespace argus::cfa {
 namespace {
 
 constexpr std::string_view kMagic = "ARGUSCFA";
-constexpr uint64_t kFormat = 8;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
+constexpr uint64_t kFormat = 9;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
                                   // 5: entry model, 6: value shapes (Variable::shape, Edge::storeShape/storeSigned/elemBytes),
-                                  // 7: objectBits, 8: Edge::gate
+                                  // 7: objectBits, 8: Edge::gate, 9: widths up to 128 bits (__int128)
 
 struct Out {
   std::string bytes;

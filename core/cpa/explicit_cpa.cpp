@@ -250,6 +250,11 @@ struct ExplicitCpa::Ops final : AbstractDomain, TransferRelation, StopOperator {
 
   // Partial evaluation: nullopt = top.
   std::optional<uint64_t> eval(const cfa::Expr& e, const ExplicitState& s) const {
+    // values wider than 64 bits (__int128) are not tracked: top, and so is anything
+    // computed from one
+    if (e.width > 64) return std::nullopt;
+    for (const cfa::ExprPtr& o : e.ops)
+      if (o && o->width > 64 && e.kind != cfa::ExprKind::Ite) return std::nullopt;
     const uint64_t m = maskOf(e.width);
     switch (e.kind) {
       case cfa::ExprKind::Const: return e.value & m;

@@ -213,6 +213,8 @@ public:
   cfa::ExprPtr stmtExpr(const clang::StmtExpr* se);
   cfa::ExprPtr addOffset(cfa::ExprPtr addr, uint64_t off);
   cfa::ExprPtr constPtr(uint64_t v) { return cfa::Expr::mkConst(v, ptrWidth); }
+  // An integer constant of Clang's (extended to `width` <= 128 bits by its signedness).
+  static cfa::ExprPtr constOf(const llvm::APSInt& v, uint32_t width);
 
   // Variable-length array types: the element count of each, evaluated once where the
   // declaration is reached (C11 6.7.6.2p5), in a temporary of size_t width.

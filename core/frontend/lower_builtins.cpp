@@ -67,7 +67,7 @@ std::optional<BitBuiltin> parseBitBuiltin(const std::string& name) {
 
 ExprPtr bitAt(const ExprPtr& x, uint32_t i) {  // (x >> i) & 1, at x's width
   uint32_t w = x->width;
-  return Expr::mkBinary(BinOp::And, Expr::mkBinary(BinOp::LShr, x, Expr::mkConst(i, w)), Expr::mkConst(1, w));
+  return Expr::mkBinary(BinOp::And, Expr::mkBinary(BinOp::LShr, x, Expr::mkConst(i, w)), Expr::mkWideConst(1, w));
 }
 
 // Position-indexed choice over the bits of x: the value for the first set bit met when
@@ -85,7 +85,7 @@ ExprPtr firstSetBit(const ExprPtr& x, bool highFirst, uint32_t rw, const std::fu
 }
 
 ExprPtr popcount(const ExprPtr& x, uint32_t rw) {
-  ExprPtr sum = Expr::mkConst(0, rw);
+  ExprPtr sum = Expr::mkWideConst(0, rw);
   for (uint32_t i = 0; i < x->width; ++i)
     sum = Expr::mkBinary(BinOp::Add, sum, Expr::convert(bitAt(x, i), rw, false));
   return sum;
@@ -93,7 +93,7 @@ ExprPtr popcount(const ExprPtr& x, uint32_t rw) {
 
 ExprPtr byteSwap(const ExprPtr& x) {
   uint32_t w = x->width;
-  ExprPtr r = Expr::mkConst(0, w);
+  ExprPtr r = Expr::mkWideConst(0, w);
   for (uint32_t b = 0; b < w / 8; ++b) {
     ExprPtr byte = Expr::mkBinary(BinOp::And, Expr::mkBinary(BinOp::LShr, x, Expr::mkConst(8 * b, w)),
                                   Expr::mkConst(0xff, w));
@@ -141,14 +141,14 @@ std::optional<ExprPtr> mulOverflowByConstant(const ExprPtr& a, const ExprPtr& c,
   auto k = [w](uint64_t v) { return Expr::mkConst(v, w); };
   auto cmp = [rw](BinOp op, ExprPtr x, ExprPtr y) { return Expr::mkBinary(op, std::move(x), std::move(y), rw); };
   if (!isSigned) {
-    if (c->value == 0) return Expr::mkConst(0, rw);
+    if (c->value == 0) return Expr::mkWideConst(0, rw);
     return cmp(BinOp::ULt, k(mask / c->value), a);
   }
   // the constant as a signed number of w bits
   int64_t cv = w == 64 ? static_cast<int64_t>(c->value)
                        : static_cast<int64_t>(c->value << (64 - w)) >> (64 - w);
   int64_t max = w == 64 ? INT64_MAX : (int64_t(1) << (w - 1)) - 1, min = -max - 1;
-  if (cv == 0) return Expr::mkConst(0, rw);
+  if (cv == 0) return Expr::mkWideConst(0, rw);
   if (cv == -1) return cmp(BinOp::Eq, a, k(static_cast<uint64_t>(min)));
   ExprPtr hi = k(static_cast<uint64_t>(max / cv)), lo = k(static_cast<uint64_t>(min / cv));
   if (cv > 0)
@@ -198,11 +198,11 @@ ExprPtr Lowerer::bitBuiltin(const CallExpr* ce, const std::string& name, bool& h
   if (!isScalar(at) || at->isPointerType() || widthOf(at) > 64 || widthOf(at) % 8 != 0) {
     for (unsigned i = 0; i < ce->getNumArgs(); ++i) rvalue(ce->getArg(i));
     unsupported("call to '" + name + "' on an operand of type '" + at.getAsString() + "'", ce);
-    return Expr::mkConst(0, rw);
+    return Expr::mkWideConst(0, rw);
   }
   ExprPtr x = materialize(convertScalar(rvalue(arg), arg->getType(), at), isSignedT(at));
   uint32_t w = x->width;
-  ExprPtr isZero = Expr::mkBinary(BinOp::Eq, x, Expr::mkConst(0, w), 1);
+  ExprPtr isZero = Expr::mkBinary(BinOp::Eq, x, Expr::mkWideConst(0, w), 1);
   ExprPtr r;
   switch (bb->op) {
     case BitOp::Clz:
@@ -220,7 +220,7 @@ ExprPtr Lowerer::bitBuiltin(const CallExpr* ce, const std::string& name, bool& h
     }
     case BitOp::Clrsb: {
       // leading bits equal to the sign bit, not counting the sign bit: clz(x < 0 ? ~x : x) - 1
-      ExprPtr neg = Expr::mkBinary(BinOp::SLt, x, Expr::mkConst(0, w), 1);
+      ExprPtr neg = Expr::mkBinary(BinOp::SLt, x, Expr::mkWideConst(0, w), 1);
       ExprPtr y = Expr::mkIte(neg, Expr::mkUnary(UnOp::BitNot, x), x);
       r = firstSetBit(y, true, rw, [w](uint32_t i) -> uint64_t { return w - 2 - i; }, w - 1);
       break;
@@ -232,7 +232,7 @@ ExprPtr Lowerer::bitBuiltin(const CallExpr* ce, const std::string& name, bool& h
       r = popcount(x, rw);
       break;
     case BitOp::Parity:
-      r = Expr::mkBinary(BinOp::And, popcount(x, rw), Expr::mkConst(1, rw));
+      r = Expr::mkBinary(BinOp::And, popcount(x, rw), Expr::mkWideConst(1, rw));
       break;
     case BitOp::Bswap:
       r = Expr::convert(byteSwap(x), rw, false);
@@ -268,7 +268,7 @@ ExprPtr Lowerer::overflowBuiltin(const CallExpr* ce, const std::string& name, bo
   ExprPtr a = rvalue(ea), b = rvalue(eb), p = rvalue(ce->getArg(2));
   if (!integral(ta) || !integral(tb) || !integral(tr)) {
     unsupported("call to '" + name + "' with operand or result types other than integers of at most 64 bits", ce);
-    return Expr::mkConst(0, rw);
+    return Expr::mkWideConst(0, rw);
   }
   a = convertScalar(a, ea->getType(), ta);
   b = convertScalar(b, eb->getType(), tb);
@@ -294,7 +294,7 @@ ExprPtr Lowerer::overflowBuiltin(const CallExpr* ce, const std::string& name, bo
     BinOp bop = *op == OvfOp::Add ? BinOp::Add : *op == OvfOp::Sub ? BinOp::Sub : BinOp::Mul;
     ExprPtr R = materialize(Expr::mkBinary(bop, A, B), sr);
     stored = R;
-    ExprPtr zero = Expr::mkConst(0, w);
+    ExprPtr zero = Expr::mkWideConst(0, w);
     auto ne = [&](ExprPtr x, ExprPtr y) { return Expr::mkBinary(BinOp::Ne, std::move(x), std::move(y), rw); };
     auto land = [&](ExprPtr x, ExprPtr y) { return Expr::mkBinary(BinOp::LAnd, std::move(x), std::move(y), rw); };
     auto lor = [&](ExprPtr x, ExprPtr y) { return Expr::mkBinary(BinOp::LOr, std::move(x), std::move(y), rw); };
@@ -329,7 +329,7 @@ ExprPtr Lowerer::overflowBuiltin(const CallExpr* ce, const std::string& name, bo
     }
   } else {
     unsupported("call to '" + name + "' with 64-bit operands of different types", ce);
-    return Expr::mkConst(0, rw);
+    return Expr::mkWideConst(0, rw);
   }
   Edge st = edge(EdgeKind::Store);
   st.addr = p;

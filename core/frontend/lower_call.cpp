@@ -199,7 +199,7 @@ ExprPtr Lowerer::nondetResult(const CallExpr* ce, const std::string& what, const
     havocBytes(Expr::mkVar(obj, ptrWidth), sizeOf(rt), "nondeterministic value", external);
     return Expr::mkVar(obj, ptrWidth);
   }
-  if (isFloating(rt) || !isScalar(rt) || widthOf(rt) > 64) {
+  if (isFloating(rt) || !isScalar(rt) || widthOf(rt) > cfa::kMaxWidth) {
     unsupported(isFloating(rt) ? what + " of type '" + floatTypeName(rt) + "'" : "aggregate or wide " + what, ce);
     return isScalar(rt) || isFloating(rt) ? Expr::mkConst(0, 32) : constPtr(0);
   }
@@ -329,7 +329,7 @@ ExprPtr Lowerer::directCall(const CallExpr* ce, const FunctionDecl* callee) {
   if (def->isVariadic()) {
     lowerArgs(ce, def);
     unsupported("call to variadic function '" + name + "'", ce);
-    return Expr::mkConst(0, rw);
+    return Expr::mkWideConst(0, rw);
   }
   std::vector<ExprPtr> args = lowerArgs(ce, def);
   // Unprototyped calls may pass more or fewer arguments than parameters.
@@ -392,7 +392,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     Edge e = edge(errorCallsAreErrors ? EdgeKind::Error : EdgeKind::Abort);
     emitTo(e, errorCallsAreErrors ? fn->error : fn->sink);
     cur = newLoc();
-    return Expr::mkConst(0, rw);
+    return Expr::mkWideConst(0, rw);
   }
   if ((name == "__VERIFIER_assert" || name == "assert") && ce->getNumArgs() == 1 &&
       !(ce->getDirectCallee()->getDefinition())) {
@@ -406,7 +406,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
       emitTo(edge(EdgeKind::Abort), fn->sink);
     }
     cur = ok;
-    return Expr::mkConst(0, rw);
+    return Expr::mkWideConst(0, rw);
   }
   if ((name == "__VERIFIER_assume" || name == "__ESBMC_assume" || name == "__CPROVER_assume" ||
        name == "assume_abort_if_not") &&
@@ -417,7 +417,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     if (name == "assume_abort_if_not") emitTo(edge(EdgeKind::Abort), fn->sink);
     // for __VERIFIER_assume the false branch has no successor: the path ends
     cur = ok;
-    return Expr::mkConst(0, rw);
+    return Expr::mkWideConst(0, rw);
   }
   if (name == "atexit" && atexitRunner != cfa::kNoFunc && ce->getNumArgs() == 1 && isScalar(rt)) {
     // table[count++] = handler; a full table is unsupported (glibc has no limit)
@@ -446,7 +446,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     inc.lhs = atexitCount;
     inc.rhs = Expr::mkBinary(BinOp::Add, n, Expr::mkConst(1, 32), 32);
     emit(inc);
-    return Expr::mkConst(0, rw);
+    return Expr::mkWideConst(0, rw);
   }
   if (name == "abort" || name == "exit" || name == "_Exit" || name == "__builtin_unreachable" ||
       name == "__builtin_trap") {
@@ -455,7 +455,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     if (name != "__builtin_unreachable") endOfProgram(false, name == "exit");
     emitTo(edge(EdgeKind::Abort), fn->sink);
     cur = newLoc();
-    return Expr::mkConst(0, rw);
+    return Expr::mkWideConst(0, rw);
   }
   if (startsWith(name, "__VERIFIER_nondet_") || ((startsWith(name, "nondet_") || startsWith(name, "__nondet")) &&
                                                  !ce->getDirectCallee()->getDefinition())) {
@@ -477,7 +477,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     cfa::VarId n = newTemp(rw, false);
     Edge zero = edge(EdgeKind::Assign);
     zero.lhs = n;
-    zero.rhs = Expr::mkConst(0, rw);
+    zero.rhs = Expr::mkWideConst(0, rw);
     emit(zero);
     cfa::LocId head = newLoc(), body = newLoc(), after = newLoc();
     emitTo(edge(EdgeKind::Blank), head);
@@ -497,7 +497,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     cur = body;
     Edge inc = edge(EdgeKind::Assign);
     inc.lhs = n;
-    inc.rhs = Expr::mkBinary(BinOp::Add, Expr::mkVar(n, rw), Expr::mkConst(1, rw));
+    inc.rhs = Expr::mkBinary(BinOp::Add, Expr::mkVar(n, rw), Expr::mkWideConst(1, rw));
     inc.text = "strlen: n++";
     emit(inc);
     emitTo(edge(EdgeKind::Blank), head);
@@ -704,8 +704,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     // of pure expressions does not reach them)
     clang::Expr::EvalResult folded;
     if (ce->EvaluateAsInt(folded, ctx)) {
-      llvm::APSInt v = folded.Val.getInt();
-      return Expr::mkConst(v.isSigned() ? static_cast<uint64_t>(v.getExtValue()) : v.getZExtValue(), rw);
+      return constOf(folded.Val.getInt(), rw);
     }
   }
   if (name == "__builtin_constant_p" && ce->getNumArgs() == 1 && isScalar(rt)) {
@@ -731,7 +730,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     // 32 for &a[2] of int a[10]). Otherwise GCC's answer depends on its optimisation
     // level ((size_t)-1 or 0 at -O0, the real size where -O2 tracks the pointer).
     unsupported("'" + name + "' of an object whose size is not known statically (the answer depends on the compiler's optimisation)", ce);
-    return Expr::mkConst(0, rw);
+    return Expr::mkWideConst(0, rw);
   }
   if (name == "__builtin_assume" && ce->getNumArgs() == 1) {
     // Clang: the program promises the condition holds (undefined otherwise): paths where
@@ -741,7 +740,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     cur = stop;
     emitTo(edge(EdgeKind::Abort), fn->sink);
     cur = ok;
-    return Expr::mkConst(0, rw);
+    return Expr::mkWideConst(0, rw);
   }
   if ((name == "memset" || name == "memcpy" || name == "memmove" || name == "__builtin_memset" ||
        name == "__builtin_memcpy") && ce->getNumArgs() == 3) {

@@ -132,7 +132,7 @@ void Lowerer::checkArith(BinaryOperatorKind op, ExprPtr& a, QualType ta, ExprPtr
   bool divLike = op == BO_Div || op == BO_Rem, shiftLike = op == BO_Shl || op == BO_Shr;
   bool ovf = (op == BO_Add || op == BO_Sub || op == BO_Mul || op == BO_Div) && isSignedT(rt) &&
              !rt->isBooleanType() && widthOf(rt) >= widthOf(ctx.IntTy) && checking("no-overflow");
-  if (ovf && (a->width != b->width || a->width != widthOf(rt) || a->width > 64)) {
+  if (ovf && (a->width != b->width || a->width != widthOf(rt))) {
     unsupported("signed arithmetic on operands of different widths (no-overflow check)", at);
     ovf = false;
   }
@@ -149,20 +149,20 @@ void Lowerer::checkArith(BinaryOperatorKind op, ExprPtr& a, QualType ta, ExprPtr
   if (!isSimple(a)) a = materialize(a, isSignedT(ta));
   if (!isSimple(b)) b = materialize(b, isSignedT(tb));
   if (dz) {
-    checkEdge(Expr::mkBinary(BinOp::Eq, b, Expr::mkConst(0, b->width), 1), "div-by-zero", CheckKind::DivByZero, {b},
+    checkEdge(Expr::mkBinary(BinOp::Eq, b, Expr::mkWideConst(0, b->width), 1), "div-by-zero", CheckKind::DivByZero, {b},
               at);
   }
   if (sh) {
     uint32_t w = a->width;
     // negative amounts are >= w as unsigned numbers
-    ExprPtr violated = Expr::mkBinary(BinOp::ULe, Expr::mkConst(w, b->width), b, 1);
+    ExprPtr violated = Expr::mkBinary(BinOp::ULe, Expr::mkWideConst(w, b->width), b, 1);
     checkEdge(violated, "shift", isSignedT(tb) ? CheckKind::ShiftSigned : CheckKind::ShiftUnsigned,
               {b, Expr::mkConst(w, 32)}, at);
   }
   if (!ovf) return;
   uint32_t w = a->width;
-  ExprPtr zero = Expr::mkConst(0, w);
-  ExprPtr minV = Expr::mkConst(uint64_t(1) << (w - 1), w), minusOne = Expr::mkConst(~uint64_t(0), w);
+  ExprPtr zero = Expr::mkWideConst(0, w);
+  ExprPtr minV = Expr::mkWideConst(cfa::Value{1} << (w - 1), w), minusOne = Expr::mkWideConst(~cfa::Value{0}, w);
   auto negative = [&](ExprPtr x) { return Expr::mkBinary(BinOp::SLt, std::move(x), zero, 1); };
   auto eq = [](ExprPtr x, ExprPtr y) { return Expr::mkBinary(BinOp::Eq, std::move(x), std::move(y), 1); };
   auto land = [](ExprPtr x, ExprPtr y) { return Expr::mkBinary(BinOp::LAnd, std::move(x), std::move(y), 1); };
@@ -218,7 +218,7 @@ void Lowerer::checkNeg(ExprPtr& a, QualType t, const Stmt* at) {
       a->width != widthOf(t) || !checking("no-overflow"))
     return;
   if (a->kind != cfa::ExprKind::Const && a->kind != cfa::ExprKind::Var) a = materialize(a, true);
-  checkEdge(Expr::mkBinary(BinOp::Eq, a, Expr::mkConst(uint64_t(1) << (a->width - 1), a->width), 1), "no-overflow",
+  checkEdge(Expr::mkBinary(BinOp::Eq, a, Expr::mkWideConst(cfa::Value{1} << (a->width - 1), a->width), 1), "no-overflow",
             CheckKind::SignedNeg, {a}, at);
 }
 

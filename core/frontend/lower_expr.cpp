@@ -113,8 +113,8 @@ void Lowerer::assignTo(const LValue& lv, const clang::Expr* rhs) {
     copyBytes(lv.addr, src, sizeOf(lv.type), rhs);
     return;
   }
-  if (widthOf(lv.type) > 64) {
-    unsupported("integer type '" + lv.type.getUnqualifiedType().getAsString() + "' wider than 64 bits", rhs);
+  if (widthOf(lv.type) > cfa::kMaxWidth) {
+    unsupported("integer type '" + lv.type.getUnqualifiedType().getAsString() + "' wider than 128 bits", rhs);
     return;
   }
   ExprPtr v = rvalue(rhs);
@@ -156,7 +156,7 @@ void Lowerer::zeroBytes(ExprPtr dst, uint64_t bytes, const Stmt* at) {
   cfa::forEachChunk(bytes, [&](uint64_t off, uint32_t chunk) {
     Edge e = edge(EdgeKind::Store);
     e.addr = addOffset(dst, off);
-    e.value = Expr::mkConst(0, chunk * 8);
+    e.value = Expr::mkWideConst(0, chunk * 8);
     e.bytes = chunk;
     emit(std::move(e));
   });
@@ -282,7 +282,7 @@ void Lowerer::initObject(ExprPtr addr, QualType t, const clang::Expr* init, bool
 
 uint32_t Lowerer::bitIntBits(QualType t) const {
   const auto* xt = t.getCanonicalType()->getAs<BitIntType>();
-  if (!xt || xt->getNumBits() >= widthOf(t) || widthOf(t) > 64) return 0;
+  if (!xt || xt->getNumBits() >= widthOf(t) || widthOf(t) > cfa::kMaxWidth) return 0;
   return xt->getNumBits();
 }
 
@@ -306,14 +306,21 @@ ExprPtr Lowerer::rvalue(const clang::Expr* e) {
   return v;
 }
 
+ExprPtr Lowerer::constOf(const llvm::APSInt& v, uint32_t width) {
+  // the value extended to 128 bits by its own signedness, then cut to `width`
+  llvm::APInt x = v.isSigned() ? v.sextOrTrunc(128) : v.zextOrTrunc(128);
+  cfa::Value val = (cfa::Value{x.extractBitsAsZExtValue(64, 64)} << 64) | x.extractBitsAsZExtValue(64, 0);
+  return Expr::mkWideConst(val, width);
+}
+
 ExprPtr Lowerer::rvalueRaw(const clang::Expr* e) {
   const Stmt* saved = curStmt;
   ExprPtr result;
   e = e->IgnoreParens();
   QualType t = e->getType();
 
-  if (isScalar(t) && widthOf(t) > 64) {
-    unsupported("integer type '" + t.getUnqualifiedType().getAsString() + "' wider than 64 bits", e);
+  if (isScalar(t) && widthOf(t) > cfa::kMaxWidth) {
+    unsupported("integer type '" + t.getUnqualifiedType().getAsString() + "' wider than 128 bits", e);
     return Expr::mkConst(0, 64);
   }
   // Integer constant expressions (sizeof, enum constants, literals, ...) fold here.
@@ -322,8 +329,7 @@ ExprPtr Lowerer::rvalueRaw(const clang::Expr* e) {
     // (Clang folds a signed overflow by wrapping around and says so: with a property
     // check on, such an expression is lowered for the check to see it)
     if (e->EvaluateAsInt(r, ctx) && !(r.HasUndefinedBehavior && !checks.empty())) {
-      llvm::APSInt v = r.Val.getInt();
-      return Expr::mkConst(v.isSigned() ? static_cast<uint64_t>(v.getExtValue()) : v.getZExtValue(), widthOf(t));
+      return constOf(r.Val.getInt(), widthOf(t));
     }
   }
   if (isFloating(t)) {
@@ -407,7 +413,7 @@ ExprPtr Lowerer::rvalueRaw(const clang::Expr* e) {
         case UO_Minus:
           if (isFloatT(t)) {  // IEEE negation flips the sign bit (also of NaN and 0)
             ExprPtr a = rvalue(uo->getSubExpr());
-            result = Expr::mkBinary(BinOp::Xor, a, Expr::mkConst(uint64_t{1} << (a->width - 1), a->width));
+            result = Expr::mkBinary(BinOp::Xor, a, Expr::mkWideConst(cfa::Value{1} << (a->width - 1), a->width));
             break;
           }
           {
@@ -434,7 +440,7 @@ ExprPtr Lowerer::rvalueRaw(const clang::Expr* e) {
           break;
         default:
           unsupported("unary operator " + std::string(UnaryOperator::getOpcodeStr(uo->getOpcode())), e);
-          result = Expr::mkConst(0, widthOf(t));
+          result = Expr::mkWideConst(0, widthOf(t));
       }
       curStmt = saved;
       return result;
@@ -466,12 +472,12 @@ ExprPtr Lowerer::rvalueRaw(const clang::Expr* e) {
         }
       }
       unsupported("sizeof/alignof of this type", e);
-      return Expr::mkConst(0, widthOf(t));
+      return Expr::mkWideConst(0, widthOf(t));
     }
     case Stmt::InitListExprClass: {
       auto* il = cast<InitListExpr>(e);
       if (isScalar(t) && il->getNumInits() == 1) return convertScalar(rvalue(il->getInit(0)), il->getInit(0)->getType(), t);
-      if (isScalar(t) && il->getNumInits() == 0) return Expr::mkConst(0, widthOf(t));
+      if (isScalar(t) && il->getNumInits() == 0) return Expr::mkWideConst(0, widthOf(t));
       // aggregate value: materialise a temporary object
       cfa::VarId tmp = newTemp(ptrWidth, false);
       Edge a = edge(EdgeKind::Alloc);
@@ -483,7 +489,7 @@ ExprPtr Lowerer::rvalueRaw(const clang::Expr* e) {
       return Expr::mkVar(tmp, ptrWidth);
     }
     case Stmt::ImplicitValueInitExprClass:
-      if (isScalar(t)) return Expr::mkConst(0, widthOf(t));
+      if (isScalar(t)) return Expr::mkWideConst(0, widthOf(t));
       break;
     case Stmt::OpaqueValueExprClass:
       return rvalue(cast<OpaqueValueExpr>(e)->getSourceExpr());
@@ -491,7 +497,7 @@ ExprPtr Lowerer::rvalueRaw(const clang::Expr* e) {
       break;
   }
   unsupported(std::string("expression ") + e->getStmtClassName(), e);
-  return Expr::mkConst(0, isScalar(t) ? widthOf(t) : ptrWidth);
+  return Expr::mkWideConst(0, isScalar(t) ? widthOf(t) : ptrWidth);
 }
 
 Lowerer::LValue Lowerer::lvalue(const clang::Expr* e) {
@@ -748,7 +754,7 @@ ExprPtr Lowerer::castExpr(const CastExpr* ce) {
     }
     default:
       unsupported(std::string("cast ") + ce->getCastKindName(), ce);
-      return Expr::mkConst(0, isScalar(to) ? widthOf(to) : ptrWidth);
+      return Expr::mkWideConst(0, isScalar(to) ? widthOf(to) : ptrWidth);
   }
 }
 
@@ -762,7 +768,7 @@ ExprPtr Lowerer::incDec(const UnaryOperator* uo) {
   bool fl = isFloatT(t);
   auto step = [&](bool inc, ExprPtr x) {  // x + 1 or x - 1 (x of an integer or float type)
     if (fl) return Expr::mkBinary(inc ? BinOp::FAdd : BinOp::FSub, x, floatConst(1.0, x->width));
-    return Expr::mkBinary(inc ? BinOp::Add : BinOp::Sub, x, Expr::mkConst(1, x->width));
+    return Expr::mkBinary(inc ? BinOp::Add : BinOp::Sub, x, Expr::mkWideConst(1, x->width));
   };
   LValue lv = lvalue(sub);
   ExprPtr old = load(lv);
@@ -776,10 +782,10 @@ ExprPtr Lowerer::incDec(const UnaryOperator* uo) {
     if (es == 0) es = 1;  // void* arithmetic (GNU)
     nv = Expr::mkBinary(inc ? BinOp::Add : BinOp::Sub, old, constPtr(es));
   } else if (t->isBooleanType()) {
-    nv = inc ? Expr::mkConst(1, old->width) : Expr::mkCast(CastKind::ToBool, Expr::mkBinary(BinOp::Sub, old, Expr::mkConst(1, old->width)), old->width);
+    nv = inc ? Expr::mkWideConst(1, old->width) : Expr::mkCast(CastKind::ToBool, Expr::mkBinary(BinOp::Sub, old, Expr::mkWideConst(1, old->width)), old->width);
   } else {
     if (!checks.empty()) {
-      ExprPtr one = Expr::mkConst(1, old->width);
+      ExprPtr one = Expr::mkWideConst(1, old->width);
       checkArith(inc ? BO_Add : BO_Sub, old, t, one, t, t, uo);
     }
     nv = step(inc, old);
@@ -802,7 +808,7 @@ ExprPtr Lowerer::incDec(const UnaryOperator* uo) {
     if (es == 0) es = 1;
     nv = Expr::mkBinary(inc ? BinOp::Add : BinOp::Sub, oldv, constPtr(es));
   } else if (t->isBooleanType()) {
-    nv = inc ? Expr::mkConst(1, old->width) : Expr::mkCast(CastKind::ToBool, Expr::mkBinary(BinOp::Sub, oldv, Expr::mkConst(1, old->width)), old->width);
+    nv = inc ? Expr::mkWideConst(1, old->width) : Expr::mkCast(CastKind::ToBool, Expr::mkBinary(BinOp::Sub, oldv, Expr::mkWideConst(1, old->width)), old->width);
   } else {
     nv = step(inc, oldv);
   }
@@ -850,8 +856,8 @@ ExprPtr Lowerer::arith(BinaryOperatorKind op, ExprPtr a, QualType ta, ExprPtr b,
       ExprPtr amount = Expr::convert(b, a->width, false);
       if (b->width > a->width) {
         // an amount that does not fit is >= width anyway: saturate to width
-        ExprPtr big = Expr::mkBinary(BinOp::ULe, Expr::mkConst(a->width, b->width), b, 1);
-        amount = Expr::mkIte(big, Expr::mkConst(a->width, a->width), amount);
+        ExprPtr big = Expr::mkBinary(BinOp::ULe, Expr::mkWideConst(a->width, b->width), b, 1);
+        amount = Expr::mkIte(big, Expr::mkWideConst(a->width, a->width), amount);
       }
       if (op == BO_Shl) return Expr::mkBinary(BinOp::Shl, a, amount);
       return Expr::mkBinary(isSignedT(ta) ? BinOp::AShr : BinOp::LShr, a, amount);
@@ -882,7 +888,7 @@ ExprPtr Lowerer::arith(BinaryOperatorKind op, ExprPtr a, QualType ta, ExprPtr b,
     }
     default:
       unsupported("binary operator", at);
-      return Expr::mkConst(0, rw);
+      return Expr::mkWideConst(0, rw);
   }
 }
 
@@ -955,13 +961,13 @@ ExprPtr Lowerer::logical(const BinaryOperator* bo) {
   cur = tL;
   Edge e1 = edge(EdgeKind::Assign);
   e1.lhs = tmp;
-  e1.rhs = Expr::mkConst(1, w);
+  e1.rhs = Expr::mkWideConst(1, w);
   emit(e1);
   emitTo(edge(EdgeKind::Blank), after);
   cur = fL;
   Edge e0 = edge(EdgeKind::Assign);
   e0.lhs = tmp;
-  e0.rhs = Expr::mkConst(0, w);
+  e0.rhs = Expr::mkWideConst(0, w);
   emit(e0);
   emitTo(edge(EdgeKind::Blank), after);
   cur = after;

@@ -83,7 +83,7 @@ ExprPtr Lowerer::convertFloat(ExprPtr v, QualType from, QualType to) {
 ExprPtr Lowerer::floatArith(BinaryOperatorKind op, ExprPtr a, ExprPtr b, uint32_t rw, const clang::Expr* at) {
   if (a->width != b->width) {
     unsupported("floating-point operands of different types", at);
-    return Expr::mkConst(0, rw);
+    return Expr::mkWideConst(0, rw);
   }
   switch (op) {
     case BO_Add: return bin(BinOp::FAdd, a, b);
@@ -98,7 +98,7 @@ ExprPtr Lowerer::floatArith(BinaryOperatorKind op, ExprPtr a, ExprPtr b, uint32_
     case BO_GE: return bin(BinOp::FLe, b, a, rw);
     default:
       unsupported("floating-point binary operator", at);
-      return Expr::mkConst(0, rw);
+      return Expr::mkWideConst(0, rw);
   }
 }
 
@@ -177,13 +177,13 @@ ExprPtr Lowerer::mathBuiltin(const CallExpr* ce, const std::string& name, bool& 
                     ce);
       else
         unsupported("call to '" + name + "' on an operand of type '" + at.getAsString() + "'", ce);
-      return Expr::mkConst(0, rw);
+      return Expr::mkWideConst(0, rw);
     }
     x.push_back(rvalue(a));
   }
   if (x.size() == 2 && x[0]->width != x[1]->width) {
     unsupported("call to '" + name + "' on operands of different types", ce);
-    return Expr::mkConst(0, rw);
+    return Expr::mkWideConst(0, rw);
   }
   ExprPtr v = x[0];
   uint32_t w = v->width;

@@ -388,8 +388,8 @@ Lowerer::VarRef& Lowerer::varFor(const VarDecl* vd) {
   VarRef ref;
   QualType t = vd->getType();
   bool global = vd->hasGlobalStorage();
-  // Values wider than 64 bits (__int128) are never registers; any use is unsupported.
-  ref.inMemory = !isScalar(t) || addressTaken.count(vd) || isFloating(t) || widthOf(t) > 64;
+  // Values wider than 128 bits (_BitInt(N), N > 128) are never registers; any use is unsupported.
+  ref.inMemory = !isScalar(t) || addressTaken.count(vd) || isFloating(t) || widthOf(t) > cfa::kMaxWidth;
   cfa::Variable v;
   if (linkMode() && global && vd->hasLinkage()) {
     // link mode: every unit must see an external global the same way, in memory
@@ -546,7 +546,7 @@ void Lowerer::declareSignature(const FunctionDecl* fd) {
     v.name = fn->name + "::$ret";
     v.kind = cfa::VarKind::Return;
     v.func = fn->id;
-    if (isScalar(rt) && widthOf(rt) <= 64) {
+    if (isScalar(rt) && widthOf(rt) <= cfa::kMaxWidth) {
       v.width = widthOf(rt);
       v.isSigned = isSignedT(rt);
       v.shape = shapeOf(rt);
@@ -563,7 +563,7 @@ void Lowerer::declareSignature(const FunctionDecl* fd) {
     in.name = fn->name + "::" + (in.cName.empty() ? "$p" + std::to_string(fn->params.size()) : in.cName) + "$in";
     in.kind = cfa::VarKind::Param;
     in.func = fn->id;
-    bool aggregate = !isScalar(t) || widthOf(t) > 64 || isFloating(t);
+    bool aggregate = !isScalar(t) || widthOf(t) > cfa::kMaxWidth || isFloating(t);
     in.width = aggregate ? ptrWidth : widthOf(t);
     in.isSigned = !aggregate && isSignedT(t);
     in.shape = aggregate ? cfa::ValueShape::Pointer : shapeOf(t);
@@ -629,9 +629,9 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
     const ParmVarDecl* pd = fd->getParamDecl(i);
     QualType t = pd->getType();
     cfa::VarId inId = fn->params[i];
-    bool aggregate = !isScalar(t) || widthOf(t) > 64;
+    bool aggregate = !isScalar(t) || widthOf(t) > cfa::kMaxWidth;
     if (isFloating(t)) unsupported("parameter of type '" + floatTypeName(t) + "'", fd->getBody());
-    else if (isScalar(t) && widthOf(t) > 64) unsupported("parameter wider than 64 bits", fd->getBody());
+    else if (isScalar(t) && widthOf(t) > cfa::kMaxWidth) unsupported("parameter wider than 128 bits", fd->getBody());
     if (pd->getName().empty()) continue;
     VarRef& ref = varFor(pd);
     curStmt = fd->getBody();
@@ -669,7 +669,7 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
     if (!argc.inMemory) {
       Edge e = edge(EdgeKind::Assume);
       uint32_t w = prog.vars[argc.reg].width;
-      e.cond = Expr::mkBinary(cfa::BinOp::SLe, Expr::mkConst(0, w), Expr::mkVar(argc.reg, w), 32);
+      e.cond = Expr::mkBinary(cfa::BinOp::SLe, Expr::mkWideConst(0, w), Expr::mkVar(argc.reg, w), 32);
       e.text = "argc >= 0";
       emit(std::move(e));
     }
@@ -692,7 +692,7 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
     if (fn->name == "main") {
       Edge e = edge(EdgeKind::Assign);
       e.lhs = fn->retVar;
-      e.rhs = Expr::mkConst(0, prog.vars[*fn->retVar].width);
+      e.rhs = Expr::mkWideConst(0, prog.vars[*fn->retVar].width);
       e.text = "return 0 (end of main)";
       emit(std::move(e));
     } else {
@@ -887,14 +887,14 @@ void Lowerer::lowerStmt(const Stmt* s) {
           continue;
         }
         ExprPtr match;
-        ExprPtr lov = Expr::mkConst(lo.Val.getInt().getExtValue(), v->width);
+        ExprPtr lov = constOf(lo.Val.getInt(), v->width);
         if (cs->getRHS()) {
           clang::Expr::EvalResult hi;
           if (!cs->getRHS()->EvaluateAsInt(hi, ctx)) {
             unsupported("non-constant case range", cs);
             continue;
           }
-          ExprPtr hiv = Expr::mkConst(hi.Val.getInt().getExtValue(), v->width);
+          ExprPtr hiv = constOf(hi.Val.getInt(), v->width);
           bool sg = isSignedT(ct);
           match = Expr::mkBinary(cfa::BinOp::LAnd,
                                  Expr::mkBinary(sg ? cfa::BinOp::SLe : cfa::BinOp::ULe, lov, v, 32),
@@ -1266,7 +1266,7 @@ void Lowerer::buildInit(bool nondet) {
         Edge e;
         e.kind = EdgeKind::Assign;
         e.lhs = ref.reg;
-        e.rhs = Expr::mkConst(0, prog.vars[ref.reg].width);
+        e.rhs = Expr::mkWideConst(0, prog.vars[ref.reg].width);
         e.range = rangeOfDecl(vd);
         e.text = vd->getNameAsString() + " = 0";
         emit(std::move(e));

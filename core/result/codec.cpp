@@ -72,7 +72,10 @@ VerificationResult decodeResult(const json& j) {
       for (const json& in : c["inputs"]) {
         PathInput p;
         p.function = in.value("function", "");
-        p.value = in.value("value", uint64_t(0));
+        if (in.contains("value") && in["value"].is_string())
+          p.value = cfa::parseValue(in["value"].get<std::string>()).value_or(0);
+        else
+          p.value = in.value("value", uint64_t(0));
         p.width = in.value("width", 0u);
         p.isSigned = in.value("signed", false);
         p.file = in.value("file", "");

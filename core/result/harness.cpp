@@ -24,6 +24,7 @@ std::string cType(const std::string& function, uint32_t width, bool isSigned) {
   if (isBoolName(function)) return "_Bool";
   std::string u = isSigned ? "" : "unsigned ";
   switch (width) {
+    case 128: return u + "__int128";
     case 8: return (isSigned ? "signed " : "unsigned ") + std::string("char");
     case 16: return u + "short";
     case 32: return u + "int";
@@ -108,10 +109,16 @@ std::string writeHarness(const Counterexample& cex, const HarnessOptions& o) {
   for (const std::string& f : order) {
     const auto& vals = byFunc[f];
     std::string t = cType(f, vals.front()->width, vals.front()->isSigned);
+    bool wide = false;  // 128-bit results (__int128): each value from its two 64-bit halves
+    for (const PathInput* v : vals) wide = wide || v->width > 64;
     h << "\n/* " << f << ": " << vals.size() << " value(s) */\n"
-      << "static const unsigned long long argus_v" << k << "[] = {";
+      << "static const unsigned " << (wide ? "__int128" : "long long") << " argus_v" << k << "[] = {";
     for (size_t i = 0; i < vals.size(); ++i) {
-      h << (i % 4 == 0 ? "\n  " : " ") << vals[i]->value << "ULL,";
+      uint64_t lo = static_cast<uint64_t>(vals[i]->value), hi = static_cast<uint64_t>(vals[i]->value >> 64);
+      if (wide)
+        h << (i % 4 == 0 ? "\n  " : " ") << "((unsigned __int128)" << hi << "ULL << 64 | " << lo << "ULL),";
+      else
+        h << (i % 4 == 0 ? "\n  " : " ") << lo << "ULL,";
       h << " /* " << vals[i]->file.substr(vals[i]->file.find_last_of('/') + 1) << ":" << vals[i]->line << " */";
     }
     // __VERIFIER_nondet_float/double (and nondet_float, ...) return a float in a

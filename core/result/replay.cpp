@@ -28,34 +28,39 @@ using cfa::VarId;
 
 namespace {
 
-inline uint64_t maskOf(uint32_t w) { return w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1; }
+using cfa::Value;
 
-inline bool signBit(uint64_t v, uint32_t w) { return w != 0 && ((v >> (w - 1)) & 1); }
+// Masks of up to 128 bits (values); addresses use the 64-bit amask_ (ptrWidth <= 64).
+inline Value maskOf(uint32_t w) { return cfa::valueMask(w); }
+inline uint64_t maskOf64(uint32_t w) { return w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1; }
 
-// Sign-extends the low `w` bits of v to 64 bits.
-inline int64_t sext64(uint64_t v, uint32_t w) {
+inline bool signBit(Value v, uint32_t w) { return w != 0 && ((v >> (w - 1)) & 1); }
+
+// Sign-extends the low `w` bits of v to 128 bits.
+inline __int128 sextW(Value v, uint32_t w) {
   if (w == 0) return 0;
-  if (w >= 64) return static_cast<int64_t>(v);
+  if (w >= 128) return static_cast<__int128>(v);
   v &= maskOf(w);
   if (signBit(v, w)) v |= ~maskOf(w);
-  return static_cast<int64_t>(v);
+  return static_cast<__int128>(v);
 }
 
-inline uint64_t negW(uint64_t v, uint32_t w) { return (~v + 1) & maskOf(w); }
+inline Value negW(Value v, uint32_t w) { return (~v + 1) & maskOf(w); }
 
 // SMT-LIB bvudiv / bvurem (division by zero: all ones / the dividend).
-inline uint64_t udivW(uint64_t a, uint64_t b, uint32_t w) { return b == 0 ? maskOf(w) : a / b; }
-inline uint64_t uremW(uint64_t a, uint64_t b) { return b == 0 ? a : a % b; }
+inline Value udivW(Value a, Value b, uint32_t w) { return b == 0 ? maskOf(w) : a / b; }
+inline Value uremW(Value a, Value b) { return b == 0 ? a : a % b; }
 
 // Floating point: the host's IEEE binary32/binary64 arithmetic in the default rounding
 // mode (to nearest even), independent of the SMT encoding; a NaN keeps the host's bits.
-inline float asF(uint64_t v) {
+inline float asF(Value v) {
   uint32_t b = static_cast<uint32_t>(v);
   float f;
   std::memcpy(&f, &b, 4);
   return f;
 }
-inline double asD(uint64_t v) {
+inline double asD(Value v128) {
+  uint64_t v = static_cast<uint64_t>(v128);
   double d;
   std::memcpy(&d, &v, 8);
   return d;
@@ -71,26 +76,26 @@ inline uint64_t bitsD(double d) {
   return b;
 }
 // The value of a float image of width w as a double (exact for binary32).
-inline double toD(uint64_t v, uint32_t w) { return w == 32 ? static_cast<double>(asF(v)) : asD(v); }
+inline double toD(Value v, uint32_t w) { return w == 32 ? static_cast<double>(asF(v)) : asD(v); }
 
 template <class F>
-uint64_t fpUnary(uint64_t a, uint32_t w, F f) {
+Value fpUnary(Value a, uint32_t w, F f) {
   if (w == 32) return bitsF(f(asF(a)));
   return bitsD(f(asD(a)));
 }
 
 // C's conversion to an integer type of `to` bits (truncation); 0 when undefined (NaN or
 // out of range: the frontend cuts such paths off before the conversion).
-uint64_t fpToInt(uint64_t a, uint32_t from, uint32_t to, bool isSigned) {
+Value fpToInt(Value a, uint32_t from, uint32_t to, bool isSigned) {
   double x = std::trunc(toD(a, from));  // binary32 values are exact in a double
   if (std::isnan(x)) return 0;
   if (isSigned) {
     double lo = -std::ldexp(1.0, static_cast<int>(to) - 1), hi = std::ldexp(1.0, static_cast<int>(to) - 1);
     if (x < lo || x >= hi) return 0;
-    return static_cast<uint64_t>(static_cast<int64_t>(x)) & maskOf(to);
+    return static_cast<Value>(static_cast<__int128>(x)) & maskOf(to);
   }
   if (x <= -1.0 || x >= std::ldexp(1.0, static_cast<int>(to))) return 0;
-  return static_cast<uint64_t>(x) & maskOf(to);
+  return static_cast<Value>(x) & maskOf(to);
 }
 
 }  // namespace
@@ -109,8 +114,8 @@ const char* outcomeName(ReplayOutcome o) {
   return "?";
 }
 
-uint64_t evalUnary(UnOp op, uint64_t a, uint32_t w) {
-  const uint64_t m = maskOf(w);
+Value evalUnary(UnOp op, Value a, uint32_t w) {
+  const Value m = maskOf(w);
   a &= m;
   switch (op) {
     case UnOp::Neg: return negW(a, w);
@@ -126,11 +131,11 @@ uint64_t evalUnary(UnOp op, uint64_t a, uint32_t w) {
   return 0;
 }
 
-uint64_t evalBinary(BinOp op, uint64_t a, uint64_t b, uint32_t w, uint32_t rw) {
-  const uint64_t m = maskOf(w);
+Value evalBinary(BinOp op, Value a, Value b, uint32_t w, uint32_t rw) {
+  const Value m = maskOf(w);
   a &= m;
   b &= m;
-  uint64_t r = 0;
+  Value r = 0;
   switch (op) {
     case BinOp::Add: r = a + b; break;
     case BinOp::Sub: r = a - b; break;
@@ -140,32 +145,32 @@ uint64_t evalBinary(BinOp op, uint64_t a, uint64_t b, uint32_t w, uint32_t rw) {
     case BinOp::SDiv: {
       // bvsdiv: divide the magnitudes, negate if the signs differ.
       bool na = signBit(a, w), nb = signBit(b, w);
-      uint64_t q = udivW(na ? negW(a, w) : a, nb ? negW(b, w) : b, w);
+      Value q = udivW(na ? negW(a, w) : a, nb ? negW(b, w) : b, w);
       r = na != nb ? negW(q, w) : q;
       break;
     }
     case BinOp::SRem: {
       // bvsrem: the remainder takes the sign of the dividend.
       bool na = signBit(a, w), nb = signBit(b, w);
-      uint64_t rem = uremW(na ? negW(a, w) : a, nb ? negW(b, w) : b);
+      Value rem = uremW(na ? negW(a, w) : a, nb ? negW(b, w) : b);
       r = na ? negW(rem, w) : rem;
       break;
     }
-    case BinOp::Shl: r = b >= w ? 0 : a << b; break;
-    case BinOp::LShr: r = b >= w ? 0 : a >> b; break;
+    case BinOp::Shl: r = b >= w ? 0 : a << static_cast<unsigned>(b); break;
+    case BinOp::LShr: r = b >= w ? 0 : a >> static_cast<unsigned>(b); break;
     case BinOp::AShr:
       if (b >= w)
         r = signBit(a, w) ? m : 0;
       else
-        r = static_cast<uint64_t>(sext64(a, w) >> b);
+        r = static_cast<Value>(sextW(a, w) >> static_cast<unsigned>(b));
       break;
     case BinOp::And: r = a & b; break;
     case BinOp::Or: r = a | b; break;
     case BinOp::Xor: r = a ^ b; break;
     case BinOp::Eq: r = a == b; break;
     case BinOp::Ne: r = a != b; break;
-    case BinOp::SLt: r = sext64(a, w) < sext64(b, w); break;
-    case BinOp::SLe: r = sext64(a, w) <= sext64(b, w); break;
+    case BinOp::SLt: r = sextW(a, w) < sextW(b, w); break;
+    case BinOp::SLe: r = sextW(a, w) <= sextW(b, w); break;
     case BinOp::ULt: r = a < b; break;
     case BinOp::ULe: r = a <= b; break;
     case BinOp::LAnd: r = (a != 0) && (b != 0); break;
@@ -182,21 +187,29 @@ uint64_t evalBinary(BinOp op, uint64_t a, uint64_t b, uint32_t w, uint32_t rw) {
   return r & maskOf(rw);
 }
 
-uint64_t evalCast(CastKind k, uint64_t a, uint32_t from, uint32_t to) {
+Value evalCast(CastKind k, Value a, uint32_t from, uint32_t to) {
   a &= maskOf(from);
   switch (k) {
     case CastKind::ZExt: return a & maskOf(to);
-    case CastKind::SExt: return static_cast<uint64_t>(sext64(a, from)) & maskOf(to);
+    case CastKind::SExt: return static_cast<Value>(sextW(a, from)) & maskOf(to);
     case CastKind::Trunc: return a & maskOf(to);
     case CastKind::ToBool: return a != 0 ? 1 : 0;
     case CastKind::FToF:
       if (from == to) return a;
       return to == 32 ? bitsF(static_cast<float>(asD(a))) : bitsD(static_cast<double>(asF(a)));
     case CastKind::SToF: {
-      int64_t x = sext64(a, from);
+      if (from <= 64) {
+        int64_t x = static_cast<int64_t>(sextW(a, from));
+        return to == 32 ? bitsF(static_cast<float>(x)) : bitsD(static_cast<double>(x));
+      }
+      __int128 x = sextW(a, from);  // the host's conversion rounds to nearest even too
       return to == 32 ? bitsF(static_cast<float>(x)) : bitsD(static_cast<double>(x));
     }
     case CastKind::UToF:
+      if (from <= 64) {
+        uint64_t x = static_cast<uint64_t>(a);
+        return to == 32 ? bitsF(static_cast<float>(x)) : bitsD(static_cast<double>(x));
+      }
       return to == 32 ? bitsF(static_cast<float>(a)) : bitsD(static_cast<double>(a));
     case CastKind::FToS: return fpToInt(a, from, to, true);
     case CastKind::FToU: return fpToInt(a, from, to, false);
@@ -206,28 +219,28 @@ uint64_t evalCast(CastKind k, uint64_t a, uint32_t from, uint32_t to) {
 
 namespace {
 
-// Recursive evaluator shared by evalExpr and the interpreter. VarF: uint64_t(VarId);
+// Recursive evaluator shared by evalExpr and the interpreter. VarF: Value(VarId);
 // MemF: uint8_t(uint64_t addr) (addresses already masked).
 template <class VarF, class MemF>
-uint64_t evalRec(const Expr& e, VarF& var, MemF& mem, uint64_t amask) {
-  const uint64_t m = maskOf(e.width);
+Value evalRec(const Expr& e, VarF& var, MemF& mem, uint64_t amask) {
+  const Value m = maskOf(e.width);
   switch (e.kind) {
     case ExprKind::Const: return e.value & m;
     case ExprKind::Var: return var(e.var) & m;
     case ExprKind::Load: {
-      uint64_t addr = evalRec(*e.ops.at(0), var, mem, amask);
+      uint64_t addr = static_cast<uint64_t>(evalRec(*e.ops.at(0), var, mem, amask));
       uint32_t bytes = (e.width + 7) / 8;
-      uint64_t v = 0;
-      for (uint32_t i = 0; i < bytes && i < 8; ++i)
-        v |= uint64_t{mem((addr + i) & amask)} << (8 * i);
+      Value v = 0;
+      for (uint32_t i = 0; i < bytes && i < cfa::kMaxWidth / 8; ++i)
+        v |= Value{mem((addr + i) & amask)} << (8 * i);
       return v & m;
     }
     case ExprKind::Unary:
       return evalUnary(e.unop, evalRec(*e.ops.at(0), var, mem, amask), e.width);
     case ExprKind::Binary: {
       const Expr& a = *e.ops.at(0);
-      uint64_t va = evalRec(a, var, mem, amask);
-      uint64_t vb = evalRec(*e.ops.at(1), var, mem, amask);
+      Value va = evalRec(a, var, mem, amask);
+      Value vb = evalRec(*e.ops.at(1), var, mem, amask);
       return evalBinary(e.binop, va, vb, a.width, e.width);
     }
     case ExprKind::Cast: {
@@ -236,7 +249,7 @@ uint64_t evalRec(const Expr& e, VarF& var, MemF& mem, uint64_t amask) {
     }
     case ExprKind::Ite: {
       // Both branches are pure; evaluating only the chosen one gives the same value.
-      uint64_t c = evalRec(*e.ops.at(0), var, mem, amask);
+      Value c = evalRec(*e.ops.at(0), var, mem, amask);
       return evalRec(*e.ops.at(c != 0 ? 1 : 2), var, mem, amask) & m;
     }
   }
@@ -247,7 +260,7 @@ uint64_t evalRec(const Expr& e, VarF& var, MemF& mem, uint64_t amask) {
 // caller-provided initial contents for everything else.
 class Memory {
  public:
-  Memory(uint32_t ptrWidth, const ReplayInput& in) : amask_(maskOf(ptrWidth)), in_(in) {}
+  Memory(uint32_t ptrWidth, const ReplayInput& in) : amask_(maskOf64(ptrWidth)), in_(in) {}
 
   uint8_t read(uint64_t addr) const {
     addr &= amask_;
@@ -331,14 +344,14 @@ struct Frame {
   FuncId func;
   LocId loc;
   std::optional<VarId> retLhs;  // the caller's lhs, assigned when this frame returns
-  std::unordered_map<VarId, uint64_t> regs;
+  std::unordered_map<VarId, Value> regs;
   std::unordered_set<VarId> taint;  // registers whose value depends on entry inputs
 };
 
 class Interpreter {
  public:
   Interpreter(const cfa::Program& p, const ReplayInput& in, size_t maxSteps, bool record)
-      : p_(p), in_(in), maxSteps_(maxSteps), record_(record), amask_(maskOf(p.ptrWidth)),
+      : p_(p), in_(in), maxSteps_(maxSteps), record_(record), amask_(maskOf64(p.ptrWidth)),
         mem_(p.ptrWidth, in), globals_(p.vars.size(), 0) {}
 
   ReplayResult run(FuncId entry);
@@ -347,7 +360,7 @@ class Interpreter {
   bool isGlobal(VarId v) const { return v < p_.vars.size() && p_.vars[v].func == cfa::kNoFunc; }
   uint32_t varWidth(VarId v) const { return v < p_.vars.size() ? p_.vars[v].width : 64; }
 
-  uint64_t readVar(VarId v) const {
+  Value readVar(VarId v) const {
     if (isGlobal(v)) return globals_[v];
     const auto& regs = stack_.back().regs;
     auto it = regs.find(v);
@@ -355,7 +368,7 @@ class Interpreter {
   }
 
   // Writes into the current (top) frame or the globals; returns the stored value.
-  uint64_t writeVar(VarId v, uint64_t val) {
+  Value writeVar(VarId v, Value val) {
     val &= maskOf(varWidth(v));
     if (isGlobal(v))
       globals_[v] = val;
@@ -369,27 +382,38 @@ class Interpreter {
   // whether the operation really violates the property.
   bool checkViolated(const cfa::Edge& e) {
     using cfa::CheckKind;
-    std::vector<uint64_t> v;
+    std::vector<Value> v;
     for (const auto& a : e.args) v.push_back(eval(a));
+    // exact: operands of up to 128 bits, results computed in 128 bits with the host's
+    // overflow test (a result that does not fit 128 bits does not fit `w` <= 128 either)
     auto sval = [&](size_t i) -> __int128 {
       uint32_t w = e.args[i]->width;
-      uint64_t x = v[i] & maskOf(w);
-      if (w < 64 && (x >> (w - 1)) & 1) return static_cast<__int128>(x) - (static_cast<__int128>(1) << w);
-      if (w == 64) return static_cast<__int128>(static_cast<int64_t>(x));
-      return static_cast<__int128>(x);
+      Value x = v[i] & maskOf(w);
+      return sextW(x, w);
     };
-    auto outOfRange = [&](__int128 r) {
+    // (the result is passed by pointer: the order in which a call's arguments are
+    // evaluated is unspecified, so `f(__builtin_add_overflow(a, b, &r), r)` may read r first)
+    auto outOfRange = [&](bool wrapped, const __int128* res) {
+      if (wrapped) return true;
+      const __int128 r = *res;
       uint32_t w = e.args[0]->width;
-      __int128 hi = (static_cast<__int128>(1) << (w - 1)) - 1, lo = -hi - 1;
+      if (w >= 128) return false;
+      __int128 hi = static_cast<__int128>((Value{1} << (w - 1)) - 1), lo = -hi - 1;
       return r < lo || r > hi;
     };
+    __int128 r = 0;
     switch (e.check) {
       case CheckKind::None: return true;
-      case CheckKind::SignedAdd: return v.size() == 2 && outOfRange(sval(0) + sval(1));
-      case CheckKind::SignedSub: return v.size() == 2 && outOfRange(sval(0) - sval(1));
-      case CheckKind::SignedMul: return v.size() == 2 && outOfRange(sval(0) * sval(1));
-      case CheckKind::SignedDiv: return v.size() == 2 && sval(1) != 0 && outOfRange(sval(0) / sval(1));
-      case CheckKind::SignedNeg: return v.size() == 1 && outOfRange(-sval(0));
+      case CheckKind::SignedAdd: return v.size() == 2 && outOfRange(__builtin_add_overflow(sval(0), sval(1), &r), &r);
+      case CheckKind::SignedSub: return v.size() == 2 && outOfRange(__builtin_sub_overflow(sval(0), sval(1), &r), &r);
+      case CheckKind::SignedMul: return v.size() == 2 && outOfRange(__builtin_mul_overflow(sval(0), sval(1), &r), &r);
+      case CheckKind::SignedDiv: {
+        if (v.size() != 2 || sval(1) == 0) return false;
+        if (sval(1) == -1) return outOfRange(__builtin_sub_overflow(__int128{0}, sval(0), &r), &r);
+        r = sval(0) / sval(1);
+        return outOfRange(false, &r);
+      }
+      case CheckKind::SignedNeg: return v.size() == 1 && outOfRange(__builtin_sub_overflow(__int128{0}, sval(0), &r), &r);
       case CheckKind::DivByZero: return v.size() == 1 && (v[0] & maskOf(e.args[0]->width)) == 0;
       case CheckKind::ShiftSigned:
       case CheckKind::ShiftUnsigned: {
@@ -487,7 +511,7 @@ class Interpreter {
   // The violation at a memory-safety check's Error edge, in words.
   std::string describeViolation(const cfa::Edge& e) {
     std::vector<uint64_t> v;
-    for (const auto& a : e.args) v.push_back(eval(a) & amask_);
+    for (const auto& a : e.args) v.push_back(static_cast<uint64_t>(eval(a)) & amask_);
     auto objText = [&](const Object& o) {
       const char* kind = o.kind == cfa::memlayout::kHeap ? "heap block" : o.kind == cfa::memlayout::kStack ? "stack object" : "object";
       const char* state = o.state == cfa::memlayout::kFreed ? "freed " : o.state == cfa::memlayout::kDead ? "dead " : "";
@@ -606,9 +630,9 @@ class Interpreter {
         if (wildStore_ || taintRec(a)) return true;
         auto var = [this](VarId v) { return readVar(v); };
         auto mem = [this](uint64_t x) { return mem_.peek(x); };
-        uint64_t addr = evalRec(a, var, mem, amask_);
+        uint64_t addr = static_cast<uint64_t>(evalRec(a, var, mem, amask_));
         uint32_t bytes = (e.width + 7) / 8;
-        for (uint32_t i = 0; i < bytes && i < 8; ++i)
+        for (uint32_t i = 0; i < bytes && i < cfa::kMaxWidth / 8; ++i)
           if (byteTainted(addr + i)) return true;
         return false;
       }
@@ -631,14 +655,14 @@ class Interpreter {
     return false;
   }
 
-  uint64_t eval(const cfa::ExprPtr& e) {
+  Value eval(const cfa::ExprPtr& e) {
     if (!e) throw std::invalid_argument("missing expression");
     auto var = [this](VarId v) { return readVar(v); };
     auto mem = [this](uint64_t a) { return mem_.read(a); };
     return evalRec(*e, var, mem, amask_);
   }
 
-  bool nextNondet(uint64_t& v) {
+  bool nextNondet(Value& v) {
     if (res_.nondetsUsed >= in_.nondets.size()) return false;
     v = in_.nondets[res_.nondetsUsed++];
     return true;
@@ -680,7 +704,7 @@ class Interpreter {
   // Pops the top frame; returns false when the execution is over (entry returned).
   bool doReturn(ReplayStep* step) {
     const auto& f = p_.functions[stack_.back().func];
-    uint64_t rv = f.retVar ? readVar(*f.retVar) : 0;
+    Value rv = f.retVar ? readVar(*f.retVar) : 0;
     bool rt = track_ && f.retVar && varTainted(*f.retVar);
     auto lhs = stack_.back().retLhs;
     stack_.pop_back();
@@ -693,7 +717,7 @@ class Interpreter {
       return false;
     }
     if (lhs) {
-      uint64_t v = writeVar(*lhs, rv);
+      Value v = writeVar(*lhs, rv);
       setTaint(*lhs, rt);
       if (step) step->assigned.emplace_back(*lhs, v);
     }
@@ -747,11 +771,11 @@ class Interpreter {
     }
     if (!guardToC) return false;
     // register slots (no register is added while the loop runs, so the pointers stay)
-    std::vector<std::pair<VarId, uint64_t*>> slots;
-    auto slotOf = [&](VarId v) -> uint64_t* {
+    std::vector<std::pair<VarId, Value*>> slots;
+    auto slotOf = [&](VarId v) -> Value* {
       for (auto& [id, ptr] : slots)
         if (id == v) return ptr;
-      uint64_t* ptr = isGlobal(v) ? &globals_[v] : &stack_.back().regs[v];  // an unassigned register reads 0
+      Value* ptr = isGlobal(v) ? &globals_[v] : &stack_.back().regs[v];  // an unassigned register reads 0
       slots.emplace_back(v, ptr);
       return ptr;
     };
@@ -769,16 +793,16 @@ class Interpreter {
     for (uint32_t ei : f.locs[L].out) collect(f.edges[ei].cond, collect);
     used.push_back(nv);
     for (VarId v : used) slotOf(v);
-    auto var = [&](VarId v) -> uint64_t {
+    auto var = [&](VarId v) -> Value {
       for (auto& [id, ptr] : slots)
         if (id == v) return *ptr;
       return readVar(v);
     };
     auto mem = [this](uint64_t a) { return mem_.read(a); };
     auto ev = [&](const cfa::ExprPtr& x) { return evalRec(*x, var, mem, amask_); };
-    uint64_t* nslot = slotOf(nv);
-    std::vector<uint64_t*> lhs;
-    std::vector<uint64_t> masks;
+    Value* nslot = slotOf(nv);
+    std::vector<Value*> lhs;
+    std::vector<Value> masks;
     for (const cfa::Edge* e : body) {
       lhs.push_back(e->kind == EdgeKind::Assign ? slotOf(*e->lhs) : nullptr);
       masks.push_back(e->kind == EdgeKind::Assign ? maskVar(*e->lhs) : 0);
@@ -787,14 +811,14 @@ class Interpreter {
     // the values the body assigned in the last `kept` iterations (a ring, iteration i in
     // row i % kept), recorded when the run leaves the fast path
     const size_t kept = record_ ? std::max<size_t>(1, kRecordTail / perIteration) : 0;
-    std::vector<uint64_t> ring(kept * body.size(), 0);
+    std::vector<Value> ring(kept * body.size(), 0);
     size_t iterations = 0;
     const cfa::Edge* guard = nullptr;  // the edge L -> C (taken before every iteration but the first)
     auto recordKept = [&] {
       if (!record_ || iterations == 0) return;
       size_t shown = std::min(iterations, kept);
       if (iterations > shown) res_.omittedAt = std::min(res_.omittedAt, res_.steps.size());
-      auto push = [&](const cfa::Edge& e, std::optional<std::pair<VarId, uint64_t>> a) {
+      auto push = [&](const cfa::Edge& e, std::optional<std::pair<VarId, Value>> a) {
         ReplayStep st;
         st.func = fr.func;
         st.edge = static_cast<uint32_t>(&e - f.edges.data());
@@ -805,9 +829,9 @@ class Interpreter {
       for (size_t it = iterations - shown; it < iterations; ++it) {
         // the guard edge before this iteration: the first one was recorded step by step
         if (it > 0 && guard) push(*guard, std::nullopt);
-        push(havoc, std::make_pair(nv, uint64_t{0}));
+        push(havoc, std::make_pair(nv, Value{0}));
         push(*zero, std::nullopt);
-        const uint64_t* row = &ring[(it % kept) * body.size()];
+        const Value* row = &ring[(it % kept) * body.size()];
         for (size_t i = 0; i < body.size(); ++i)
           push(*body[i], lhs[i] ? std::optional(std::make_pair(*body[i]->lhs, row[i])) : std::nullopt);
       }
@@ -824,10 +848,10 @@ class Interpreter {
         recordKept();
         return true;
       }
-      uint64_t* row = kept ? &ring[(iterations % kept) * body.size()] : nullptr;
+      Value* row = kept ? &ring[(iterations % kept) * body.size()] : nullptr;
       for (size_t i = 0; i < body.size(); ++i)
         if (lhs[i]) {
-          uint64_t v = *lhs[i] = ev(body[i]->rhs) & masks[i];
+          Value v = *lhs[i] = ev(body[i]->rhs) & masks[i];
           if (row) row[i] = v;
         }
       res_.stepCount += 2 + body.size();
@@ -875,7 +899,7 @@ class Interpreter {
   bool record_;
   uint64_t amask_;
   Memory mem_;
-  std::vector<uint64_t> globals_;
+  std::vector<Value> globals_;
   std::vector<Frame> stack_;
   ReplayResult res_;
   FuncId entry_ = cfa::kNoFunc;
@@ -897,7 +921,7 @@ ReplayResult Interpreter::run(FuncId entry) {
                                                 " does not exist or has no body");
   const auto& ef = p_.functions[entry];
   for (VarId v : ef.params) {
-    uint64_t val;
+    Value val;
     if (!nextNondet(val))
       return finish(ReplayOutcome::OutOfNondets, "no value for parameter " +
                                                      (v < p_.vars.size() ? p_.vars[v].name
@@ -992,12 +1016,12 @@ ReplayResult Interpreter::run(FuncId entry) {
           fr.loc = e.to;
           break;
         case EdgeKind::Free:
-          if (e.addr) step.freed = eval(e.addr) & amask_;
+          if (e.addr) step.freed = static_cast<uint64_t>(eval(e.addr)) & amask_;
           if (p_.objectBits) freeEdge(e);
           fr.loc = e.to;
           break;
         case EdgeKind::Assign: {
-          uint64_t v = eval(e.rhs);
+          Value v = eval(e.rhs);
           if (e.lhs) {
             step.assigned.emplace_back(*e.lhs, writeVar(*e.lhs, v));
             setTaint(*e.lhs, tainted(e.rhs));
@@ -1006,7 +1030,7 @@ ReplayResult Interpreter::run(FuncId entry) {
           break;
         }
         case EdgeKind::Havoc: {
-          uint64_t v = 0;
+          Value v = 0;
           // a loop-acceleration shortcut's count: 0, one ordinary iteration (the loop runs
           // itself; core/cfa/accelerate.h); no value of the input is consumed
           if (cfa::isAccelerationCount(e) && !track_ && (!record_ || res_.steps.size() >= kRecordHead)) {
@@ -1027,7 +1051,7 @@ ReplayResult Interpreter::run(FuncId entry) {
           break;
         }
         case EdgeKind::Alloc: {
-          uint64_t size = eval(e.size) & amask_;
+          uint64_t size = static_cast<uint64_t>(eval(e.size)) & amask_;
           uint64_t base = brk_;
           step.allocSize = size;
           uint64_t inc = ((size == 0 ? 1 : size) + 7) & ~uint64_t{7} & amask_;
@@ -1039,7 +1063,7 @@ ReplayResult Interpreter::run(FuncId entry) {
           }
           if (p_.objectBits && e.rhs) {
             Object o;
-            o.size = eval(e.rhs) & amask_;
+            o.size = static_cast<uint64_t>(eval(e.rhs)) & amask_;
             step.allocSize = o.size;  // e.size is the id step
             o.state = cfa::memlayout::kLive;
             o.kind = static_cast<uint8_t>(e.bytes);
@@ -1058,10 +1082,10 @@ ReplayResult Interpreter::run(FuncId entry) {
           break;
         }
         case EdgeKind::Store: {
-          uint64_t addr = eval(e.addr) & amask_;
-          uint64_t v = eval(e.value);
+          uint64_t addr = static_cast<uint64_t>(eval(e.addr)) & amask_;
+          Value v = eval(e.value);
           for (uint32_t i = 0; i < e.bytes; ++i)
-            mem_.write(addr + i, i < 8 ? static_cast<uint8_t>(v >> (8 * i)) : 0);
+            mem_.write(addr + i, i < cfa::kMaxWidth / 8 ? static_cast<uint8_t>(v >> (8 * i)) : 0);
           if (track_) {
             bool at = tainted(e.addr);
             bool t = at || tainted(e.value);
@@ -1081,7 +1105,7 @@ ReplayResult Interpreter::run(FuncId entry) {
           if (e.callee >= p_.functions.size() || p_.functions[e.callee].locs.empty())
             return finishAt(ReplayOutcome::Malformed, "call of a function without body");
           const cfa::Function& callee = p_.functions[e.callee];
-          std::vector<uint64_t> args;
+          std::vector<Value> args;
           std::vector<char> argTaint;
           args.reserve(e.args.size());
           for (const auto& a : e.args) {
@@ -1154,11 +1178,11 @@ ReplayResult replay(const cfa::Program& p, FuncId entry, const ReplayInput& in, 
   return it.run(entry);
 }
 
-uint64_t evalExpr(const cfa::Expr& e, const std::function<uint64_t(VarId)>& var,
-                  const std::function<uint8_t(uint64_t)>& memByte, uint32_t ptrWidth) {
-  auto v = [&](VarId id) { return var ? var(id) : 0; };
+Value evalExpr(const cfa::Expr& e, const std::function<Value(VarId)>& var,
+                const std::function<uint8_t(uint64_t)>& memByte, uint32_t ptrWidth) {
+  auto v = [&](VarId id) -> Value { return var ? var(id) : 0; };
   auto m = [&](uint64_t a) -> uint8_t { return memByte ? memByte(a) : 0; };
-  return evalRec(e, v, m, maskOf(ptrWidth));
+  return evalRec(e, v, m, maskOf64(ptrWidth));
 }
 
 }  // namespace argus::result

@@ -69,7 +69,7 @@ namespace argus::result {
 struct ReplayInput {
   // One value per entry parameter, then one per executed Havoc edge (masked to the
   // variable's width).
-  std::vector<uint64_t> nondets;
+  std::vector<cfa::Value> nondets;
   // Content of a memory byte never written (or zero-initialised) before; nullopt or an
   // empty function → 0. Must be deterministic.
   std::function<std::optional<uint8_t>(uint64_t addr)> initialMemory;
@@ -104,8 +104,8 @@ struct ReplayStep {
   uint32_t edge = 0;  // index in Function::edges
   // Register variables assigned by this edge: Assign/Havoc/Alloc lhs; for a Call the
   // callee's parameters; for a Return the caller's lhs (its value after the call).
-  std::vector<std::pair<cfa::VarId, uint64_t>> assigned;
-  std::optional<std::pair<uint64_t, uint64_t>> stored;  // (address, value) for a Store
+  std::vector<std::pair<cfa::VarId, cfa::Value>> assigned;
+  std::optional<std::pair<uint64_t, cfa::Value>> stored;  // (address, value) for a Store
   std::optional<uint64_t> allocSize;                    // the size asked for, for an Alloc
   std::optional<uint64_t> freed;                        // the address freed, for a Free
   uint32_t depth = 0;  // call depth of the frame executing the edge (entry/init: 0)
@@ -114,7 +114,7 @@ struct ReplayStep {
 struct ReplayResult {
   ReplayOutcome outcome = ReplayOutcome::Terminated;
   std::vector<ReplayStep> steps;  // every edge taken (empty if recordSteps was false)
-  std::vector<std::pair<cfa::VarId, uint64_t>> entryArgs;  // entry parameters' values
+  std::vector<std::pair<cfa::VarId, cfa::Value>> entryArgs;  // entry parameters' values
   std::string message;            // what stopped the execution, with file:line if known
   std::string violation;          // a memory-safety violation reached: what and which object
   size_t stepCount = 0;           // edges taken (also when steps are not recorded)
@@ -142,15 +142,16 @@ ReplayResult replay(const cfa::Program& p, cfa::FuncId entry, const ReplayInput&
 
 // Pure evaluation helpers (the same code the interpreter uses). Operands are taken
 // modulo 2^width; results are masked to their width.
-uint64_t evalUnary(cfa::UnOp op, uint64_t a, uint32_t width);
+// Values are cfa::Value (up to 128 bits).
+cfa::Value evalUnary(cfa::UnOp op, cfa::Value a, uint32_t width);
 // `opWidth`: the operands' width; `resultWidth`: the expression's width (differs from
 // opWidth only for comparisons and LAnd/LOr).
-uint64_t evalBinary(cfa::BinOp op, uint64_t a, uint64_t b, uint32_t opWidth,
-                    uint32_t resultWidth);
-uint64_t evalCast(cfa::CastKind k, uint64_t a, uint32_t fromWidth, uint32_t toWidth);
+cfa::Value evalBinary(cfa::BinOp op, cfa::Value a, cfa::Value b, uint32_t opWidth,
+                      uint32_t resultWidth);
+cfa::Value evalCast(cfa::CastKind k, cfa::Value a, uint32_t fromWidth, uint32_t toWidth);
 
 // Evaluates an expression with the given register values and memory contents.
-uint64_t evalExpr(const cfa::Expr& e, const std::function<uint64_t(cfa::VarId)>& var,
+cfa::Value evalExpr(const cfa::Expr& e, const std::function<cfa::Value(cfa::VarId)>& var,
                   const std::function<uint8_t(uint64_t)>& memByte, uint32_t ptrWidth = 64);
 
 }  // namespace argus::result

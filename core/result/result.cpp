@@ -82,7 +82,10 @@ nlohmann::json toJson(const VerificationResult& r) {
                            {"assumptions", cex.assumptions}, {"steps", steps}};
     nlohmann::json inputs = nlohmann::json::array();
     for (const PathInput& in : cex.inputs)
-      inputs.push_back({{"function", in.function}, {"value", in.value}, {"width", in.width},
+      inputs.push_back({{"function", in.function},
+                        {"value", in.width > 64 ? nlohmann::json(cfa::valueToString(in.value, in.width, false))
+                                                : nlohmann::json(static_cast<uint64_t>(in.value))},
+                        {"width", in.width},
                         {"signed", in.isSigned}, {"file", in.file}, {"line", in.line}});
     j["counterexample"]["inputs"] = inputs;
     if (!cex.uncontrolled.empty()) j["counterexample"]["uncontrolled"] = cex.uncontrolled;

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/cfa/expr.h"
+
 namespace argus::result {
 
 struct AssumptionAutomaton;  // result/assumption_automaton.h
@@ -37,7 +39,7 @@ struct TraceStep {
 // function), in path order. A native harness (core/result/harness.h) returns them.
 struct PathInput {
   std::string function;    // the called function
-  uint64_t value = 0;      // masked to `width` bits
+  cfa::Value value = 0;    // masked to `width` bits (JSON: a number, or a decimal string when wider than 64 bits)
   uint32_t width = 0;      // bits of the result type
   bool isSigned = false;
   std::string file;        // the call's position

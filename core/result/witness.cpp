@@ -86,11 +86,13 @@ uint32_t closingParen(const std::string& src, uint32_t line, uint32_t column, co
 }
 
 std::string signedValue(const PathInput& in) {
-  if (!in.isSigned || in.width == 0 || in.width > 64) return std::to_string(in.value);
+  if (in.width > 64 || in.width == 0) return cfa::valueToString(in.value, in.width ? in.width : 128, in.isSigned);
+  if (!in.isSigned) return std::to_string(static_cast<uint64_t>(in.value));
   uint64_t sign = uint64_t(1) << (in.width - 1);
-  if (!(in.value & sign)) return std::to_string(in.value);
+  uint64_t value = static_cast<uint64_t>(in.value);
+  if (!(value & sign)) return std::to_string(value);
   // negative: -(2^width - value), as a C/ACSL literal that needs no suffix
-  uint64_t mag = in.width == 64 ? ~in.value + 1 : (sign << 1) - in.value;
+  uint64_t mag = in.width == 64 ? ~value + 1 : (sign << 1) - value;
   return "-" + std::to_string(mag);
 }
 

@@ -93,4 +93,11 @@ protected:
 
 std::unique_ptr<Solver> makeSolver(SolverKind kind, TermManager& tm, const SolverOptions& opts = {});
 
+// The model value of a bit-vector term of up to 128 bits (constBits of modelValue).
+inline unsigned __int128 modelBits(Solver& s, Term t) {
+  auto v = constBits(s.modelValue(t));
+  if (!v) throw SolverError("model value of a bit-vector term is not a constant of at most 128 bits");
+  return *v;
+}
+
 }  // namespace argus::smt

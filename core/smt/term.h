@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -122,7 +123,12 @@ public:
   Term boolVal(bool b);
   Term trueTerm() { return boolVal(true); }
   Term falseTerm() { return boolVal(false); }
-  Term bvVal(uint64_t v, uint32_t width);  // value truncated to width (width <= 64)
+  // Value truncated to width. A constant wider than 64 bits (up to 128, __int128) is
+  // never a BVConst: it is the Concat of a high and a low BVConst of at most 64 bits
+  // each, so the constant folder (64-bit arithmetic on TermNode::value) never sees it;
+  // read it back with constBits().
+  Term bvVal(uint64_t v, uint32_t width);
+  Term bvValWide(unsigned __int128 v, uint32_t width);  // width <= 128
   Term intVal(int64_t v);
   // A named constant. The same name and sort give the same term; the same name with
   // another sort is a programming error (throws).
@@ -221,6 +227,13 @@ private:
   Term make(Kind k, Sort s, std::vector<Term> children, uint32_t p0 = 0, uint32_t p1 = 0,
             uint64_t value = 0, int64_t ivalue = 0, const std::string& name = {});
 };
+
+// The value of a bit-vector constant term: a BVConst, or a Concat of such (how
+// bvValWide builds constants wider than 64 bits); nullopt for anything else or wider
+// than 128 bits.
+std::optional<unsigned __int128> constBits(Term t);
+// Parses a decimal numeral of at most 128 bits (throws std::invalid_argument otherwise).
+unsigned __int128 parseDecimal128(const std::string& s);
 
 // Helpers for bit-vector constants of width <= 64.
 uint64_t maskOf(uint32_t width);

@@ -11,6 +11,28 @@ namespace argus::smt {
 
 uint64_t maskOf(uint32_t width) { return width >= 64 ? ~uint64_t(0) : ((uint64_t(1) << width) - 1); }
 
+std::optional<unsigned __int128> constBits(Term t) {
+  if (!t || !t->sort->isBV() || t->width() > 128) return std::nullopt;
+  if (t->kind == Kind::BVConst) return static_cast<unsigned __int128>(t->value);
+  if (t->kind != Kind::Concat) return std::nullopt;
+  auto hi = constBits(t->children[0]), lo = constBits(t->children[1]);
+  if (!hi || !lo) return std::nullopt;
+  return (*hi << t->children[1]->width()) | *lo;
+}
+
+unsigned __int128 parseDecimal128(const std::string& s) {
+  if (s.empty()) throw std::invalid_argument("parseDecimal128: empty numeral");
+  unsigned __int128 v = 0;
+  const unsigned __int128 limit = ~static_cast<unsigned __int128>(0) / 10;
+  for (char c : s) {
+    if (c < '0' || c > '9') throw std::invalid_argument("parseDecimal128: not a decimal numeral: " + s);
+    if (v > limit || (v == limit && static_cast<unsigned>(c - '0') > 5))
+      throw std::invalid_argument("parseDecimal128: numeral wider than 128 bits: " + s);
+    v = v * 10 + static_cast<unsigned>(c - '0');
+  }
+  return v;
+}
+
 int64_t toSigned(uint64_t v, uint32_t width) {
   v &= maskOf(width);
   if (width < 64 && (v >> (width - 1)) & 1) return static_cast<int64_t>(v | ~maskOf(width));
@@ -187,8 +209,14 @@ Term TermManager::make(Kind k, Sort s, std::vector<Term> children, uint32_t p0, 
 
 Term TermManager::boolVal(bool b) { return make(Kind::BoolConst, boolSort(), {}, 0, 0, b ? 1 : 0); }
 Term TermManager::bvVal(uint64_t v, uint32_t width) {
-  if (width > 64) throw std::invalid_argument("bit-vector constants wider than 64 bits are not supported");
+  if (width > 64) return bvValWide(v, width);
   return make(Kind::BVConst, bvSort(width), {}, 0, 0, v & maskOf(width));
+}
+Term TermManager::bvValWide(unsigned __int128 v, uint32_t width) {
+  if (width == 0 || width > 128) throw std::invalid_argument("bit-vector constants wider than 128 bits are not supported");
+  if (width <= 64) return bvVal(static_cast<uint64_t>(v), width);
+  // never a BVConst (see term.h): concat folds only up to 64 bits
+  return concat(bvVal(static_cast<uint64_t>(v >> 64), width - 64), bvVal(static_cast<uint64_t>(v), 64));
 }
 Term TermManager::intVal(int64_t v) { return make(Kind::IntConst, intSort(), {}, 0, 0, 0, v); }
 

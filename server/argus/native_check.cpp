@@ -214,7 +214,7 @@ void nativeCheck(const std::string& file, const std::string* source, result::Ver
   result::Counterexample played = cex;  // what the harness returns
   if (o.corruptForTest)
     for (result::PathInput& in : played.inputs)
-      in.value = (in.value ^ 0x5a5a5a5a) & (in.width >= 64 ? ~0ull : (1ull << in.width) - 1);
+      in.value = (in.value ^ 0x5a5a5a5a) & cfa::valueMask(in.width);
   std::mt19937_64 rng(std::random_device{}() ^ static_cast<uint64_t>(
                           std::chrono::steady_clock::now().time_since_epoch().count()));
   result::HarnessOptions ho;

@@ -264,7 +264,7 @@ void validateViolation(const json& entry, const std::string& file, const std::st
   };
   for (size_t round = 0; round < 200000; ++round) {
     result::ReplayInput in;
-    in.nondets = nondets;
+    in.nondets.assign(nondets.begin(), nondets.end());
     result::ReplayResult rr = result::replay(prog, it->second, in, 10'000'000, true);
     if (rr.outcome == result::ReplayOutcome::OutOfNondets) {
       const cfa::Edge* next = nullptr;

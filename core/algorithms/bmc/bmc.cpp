@@ -225,7 +225,7 @@ private:
     result::ReplayInput in;
     in.nondets = path.nondets;
     if (opts_.corruptReplayForTest)
-      for (uint64_t& v : in.nondets) v ^= 0x5a5a5a5a;
+      for (cfa::Value& v : in.nondets) v ^= 0x5a5a5a5a;
     // bytes never written: the model's initial memory
     Term mem0 = unw_->initialMemory();
     smt::TermManager& tm = *tm_;

@@ -857,7 +857,7 @@ Unwinding::ModelPath Unwinding::extractPath(smt::Solver& solver) const {
   auto isTrue = [&](Term t) { return t && solver.modelValue(t)->isTrue(); };
   if (nodes_.empty()) return path;
   uint32_t n = 0;
-  std::vector<uint64_t> havocs;
+  std::vector<cfa::Value> havocs;
   size_t guard = 0;
   while (guard++ < nodes_.size() + 1) {
     const Node& node = nodes_[n];
@@ -878,11 +878,11 @@ Unwinding::ModelPath Unwinding::extractPath(smt::Solver& solver) const {
       if (!isTrue(in.taken)) continue;
       if (in.kind == InKind::Cfa || in.kind == InKind::CallEnter) {
         path.steps.push_back({inst.func, in.edgeIndex});
-        if (in.nondet) havocs.push_back(solver.modelValue(in.nondet)->value);
+        if (in.nondet) havocs.push_back(smt::modelBits(solver, in.nondet));
       } else if (in.kind == InKind::Start) {
         // entry parameters come first in the replay input
-        std::vector<uint64_t> params;
-        for (Term p : in.paramNondets) params.push_back(solver.modelValue(p)->value);
+        std::vector<cfa::Value> params;
+        for (Term p : in.paramNondets) params.push_back(smt::modelBits(solver, p));
         havocs.insert(havocs.begin(), params.begin(), params.end());
       }
       n = t;

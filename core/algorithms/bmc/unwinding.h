@@ -130,7 +130,7 @@ public:
   };
   struct ModelPath {
     std::vector<PathStep> steps;   // CFA edges in execution order (calls/returns included)
-    std::vector<uint64_t> nondets; // entry parameters first, then each Havoc in path order
+    std::vector<cfa::Value> nondets; // entry parameters first, then each Havoc in path order
     bool reachedError = false;
   };
   // Follows the taken edges from the root in the current model (after a Sat check)

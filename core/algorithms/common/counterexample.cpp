@@ -27,7 +27,9 @@ std::string baseName(const std::string& file) {
 }
 
 // An integer of `width` bits as C prints it.
-std::string integerText(uint64_t x, uint32_t width, bool isSigned) {
+std::string integerText(cfa::Value wide, uint32_t width, bool isSigned) {
+  if (width > 64) return cfa::valueToString(wide, width, isSigned);
+  uint64_t x = static_cast<uint64_t>(wide);
   if (isSigned && width > 0 && width <= 64) {
     uint64_t sign = uint64_t(1) << (width - 1);
     if (x & sign) {
@@ -131,7 +133,7 @@ class ObjectNames {
   std::map<uint64_t, Object> objects_;
 };
 
-std::string valueText(const cfa::Variable& v, uint64_t x, const ObjectNames& objects) {
+std::string valueText(const cfa::Variable& v, cfa::Value x, const ObjectNames& objects) {
   switch (v.shape) {
     case cfa::ValueShape::Pointer: return objects.pointer(x);
     case cfa::ValueShape::Float: return floatText(x, v.width);

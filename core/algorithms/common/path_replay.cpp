@@ -50,10 +50,10 @@ PathReplay checkAndReplayPath(const cfa::Program& prog, cfa::FuncId entry, const
     return out;
   }
   result::ReplayInput in;
-  for (Term p : params) in.nondets.push_back(solver->modelValue(p)->value);
-  for (Term h : havocs) in.nondets.push_back(solver->modelValue(h)->value);
+  for (Term p : params) in.nondets.push_back(smt::modelBits(*solver, p));
+  for (Term h : havocs) in.nondets.push_back(smt::modelBits(*solver, h));
   if (corruptReplayForTest)
-    for (uint64_t& v : in.nondets) v ^= 0x5a5a5a5a;
+    for (cfa::Value& v : in.nondets) v ^= 0x5a5a5a5a;
   Term mem0 = pfm.indexed(encoding::kMemKey, 0);
   uint32_t pw = prog.ptrWidth;
   std::map<uint64_t, uint8_t> memCache;

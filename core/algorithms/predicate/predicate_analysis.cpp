@@ -1057,10 +1057,10 @@ private:
       return std::nullopt;
     }
     result::ReplayInput in;
-    for (Term p : params) in.nondets.push_back(solver.modelValue(p)->value);
-    for (Term h : havocs) in.nondets.push_back(solver.modelValue(h)->value);
+    for (Term p : params) in.nondets.push_back(smt::modelBits(solver, p));
+    for (Term h : havocs) in.nondets.push_back(smt::modelBits(solver, h));
     if (opts_.corruptReplayForTest)
-      for (uint64_t& v : in.nondets) v ^= 0x5a5a5a5a;
+      for (cfa::Value& v : in.nondets) v ^= 0x5a5a5a5a;
     Term mem0 = pfm_.indexed(encoding::kMemKey, 0);
     uint32_t pw = prog_.ptrWidth;
     std::map<uint64_t, uint8_t> memCache;

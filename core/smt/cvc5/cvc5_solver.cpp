@@ -199,6 +199,13 @@ protected:
     cvc5::Term v;
     runOnLargeStack([&] { v = owned_->getValue(toCvc5(t)); });
     if (t->sort->isBool()) return tm_.boolVal(v.getBooleanValue());
+    if (t->sort->isBV() && t->width() > 64) {
+      try {
+        return tm_.bvValWide(smt::parseDecimal128(v.getBitVectorValue(10)), t->width());
+      } catch (const std::invalid_argument& e) {
+        throw SolverError(std::string("cvc5: ") + e.what());
+      }
+    }
     if (t->sort->isBV()) return tm_.bvVal(std::stoull(v.getBitVectorValue(10)), t->width());
     if (t->sort->isInt()) return tm_.intVal(v.getInt64Value());
     throw SolverError("cvc5: model values of arrays are not supported; select an element");
@@ -310,8 +317,9 @@ private:
       else if (c.isBooleanValue()) r = tm_.boolVal(c.getBooleanValue());
       else if (c.isBitVectorValue()) {
         uint32_t w = c.getSort().getBitVectorSize();
-        if (w > 64) throw SolverError("cvc5 interpolant: bit-vector constant wider than 64 bits");
-        r = tm_.bvVal(std::stoull(c.getBitVectorValue(10)), w);
+        if (w > 128) throw SolverError("cvc5 interpolant: bit-vector constant wider than 128 bits");
+        r = w > 64 ? tm_.bvValWide(smt::parseDecimal128(c.getBitVectorValue(10)), w)
+                   : tm_.bvVal(std::stoull(c.getBitVectorValue(10)), w);
       } else {
         std::vector<Term> a;
         for (size_t i = 0; i < c.getNumChildren(); ++i) a.push_back(go(c[i]));

@@ -77,6 +77,14 @@ protected:
     z3::expr v(ctx_);
     guarded([&] { runOnLargeStack([&] { v = model_->eval(toZ3(t), true); }); });
     if (t->sort->isBool()) return tm_.boolVal(v.is_true());
+    if (t->sort->isBV() && t->width() > 64) {
+      if (!v.is_numeral()) throw SolverError("z3: bit-vector model value is not a numeral");
+      try {
+        return tm_.bvValWide(smt::parseDecimal128(v.get_decimal_string(0)), t->width());
+      } catch (const std::invalid_argument& e) {
+        throw SolverError(std::string("z3: ") + e.what());
+      }
+    }
     if (t->sort->isBV()) {
       uint64_t x = 0;
       if (!v.is_numeral_u64(x)) throw SolverError("z3: bit-vector model value is not a numeral");

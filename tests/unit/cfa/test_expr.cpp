@@ -251,3 +251,54 @@ TEST(ExprEval, VarsLoadsAndIte) {
   EXPECT_EQ(evalExpr(*Expr::mkIte(B(BinOp::Eq, x, C(10)), C(7), C(8)), var, byte), 7u);
   EXPECT_EQ(evalExpr(*Expr::mkIte(B(BinOp::Eq, x, C(11)), C(7), C(8)), var, byte), 8u);
 }
+
+// 128-bit values (__int128, _BitInt up to 128): a Const holds at most 64 bits, wider
+// constants are expressions over 64-bit ones; widths above 128 are rejected; the
+// evaluator computes in 128 bits.
+namespace {
+Value ev128(const ExprPtr& e) { return evalExpr(*e, nullptr, nullptr, 64); }
+std::string dec(Value v, uint32_t w = 128, bool sg = false) { return valueToString(v, w, sg); }
+}  // namespace
+
+TEST(Expr128, WideConstantsAndWidthLimits) {
+  EXPECT_THROW(Expr::mkVar(1, 129), std::invalid_argument);
+  EXPECT_THROW(Expr::mkLoad(Expr::mkVar(2, 64), 17), std::invalid_argument);
+  EXPECT_EQ(Expr::mkLoad(Expr::mkVar(2, 64), 16)->width, 128u);
+  const Value big = (Value{0x0123456789abcdefull} << 64) | 0xfedcba9876543210ull;
+  for (Value v : {Value{0}, Value{5}, ~Value{0}, big, Value{1} << 127, (Value{1} << 64) - 1, ~Value{0} << 63, ~big}) {
+    ExprPtr c = Expr::mkWideConst(v, 128);
+    EXPECT_NE(c->kind, ExprKind::Const);
+    EXPECT_EQ(dec(ev128(c)), dec(v));
+  }
+  EXPECT_EQ(Expr::mkWideConst(7, 64)->kind, ExprKind::Const);
+  EXPECT_EQ(dec(ev128(Expr::mkWideConst(~Value{0}, 100)), 128), dec((Value{1} << 100) - 1));
+}
+
+TEST(Expr128, EvaluationWrapsAt128Bits) {
+  const Value ones = ~Value{0};
+  EXPECT_EQ(dec(evalBinary(BinOp::Add, ones, 1, 128, 128)), "0");
+  EXPECT_EQ(dec(evalBinary(BinOp::Mul, M64, M64, 128, 128)), "340282366920938463426481119284349108225");
+  EXPECT_EQ(dec(evalBinary(BinOp::Shl, 1, 100, 128, 128)), "1267650600228229401496703205376");
+  EXPECT_EQ(dec(evalBinary(BinOp::Shl, 1, 128, 128, 128)), "0");
+  EXPECT_EQ(dec(evalBinary(BinOp::AShr, Value{1} << 127, 126, 128, 128), 128, true), "-2");
+  EXPECT_EQ(dec(evalBinary(BinOp::SDiv, ones - 4, 2, 128, 128), 128, true), "-2");  // -5 / 2
+  EXPECT_EQ(dec(evalBinary(BinOp::SRem, ones - 4, 3, 128, 128), 128, true), "-2");  // -5 % 3
+  EXPECT_EQ(dec(evalBinary(BinOp::SLt, ones, 0, 128, 1)), "1");
+  EXPECT_EQ(dec(evalBinary(BinOp::ULt, ones, 0, 128, 1)), "0");
+  EXPECT_EQ(dec(evalCast(CastKind::SExt, M64, 64, 128)), dec(ones));
+  EXPECT_EQ(dec(evalCast(CastKind::ZExt, M64, 64, 128)), "18446744073709551615");
+  EXPECT_EQ(dec(evalCast(CastKind::Trunc, ones, 128, 100)), dec((Value{1} << 100) - 1));
+  EXPECT_EQ(dec(evalUnary(UnOp::Neg, 1, 128)), "340282366920938463463374607431768211455");
+  EXPECT_EQ(dec(ones, 128, true), "-1");
+  EXPECT_EQ(dec(Value{1} << 127, 128, true), "-170141183460469231731687303715884105728");
+  EXPECT_EQ(parseValue("340282366920938463463374607431768211455"), ones);
+  EXPECT_FALSE(parseValue("340282366920938463463374607431768211456").has_value());
+  EXPECT_FALSE(parseValue("12a").has_value());
+  // 16-byte loads are little-endian like any other
+  std::map<uint64_t, uint8_t> mem;
+  for (uint64_t i = 0; i < 16; ++i) mem[0x100 + i] = static_cast<uint8_t>(i + 1);
+  Value loaded = evalExpr(*Expr::mkLoad(Expr::mkConst(0x100, 64), 16), nullptr,
+                          [&](uint64_t a) { return mem.count(a) ? mem[a] : uint8_t{0}; }, 64);
+  EXPECT_EQ(static_cast<uint64_t>(loaded >> 120), 16u);
+  EXPECT_EQ(static_cast<uint64_t>(loaded & 0xff), 1u);
+}

@@ -16,7 +16,7 @@ namespace {
 
 ReplayInput nd(std::vector<uint64_t> v) {
   ReplayInput in;
-  in.nondets = std::move(v);
+  in.nondets.assign(v.begin(), v.end());
   return in;
 }
 
@@ -67,7 +67,7 @@ TEST(Replay, StraightLineReachesError) {
   EXPECT_EQ(r.steps[0].func, f.id());
   EXPECT_EQ(r.steps[0].edge, 0u);
   ASSERT_EQ(r.steps[0].assigned.size(), 1u);
-  EXPECT_EQ(r.steps[0].assigned[0], std::make_pair(x->var, uint64_t{5}));
+  EXPECT_EQ(r.steps[0].assigned[0], std::make_pair(x->var, argus::cfa::Value{5}));
   EXPECT_EQ(p.functions[0].edges[r.steps[2].edge].kind, EdgeKind::Error);
   EXPECT_EQ(r.endLoc, p.functions[0].error);
 }
@@ -140,11 +140,11 @@ TEST(Replay, CallWithParamsAndReturnValue) {
   ASSERT_EQ(res.steps.size(), 6u);
   EXPECT_EQ(res.steps[1].edge, callEdge);
   EXPECT_EQ(res.steps[1].assigned,
-            (std::vector<std::pair<VarId, uint64_t>>{{a->var, 40}, {b->var, 2}}));
+            (std::vector<std::pair<VarId, argus::cfa::Value>>{{a->var, 40}, {b->var, 2}}));
   EXPECT_EQ(res.steps[2].func, add.id());
   EXPECT_EQ(res.steps[2].depth, 1u);
   EXPECT_EQ(res.steps[3].func, add.id());
-  EXPECT_EQ(res.steps[3].assigned, (std::vector<std::pair<VarId, uint64_t>>{{r->var, 42}}));
+  EXPECT_EQ(res.steps[3].assigned, (std::vector<std::pair<VarId, argus::cfa::Value>>{{r->var, 42}}));
   EXPECT_EQ(res.steps[4].depth, 0u);
 }
 
@@ -219,7 +219,7 @@ TEST(Replay, AllocStoreLoadLittleEndian) {
   EXPECT_EQ(r.steps[3].assigned.at(0).second, 0x1020u);  // size 9 -> 16
   EXPECT_EQ(r.steps[4].edge, st);
   ASSERT_TRUE(r.steps[4].stored.has_value());
-  EXPECT_EQ(*r.steps[4].stored, std::make_pair(uint64_t{0x1000}, uint64_t{0x11223344}));
+  EXPECT_EQ(*r.steps[4].stored, std::make_pair(uint64_t{0x1000}, argus::cfa::Value{0x11223344}));
   EXPECT_EQ(r.steps[5].assigned.at(0).second, 0x44u);
   EXPECT_EQ(r.steps[6].assigned.at(0).second, 0x2233u);
 }

@@ -120,6 +120,31 @@ TEST_P(Smt, UnaryAndWidthChangingOperationsAgreeWithTheSolver) {
   }
 }
 
+// Constants wider than 64 bits (__int128) are Concats of 64-bit BVConsts, never folded
+// by 64-bit arithmetic; model values of 128-bit terms come back whole (constBits).
+TEST_P(Smt, WideConstantsAndModelValues) {
+  using U = unsigned __int128;
+  const U big = (U{0x0123456789abcdefull} << 64) | 0xfedcba9876543210ull;
+  Term c = tm.bvValWide(big, 128);
+  EXPECT_NE(c->kind, Kind::BVConst);
+  ASSERT_TRUE(constBits(c).has_value());
+  EXPECT_TRUE(*constBits(c) == big);
+  EXPECT_TRUE(*constBits(tm.bvVal(5, 128)) == U{5});
+  EXPECT_THROW(tm.bvValWide(1, 129), std::invalid_argument);
+  auto s = make();
+  Term x = tm.var("w128", tm.bvSort(128));
+  // x * 3 == big * 3 (mod 2^128): x == big (3 is invertible modulo 2^128)
+  s->add(tm.mkEq(tm.bvMul(x, tm.bvVal(3, 128)), tm.bvMul(c, tm.bvVal(3, 128))));
+  ASSERT_EQ(s->check(), CheckResult::Sat);
+  EXPECT_TRUE(modelBits(*s, x) == big);
+  Term y = tm.var("w100", tm.bvSort(100));
+  s->add(tm.mkEq(y, tm.bvValWide(~U{0}, 100)));
+  ASSERT_EQ(s->check(), CheckResult::Sat);
+  EXPECT_TRUE(modelBits(*s, y) == (U{1} << 100) - 1);
+  EXPECT_EQ(parseDecimal128("340282366920938463463374607431768211455"), ~U{0});
+  EXPECT_THROW(parseDecimal128("340282366920938463463374607431768211456"), std::invalid_argument);
+}
+
 TEST_P(Smt, PushPopRetractsAssertions) {
   auto s = make();
   Term x = tm.var("x", tm.bvSort(32));

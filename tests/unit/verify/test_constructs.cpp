@@ -155,7 +155,22 @@ const Case kCases[] = {
     {"extint_nondet_bug", "int main(){ unsigned _ExtInt(10) x = __VERIFIER_nondet_uint(); if (x > 1023) reach_error(); _ExtInt(12) s = __VERIFIER_nondet_int(); if (s < -2048 || s > 2047) reach_error(); if (x == 1000 && s == -2048) reach_error(); return 0; }", Verdict::False},
     {"extint_memory_safe", "struct S { unsigned _ExtInt(10) a; _ExtInt(5) b; }; unsigned _ExtInt(10) g = 1000; int main(){ struct S s; s.a = g; s.a += 100; s.b = 15; s.b--; s.b = -s.b; unsigned _ExtInt(10) arr[2]; arr[1] = s.a; if (arr[1] != 76 || s.b != -14 || (unsigned char)s.b != 242) reach_error(); return 0; }", Verdict::True},
     {"bitint_spelling_safe", "unsigned _BitInt(7) g = 127; int main(){ unsigned _BitInt(7) x = g; x++; if (x != 0) reach_error(); return 0; }", Verdict::True},
-    {"int128_unknown", "int main(){ unsigned __int128 z = -1; unsigned __int128 x = 1; x = x >> 70; if (z < x) reach_error(); return 0; }", Verdict::Unknown},
+    // --- __int128 and _BitInt(N) up to 128 bits: exact 128-bit values in registers and memory
+    // (esbmc/esbmc/128_unsigned_false; wider than 128 bits Clang 14 rejects, as it rejects
+    // __int128 on ILP32: FrontendInt128 below)
+    {"int128_esbmc_unsigned_bug", "int main(){ unsigned __int128 z = -1; unsigned __int128 x = 1; x = x >> 70; if (!(z < x)) reach_error(); return 0; }", Verdict::False},
+    {"int128_wrap_mul_shift_safe", "unsigned __int128 ones = -1; unsigned long long m64 = 18446744073709551615ull; unsigned __int128 one = 1; unsigned sh = 100; int main(){ unsigned __int128 z = ones + 1; unsigned __int128 p = (unsigned __int128)m64 * m64; if (z != 0 || ones + 2 != 1) reach_error(); if ((unsigned long long)(p >> 64) != 18446744073709551614ull || (unsigned long long)p != 1) reach_error(); unsigned __int128 b = one << sh; if ((b >> sh) != 1 || (unsigned long long)(b >> 64) != (1ull << 36) || (unsigned long long)b != 0 || (b << 28) != 0) reach_error(); return 0; }", Verdict::True},
+    {"int128_signed_casts_safe", "long long mone = -1, big = 9223372036854775807ll; int five = 5; int main(){ __int128 w = mone; unsigned __int128 u = (unsigned long long)mone; __int128 s = -(__int128)five; if (w != -1 || w >= 0 || u != 18446744073709551615ull || (int)(u >> 32) != -1 || (unsigned)(w >> 100) != 4294967295u) reach_error(); __int128 q = (__int128)big * 4; if (q <= big || (long long)(q >> 64) != 1 || (long long)q != -4 || (int)s != -5 || s / 2 != -2 || s % 3 != -2 || (s >> 1) != -3 || (unsigned __int128)s <= (unsigned __int128)big) reach_error(); return 0; }", Verdict::True},
+    {"int128_nondet_scale_bug", "int main(){ unsigned long a = __VERIFIER_nondet_ulong(); unsigned __int128 p = (unsigned __int128)a * 65536; if ((unsigned long)(p >> 64) == 0xABCDul && (p & 0xFFFF) == 0 && (unsigned)(p >> 100) == 0) reach_error(); return 0; }", Verdict::False},
+    {"int128_memory_safe", "struct S { char c; __int128 v; unsigned __int128 u; }; __int128 arr[3]; struct S g = { 1, -7, 0 }; int main(){ struct S s = g; s.u = (unsigned __int128)s.v; arr[1] = s.v * 3; arr[2] = (__int128)1 << 90; __int128 *p = &arr[2]; *p += 1; if (arr[1] != -21 || arr[0] != 0 || (arr[2] >> 89) != 2 || (arr[2] & 1) != 1 || s.u + 7 != 0 || sizeof(struct S) != 48) reach_error(); return 0; }", Verdict::True},
+    {"int128_memory_bug", "__int128 arr[2]; int main(){ long x = __VERIFIER_nondet_long(); arr[1] = (__int128)x * 3 - ((__int128)1 << 100); __int128 *p = arr + 1; if (*p == -((__int128)1 << 100) - 9) reach_error(); return 0; }", Verdict::False},
+    {"int128_call_return_safe", "unsigned __int128 sq(unsigned __int128 x){ return x * x; } int main(){ unsigned long long a = 4294967296ull; if (sq(a) != (unsigned __int128)1 << 64 || sq(sq(a)) != 0) reach_error(); return 0; }", Verdict::True},
+    {"bitint100_wrap_safe", "unsigned _BitInt(100) g = 0; _BitInt(100) h = 1; int main(){ unsigned _BitInt(100) x = g; x--; if ((x >> 99) != 1 || x + 1 != 0 || (unsigned long long)(x >> 36) != 18446744073709551615ull) reach_error(); _BitInt(100) y = h << 98; if (y <= 0 || (y >> 97) != 2 || -y >= 0) reach_error(); return 0; }", Verdict::True},
+    {"bitint100_nondet_bug", "int main(){ unsigned _BitInt(100) x = __VERIFIER_nondet_ulong(); x = x << 40; if (x >> 99) reach_error(); return 0; }", Verdict::False},
+    // ILP32 (no __int128 there, but _BitInt up to 128 bits): registers, a struct member and an
+    // array element, wraparound at 100 bits, the 4-byte-aligned layout of i386
+    {"bitint100_ilp32_memory_safe", "struct S { char c; unsigned _BitInt(100) u; _BitInt(100) s; }; struct S g; unsigned _BitInt(100) arr[2]; int main(){ struct S t = g; t.u--; t.s = (_BitInt(100))1 << 98; t.s = -t.s - t.s; arr[1] = t.u; unsigned _BitInt(100) *p = &arr[1]; *p += 2; if (arr[1] != 1 || arr[0] != 0 || t.u + 1 != 0 || (unsigned long long)(t.u >> 36) != 18446744073709551615ull || t.s >= 0 || (t.s >> 98) != -2 || (unsigned)(t.u >> 68) != 4294967295u) reach_error(); return 0; }", Verdict::True, DataModel::ILP32},
+    {"bitint100_ilp32_nondet_bug", "unsigned _BitInt(100) arr[2]; int main(){ unsigned hi = __VERIFIER_nondet_uint(), lo = __VERIFIER_nondet_uint(); arr[1] = ((unsigned _BitInt(100))hi << 32 | lo) << 60; unsigned _BitInt(100) *p = arr + 1; if ((*p >> 96) == 9 && (unsigned)(*p >> 60) == 0x12345679u) reach_error(); return 0; }", Verdict::False, DataModel::ILP32},
     {"float_to_extint_range_unknown", "float f = 600.0f; int main(){ _ExtInt(10) x = f; if (x == 0) reach_error(); return 0; }", Verdict::Unknown},
     {"bswap_safe", "unsigned a = 0x11223344u; unsigned short b = 0x1234; unsigned long long c = 0x0102030405060708ull; int main(){ if (__builtin_bswap32(a) != 0x44332211u || __builtin_bswap16(b) != 0x3412 || __builtin_bswap64(c) != 0x0807060504030201ull) reach_error(); return 0; }", Verdict::True},
     {"bswap_bug", "int main(){ unsigned x = __VERIFIER_nondet_uint(); if (__builtin_bswap32(x) == 0x12345678u) reach_error(); return 0; }", Verdict::False},
@@ -235,7 +250,16 @@ const char* allowedUnknown(const std::string& name, Algorithm alg, const std::st
       name == "strtol_nondet_safe" || name == "memchr_memcmp_bug" ||
       // strtoul's range checks through the strtol model: pred needs over 60 s (both
       // solvers, full ctest run, session 16)
-      name == "strtoul_ilp32_range" || name == "strtoul_lp64_range")
+      name == "strtoul_ilp32_range" || name == "strtoul_lp64_range" ||
+      // a struct with 16-byte members copied and read back through pointers: pred needs
+      // over 60 s on a loaded machine (both solvers, session of issue 20 deliverable 2)
+      name == "int128_memory_safe" ||
+      // 128-bit signed division, remainder and shifts: pred (z3) needed over 66 s on a
+      // loaded machine (cvc5 48 s; session 22 merge of issue 20 deliverable 2)
+      name == "int128_signed_casts_safe" ||
+      // the same over _BitInt(100) members and elements on ILP32: pred needs over 60 s on a
+      // loaded machine (both solvers, 6.5 s CPU in 93 s wall when run alone there)
+      name == "bitint100_ilp32_memory_safe")
     return reason.find("timeout") != std::string::npos ? "timeout" : "refinement failed";
   return nullptr;
 }
@@ -293,6 +317,45 @@ TEST(FloatOtherAlgorithms, RightVerdictOrUnknown) {
         if (v == Verdict::False) EXPECT_TRUE(out.result.counterexample && out.result.counterexample->replayed);
       }
   }
+}
+
+// __int128 / _BitInt up to 128 bits on the other algorithms: the right verdict or unknown,
+// never a wrong one (explicit/cmc and ai's intervals track no value wider than 64 bits).
+TEST(Int128OtherAlgorithms, RightVerdictOrUnknown) {
+  int seen = 0;
+  for (const Case& c : kCases) {
+    std::string name = c.name;
+    if (name.rfind("int128_", 0) != 0 && name.rfind("bitint100_", 0) != 0) continue;
+    ++seen;
+    for (Algorithm alg : {Algorithm::Impact, Algorithm::Explicit, Algorithm::Cmc, Algorithm::Ai})
+      for (SolverKind solver : {SolverKind::Z3, SolverKind::CVC5}) {
+        auto out = verifySource(std::string(kPrelude) + c.body, alg, solver, c.dm, "main", 20);
+        ASSERT_FALSE(out.inputError) << out.error;
+        Verdict v = out.result.verdict;
+        EXPECT_TRUE(v == c.expected || v == Verdict::Unknown)
+            << c.name << " " << argus::engine::algorithmName(alg) << " " << argus::smt::solverName(solver) << ": got "
+            << argus::result::verdictName(v) << " (" << out.result.reason << ")";
+        if (v == Verdict::False) EXPECT_TRUE(out.result.counterexample && out.result.counterexample->replayed);
+      }
+  }
+  EXPECT_GE(seen, 11);
+}
+
+// Clang rejects __int128 on ILP32 and _BitInt wider than 128 bits: an input error with
+// Clang's message, not a crash or a verdict.
+TEST(FrontendInt128, RejectedTypesAreInputErrors) {
+  auto ilp32 = verifySource(std::string(kPrelude) + "int main(){ __int128 x = 1; if (x == 2) reach_error(); return 0; }",
+                            Algorithm::Bmc, SolverKind::Z3, DataModel::ILP32);
+  EXPECT_TRUE(ilp32.inputError);
+  EXPECT_NE(ilp32.error.find("__int128 is not supported on this target"), std::string::npos) << ilp32.error;
+  auto wide = verifySource(std::string(kPrelude) + "int main(){ unsigned _BitInt(200) x = 1; if (x == 2) reach_error(); return 0; }",
+                           Algorithm::Bmc, SolverKind::Z3);
+  EXPECT_TRUE(wide.inputError);
+  EXPECT_NE(wide.error.find("greater than 128 not supported"), std::string::npos) << wide.error;
+  auto lp64 = verifySource(std::string(kPrelude) + "int main(){ __int128 x = 1; if (x == 2) reach_error(); return 0; }",
+                           Algorithm::Bmc, SolverKind::Z3, DataModel::LP64);
+  EXPECT_FALSE(lp64.inputError) << lp64.error;
+  EXPECT_EQ(lp64.result.verdict, Verdict::True) << lp64.result.reason;
 }
 
 // Unsupported constructs give unknown, naming the construct and its line.

@@ -218,6 +218,56 @@ TEST_P(PropertyTest, VerdictAndViolatedProperty) {
 INSTANTIATE_TEST_SUITE_P(Checks, PropertyTest, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<PropCase>& i) { return std::string(i.param.name); });
 
+// Signed __int128 (LP64 only: Clang rejects __int128 on ILP32): the overflow checks are
+// exact in 128 bits (the interpreter confirms them with the host's 128-bit overflow
+// test); bmc decides each case with both solvers, kind and pred agree or say unknown.
+TEST(Properties, Int128SignedOverflow) {
+  struct WideCase {
+    const char* name;
+    const char* body;
+    Verdict expected;
+  };
+  const WideCase cases[] = {
+      {"int128_add_overflow",
+       "int main(){ long a = __VERIFIER_nondet_long(); __int128 x = (__int128)a << 64; __int128 y = x + x; return (int)y; }",
+       Verdict::False},
+      {"int128_add_fits",
+       "int main(){ long a = __VERIFIER_nondet_long(); __int128 x = (__int128)a << 32; __int128 y = x + x; return (int)(y >> 100); }",
+       Verdict::True},
+      {"int128_mul_overflow",
+       "int main(){ long a = __VERIFIER_nondet_long(); __int128 x = (__int128)a * a; __int128 y = x * 4; return (int)y; }",
+       Verdict::False},
+      {"int128_neg_min",
+       "int main(){ long a = __VERIFIER_nondet_long(); __int128 x = (__int128)a << 64; __int128 y = -x; return (int)y; }",
+       Verdict::False},
+  };
+  for (const WideCase& c : cases)
+    for (SolverKind solver : {SolverKind::Z3, SolverKind::CVC5})
+      for (const AlgRun& run : {AlgRun{Algorithm::Bmc, true}, AlgRun{Algorithm::Kind, false}, AlgRun{Algorithm::Pred, false}}) {
+        argus::engine::VerifyRequest req;
+        req.file = "test.c";
+        req.source = std::string(argus::testing::kPrelude) + c.body;
+        req.algorithm = run.alg;
+        req.solver = solver;
+        req.timeoutS = run.mustDecide ? 30 : 5;
+        req.property = "no-overflow";
+        argus::engine::VerifyOutcome out = argus::engine::verify(req);
+        std::string what = std::string(c.name) + " " + argus::engine::algorithmName(run.alg) + " " +
+                           argus::smt::solverName(solver) + ": " + argus::result::verdictText(out.result) + " " +
+                           out.result.reason;
+        ASSERT_FALSE(out.inputError) << what << out.error;
+        if (run.mustDecide)
+          EXPECT_EQ(out.result.verdict, c.expected) << what;
+        else
+          EXPECT_TRUE(out.result.verdict == c.expected || out.result.verdict == Verdict::Unknown) << what;
+        if (out.result.verdict == Verdict::False) {
+          ASSERT_TRUE(out.result.counterexample) << what;
+          EXPECT_TRUE(out.result.counterexample->replayed) << what;
+          EXPECT_EQ(out.result.counterexample->property, "no-overflow") << what;
+        }
+      }
+}
+
 // Reachability users pay nothing: without --property (or with unreach-call) no check
 // edge is added, and a program without an error call is proved without a solver.
 TEST(Properties, NothingEncodedForReachability) {
