@@ -310,17 +310,7 @@ int runVerify(const std::vector<std::string>& args) {
       } else if (a == "--function") req.function = value();
       else if (a == "--entry-model") req.entryModel = argus::engine::parseEntryModel(value());
       else if (a == "--property") {
-        std::string v = value();
-        if (v.size() > 4 && v.compare(v.size() - 4, 4, ".prp") == 0) {  // SV-COMP property file
-          std::ifstream f(v);
-          if (!f) throw std::invalid_argument("cannot read property file '" + v + "'");
-          std::stringstream text;
-          text << f.rdbuf();
-          v = text.str();
-        }
-        std::string names;
-        for (const std::string& p : argus::engine::parseProperties(v)) names += (names.empty() ? "" : ",") + p;
-        req.property = names;
+        req.property = argus::cli::propertyOption(value());
       } else if (a == "--progress") progress = true;
       else if (a == "--no-invariants") noInvariants = true;
       else if (a == "--kiki-mode") {

@@ -185,6 +185,19 @@ struct Running {
 
 }  // namespace
 
+std::string propertyOption(std::string v) {
+  if (v.size() > 4 && v.compare(v.size() - 4, 4, ".prp") == 0) {  // SV-COMP property file
+    std::ifstream f(v);
+    if (!f) throw std::invalid_argument("cannot read property file '" + v + "'");
+    std::stringstream text;
+    text << f.rdbuf();
+    v = text.str();
+  }
+  std::string names;
+  for (const std::string& p : engine::parseProperties(v)) names += (names.empty() ? "" : ",") + p;
+  return names;
+}
+
 int runProject(const std::vector<std::string>& args) {
   std::string target = ".", format = "text", storePath = server::defaultStorePath();
   unsigned jobs = 1;
@@ -224,16 +237,7 @@ int runProject(const std::vector<std::string>& args) {
       else if (a == "--data-model") dataModel = frontend::parseDataModel(value());
       else if (a == "--entry-model") entryModel = engine::parseEntryModel(value());
       else if (a == "--property") {
-        std::string v = value();
-        if (v.size() > 4 && v.compare(v.size() - 4, 4, ".prp") == 0) {  // SV-COMP property file
-          std::ifstream f(v);
-          if (!f) throw std::invalid_argument("cannot read property file '" + v + "'");
-          std::stringstream text;
-          text << f.rdbuf();
-          v = text.str();
-        }
-        property.clear();
-        for (const std::string& p : engine::parseProperties(v)) property += (property.empty() ? "" : ",") + p;
+        property = propertyOption(value());
         if (property == "unreach-call") property.clear();  // the default
       }
       else if (a == "--store") storePath = value();

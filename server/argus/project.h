@@ -20,4 +20,10 @@ namespace argus::cli {
 // 130 interrupted (SIGINT/SIGTERM: running workers are killed, finished functions reported).
 int runProject(const std::vector<std::string>& args);
 
+// The value of `--property` (argus verify, argus project): names separated by commas, or
+// the path of an SV-COMP .prp file → the comma-separated property names
+// (engine::parseProperties); throws std::invalid_argument for an unreadable file or an
+// unknown name.
+std::string propertyOption(std::string value);
+
 }  // namespace argus::cli
