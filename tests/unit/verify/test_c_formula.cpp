@@ -57,10 +57,14 @@ TEST(CFormula, WhatCIsNotGivenIsWeakenedNeverStrengthened) {
   EXPECT_EQ(f.c(tm.mkOr(tm.mkNot(ok), tm.mkNot(tm.mkEq(y, x)))), "(!(((unsigned int)x < (unsigned int)9u)) || !(0))");
   // an if-then-else condition is used both ways: only written when exact
   Term ite = tm.mkIte(div, tm.bvVal(1, 32), tm.bvVal(0, 32));
-  EXPECT_EQ(f.c(tm.mkEq(ite, tm.bvVal(0, 32))), "1");  // (constants come first in an equation)
   Term ite2 = tm.mkIte(ok, tm.bvVal(1, 32), tm.bvVal(0, 32));
-  EXPECT_EQ(f.c(tm.mkEq(ite2, tm.bvVal(0, 32))),
-            "((unsigned int)0u == (unsigned int)(((unsigned int)x < (unsigned int)9u) ? (unsigned int)1u : (unsigned int)0u))");
+  EXPECT_EQ(f.c(tm.mkEq(ite, x)), "1");
+  EXPECT_EQ(f.c(tm.mkEq(ite2, x)),
+            "((unsigned int)x == (unsigned int)(((unsigned int)x < (unsigned int)9u) ? (unsigned int)1u : (unsigned int)0u))");
+  // compared with a constant, the term manager folds the tree to its branch conditions
+  // (`ite(c, 1, 0) == 0` is `!c`), and the weakening works on the condition
+  EXPECT_EQ(f.c(tm.mkEq(ite, tm.bvVal(0, 32))), "!(0)");
+  EXPECT_EQ(f.c(tm.mkEq(ite2, tm.bvVal(0, 32))), "!(((unsigned int)x < (unsigned int)9u))");
 }
 
 }  // namespace
