@@ -1173,7 +1173,7 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
 }  // namespace
 
 const char* const kDefaultChain = "bmc:k=1,explicit:time=10,pred";
-const char* const kAutoChain = "ibmc:k=2:time=2,kind|pred:cond=ignore:after=1";
+const char* const kAutoChain = "bmc:k=2:time=2,kind|pred:cond=ignore:after=1";
 
 std::string effectiveChain(const VerifyRequest& req) {
   if (!req.chain.empty()) return req.chain;

@@ -82,7 +82,7 @@ const char* kUsage =
     "        (or a counterexample formula) has more term nodes (pred, impact);\n"
     "        --monitor-overflow (explicit): cut paths at a signed overflow or at non-linear\n"
     "        arithmetic the explicit values cannot evaluate\n"
-    "      auto (the default): the chain ibmc:k=2:time=2,kind|pred:cond=ignore:after=1 -- a shallow incremental BMC,\n"
+    "      auto (the default): the chain bmc:k=2:time=2,kind|pred:cond=ignore:after=1 -- a shallow BMC,\n"
     "        then k-induction and predicate abstraction in parallel processes (the first\n"
     "        true/false wins; docs/STRATEGY.md says how it was chosen); --stats shows each\n"
     "        stage's time, the text names the stage that decided\n"

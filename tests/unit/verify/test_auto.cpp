@@ -100,7 +100,7 @@ TEST(Auto, ProvesTheCountingLoopThroughTheParallelStage) {
   ASSERT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
   EXPECT_EQ(out.result.algorithm, "auto");
   ASSERT_EQ(out.result.stages.size(), 2u);
-  EXPECT_EQ(out.result.stages[0].spec, "ibmc:k=2:time=2");
+  EXPECT_EQ(out.result.stages[0].spec, "bmc:k=2:time=2");
   EXPECT_EQ(out.result.stages[0].verdict, Verdict::Unknown);
   EXPECT_EQ(out.result.stages[1].spec, "kind|pred:cond=ignore:after=1");
   EXPECT_EQ(out.result.stages[1].verdict, Verdict::True);
