@@ -347,9 +347,22 @@ try {
   await page.keyboard.type(t.token);
   await page.keyboard.press('Enter');
   log(`token typed into the prompt of the team server 127.0.0.1:${t.port}`);
+  // The status view still shows the local daemon's results until the team server's
+  // arrive, so the row alone proves nothing: first wait until the team server has
+  // finished an analysis (it counts them when they end; count_up runs to its timeout).
+  let after = before;
+  for (const until = Date.now() + 60_000; !(after.analyses > before.analyses); ) {
+    if (Date.now() > until) throw new Error(`the team server finished no analysis within 60 s: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
+    await page.waitForTimeout(500);
+    after = await rpc(t.port, t.token, 'argus/stats');
+  }
   await waitRowText('count_up', /verified for loops unrolled ≤ \d+ times/, 60_000);
-  const after = await rpc(t.port, t.token, 'argus/stats');
-  if (!(after.analyses > before.analyses)) throw new Error(`the team server parsed nothing: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
+  // let the first connection's work drain, so that what the restart brings is counted alone
+  for (const until = Date.now() + 60_000; after.queued > 0 || after.running > 0; ) {
+    if (Date.now() > until) throw new Error(`the team server's work did not drain within 60 s: ${JSON.stringify(after)}`);
+    await page.waitForTimeout(500);
+    after = await rpc(t.port, t.token, 'argus/stats');
+  }
   log(`team server verified the open files: analyses ${before.analyses} → ${after.analyses}, worker runs ${before.workerRuns} → ${after.workerRuns}`);
   await shot('5-team-server.png', `connected to the team server 127.0.0.1:${t.port} (token from the prompt); its results in the status view`);
   // restart: the token comes from the secret storage, no second prompt
