@@ -445,8 +445,19 @@ ExprPtr Lowerer::addrOfFunction(const FunctionDecl* fd) {
 // ---------------------------------------------------------------- functions
 
 // C11 5.1.2.2.1: argv[0..argc-1] point to strings (any length, any contents) and
-// argv[argc] is a null pointer. Built by a loop over argc, so a large argc is simply
-// beyond the unwinding bound.
+// argv[argc] is a null pointer. The slots from kArgvUnrolled on are filled by a loop
+// over argc, so a large argc is simply beyond the unwinding bound; the first
+// kArgvUnrolled slots and the terminating null are written after that loop, without
+// one. The order is not observable (the program starts after all of it), and it lets
+// the proof engines see argv[0], argv[1], ... and argv[argc] whatever state the loop
+// ends in: a k-induction step or an abstraction at the loop head starts from an
+// arbitrary memory, and the stores after the loop overwrite it.
+static constexpr uint64_t kArgvUnrolled = 4;
+// Linux's MAX_ARG_STRLEN (32 pages of 4 KiB): no argument string, its NUL included, is
+// longer (execve fails with E2BIG). A bound keeps the strings' addresses small numbers,
+// which the solvers separate far faster than sums of unbounded 64-bit lengths.
+static constexpr uint64_t kArgMaxStrlen = 131072;
+
 void Lowerer::lowerMainArgv(const FunctionDecl* fd) {
   const ParmVarDecl* argcD = fd->getParamDecl(0);
   const ParmVarDecl* argvD = fd->getParamDecl(1);
@@ -459,16 +470,17 @@ void Lowerer::lowerMainArgv(const FunctionDecl* fd) {
   argcLv.addr = argcRef.inMemory ? Expr::mkVar(argcRef.reg, ptrWidth) : nullptr;
   argcLv.type = argcD->getType();
   ExprPtr n = Expr::convert(load(argcLv), ptrWidth, false);
-  cfa::VarId count = newTemp(ptrWidth, false), table = newTemp(ptrWidth, false), i = newTemp(ptrWidth, false);
-  auto assignTemp = [&](cfa::VarId v, ExprPtr e, const char* text) {
+  cfa::VarId table = newTemp(ptrWidth, false), i = newTemp(ptrWidth, false);
+  auto assignTemp = [&](cfa::VarId v, ExprPtr e, const std::string& text) {
     Edge a = edge(EdgeKind::Assign);
     a.lhs = v;
     a.rhs = e;
     a.text = text;
     emit(a);
   };
-  assignTemp(count, n, "argc");
-  ExprPtr nv = Expr::mkVar(count, ptrWidth);
+  // argc itself, not a copy: a proof that starts in an arbitrary state at the loop
+  // head would not know that a copy still equals argc
+  ExprPtr nv = n;
   ExprPtr ps = constPtr(ptrWidth / 8);
   Edge at = edge(EdgeKind::Alloc);
   at.lhs = table;
@@ -476,51 +488,90 @@ void Lowerer::lowerMainArgv(const FunctionDecl* fd) {
   at.text = "argv";
   allocObject(std::move(at), cfa::memlayout::kGlobal);
   ExprPtr tv = Expr::mkVar(table, ptrWidth);
-  assignTemp(i, constPtr(0), "argv: i = 0");
+  // Branches on `index < argc`: to `yes` (returned), and to `no` (or a new location),
+  // which becomes the current one after the caller has emitted the `yes` part.
+  auto branchBelowArgc = [&](ExprPtr index, const std::string& what) {
+    cfa::LocId yes = newLoc(), no = newLoc();
+    Edge more = edge(EdgeKind::Assume);
+    more.cond = Expr::mkBinary(cfa::BinOp::ULt, index, nv, 32);
+    more.text = what + " < argc";
+    Edge done = more;
+    done.positive = false;
+    done.text = what + " >= argc";
+    emitTo(more, yes);
+    emitTo(done, no);
+    return std::pair{yes, no};
+  };
+  // a fresh string of any length and contents, NUL-terminated
+  auto freshString = [&](const std::string& name) {
+    cfa::VarId len = newTemp(ptrWidth, false), str = newTemp(ptrWidth, false);
+    Edge hl = edge(EdgeKind::Havoc);
+    hl.lhs = len;
+    hl.isNondetCall = true;
+    hl.text = name + ": length + 1";
+    emit(hl);
+    ExprPtr lv = Expr::mkVar(len, ptrWidth);
+    Edge pos = edge(EdgeKind::Assume);
+    pos.cond = Expr::mkBinary(cfa::BinOp::ULe, constPtr(1), lv, 32);
+    emit(pos);
+    Edge max = edge(EdgeKind::Assume);
+    max.cond = Expr::mkBinary(cfa::BinOp::ULe, lv, constPtr(kArgMaxStrlen), 32);
+    emit(max);
+    Edge as = edge(EdgeKind::Alloc);
+    as.lhs = str;
+    as.size = lv;
+    as.text = name;
+    allocObject(std::move(as), cfa::memlayout::kGlobal);
+    ExprPtr sv = Expr::mkVar(str, ptrWidth);
+    Edge nul = edge(EdgeKind::Store);
+    nul.addr = Expr::mkBinary(cfa::BinOp::Sub, Expr::mkBinary(cfa::BinOp::Add, sv, lv), constPtr(1));
+    nul.value = Expr::mkConst(0, 8);
+    nul.bytes = 1;
+    nul.text = name + ": terminating NUL";
+    emit(nul);
+    return sv;
+  };
+  // argv[index] = str
+  auto storeSlot = [&](ExprPtr index, ExprPtr sv, const std::string& name) {
+    Edge slot = edge(EdgeKind::Store);
+    slot.addr = Expr::mkBinary(cfa::BinOp::Add, tv, Expr::mkBinary(cfa::BinOp::Mul, index, ps));
+    slot.value = sv;
+    slot.bytes = ptrWidth / 8;
+    slot.text = name + " = string";
+    emit(slot);
+  };
+  // the slots from kArgvUnrolled on: a loop
+  assignTemp(i, constPtr(kArgvUnrolled), "argv: i = " + std::to_string(kArgvUnrolled));
   ExprPtr iv = Expr::mkVar(i, ptrWidth);
-  cfa::LocId head = newLoc(), body = newLoc(), after = newLoc();
+  cfa::LocId head = newLoc();
   emitTo(edge(EdgeKind::Blank), head);
   cur = head;
-  Edge more = edge(EdgeKind::Assume);
-  more.cond = Expr::mkBinary(cfa::BinOp::ULt, iv, nv, 32);
-  more.text = "argv: i < argc";
-  Edge done = more;
-  done.positive = false;
-  done.text = "argv: i == argc";
-  emitTo(more, body);
-  emitTo(done, after);
+  auto [body, after] = branchBelowArgc(iv, "argv: i");
   cur = body;
-  cfa::VarId len = newTemp(ptrWidth, false), str = newTemp(ptrWidth, false);
-  Edge hl = edge(EdgeKind::Havoc);
-  hl.lhs = len;
-  hl.isNondetCall = true;
-  hl.text = "argv[i]: length + 1";
-  emit(hl);
-  ExprPtr lv = Expr::mkVar(len, ptrWidth);
-  Edge pos = edge(EdgeKind::Assume);
-  pos.cond = Expr::mkBinary(cfa::BinOp::ULe, constPtr(1), lv, 32);
-  emit(pos);
-  Edge as = edge(EdgeKind::Alloc);
-  as.lhs = str;
-  as.size = lv;
-  as.text = "argv[i]";
-  allocObject(std::move(as), cfa::memlayout::kGlobal);
-  ExprPtr sv = Expr::mkVar(str, ptrWidth);
-  Edge nul = edge(EdgeKind::Store);
-  nul.addr = Expr::mkBinary(cfa::BinOp::Sub, Expr::mkBinary(cfa::BinOp::Add, sv, lv), constPtr(1));
-  nul.value = Expr::mkConst(0, 8);
-  nul.bytes = 1;
-  nul.text = "argv[i]: terminating NUL";
-  emit(nul);
-  Edge slot = edge(EdgeKind::Store);
-  slot.addr = Expr::mkBinary(cfa::BinOp::Add, tv, Expr::mkBinary(cfa::BinOp::Mul, iv, ps));
-  slot.value = sv;
-  slot.bytes = ptrWidth / 8;
-  slot.text = "argv[i] = string";
-  emit(slot);
+  storeSlot(iv, freshString("argv[i]"), "argv[i]");
   assignTemp(i, Expr::mkBinary(cfa::BinOp::Add, iv, constPtr(1)), "argv: i++");
   emitTo(edge(EdgeKind::Blank), head);
   cur = after;
+  // The first slots: their strings, then the stores into the table, so that no string's
+  // NUL can land on a slot already written even where the proof does not know that the
+  // strings lie apart from the table (a state at the loop head that is arbitrary).
+  std::vector<ExprPtr> strings;
+  for (uint64_t j = 0; j < kArgvUnrolled; ++j) {
+    const std::string name = "argv[" + std::to_string(j) + "]";
+    auto [yes, next] = branchBelowArgc(constPtr(j), name);
+    cur = yes;
+    strings.push_back(freshString(name));
+    emitTo(edge(EdgeKind::Blank), next);
+    cur = next;
+  }
+  for (uint64_t j = 0; j < kArgvUnrolled; ++j) {
+    const std::string name = "argv[" + std::to_string(j) + "]";
+    auto [yes, next] = branchBelowArgc(constPtr(j), name);
+    cur = yes;
+    storeSlot(constPtr(j), strings[j], name);
+    emitTo(edge(EdgeKind::Blank), next);
+    cur = next;
+  }
   Edge last = edge(EdgeKind::Store);
   last.addr = Expr::mkBinary(cfa::BinOp::Add, tv, Expr::mkBinary(cfa::BinOp::Mul, nv, ps));
   last.value = constPtr(0);

@@ -89,6 +89,7 @@ const Case kCases[] = {
     {"array_in_bounds_loop", "int main(){ int a[4]; for (int i = 0; i < 4; i++) a[i] = i; int *end = &a[4]; if (end - a != 4) reach_error(); return 0; }", Verdict::True},
     {"argv_contents_bug", "int main(int argc, char **argv){ if (argc > 1 && argv[1][0] == 'x' && argv[1][1] == 0) reach_error(); return 0; }", Verdict::False},
     {"argc_nonnegative", "int main(int argc, char **argv){ if (argc < 0) reach_error(); return 0; }", Verdict::True},
+    {"argv_slot_may_be_null", "int main(int argc, char **argv){ if (argv[0] != 0 && argv[1] == 0) reach_error(); return 0; }", Verdict::False},
     {"scanf_bug", "int scanf(const char *, ...); int main(){ int x = 0; scanf(\"%d\", &x); if (x == 77) reach_error(); return 0; }", Verdict::False},
     {"scanf_keeps_value_on_failure", "int scanf(const char *, ...); int main(){ short s = 5; unsigned char c = 1; scanf(\"%hd %c\", &s, &c); if (c == 2 && s == 5) reach_error(); return 0; }", Verdict::False},
     {"memset_symbolic_size", "void *memset(void *, int, unsigned long); int main(){ char b[6]; unsigned n = __VERIFIER_nondet_uint(); __VERIFIER_assume(n >= 2 && n <= 6); memset(b, 7, n); if (b[1] != 7) reach_error(); if (n == 6 && b[5] == 7) reach_error(); return 0; }", Verdict::False},
@@ -392,6 +393,33 @@ TEST(Entry, FunctionWithNondetParametersAndGlobals) {
   ASSERT_EQ(fromF.result.counterexample->precondition.size(), 2u) << fromF.result.reason;
   EXPECT_EQ(fromF.result.counterexample->precondition[0].condition, "a > 10");
   EXPECT_EQ(fromF.result.counterexample->precondition[1].condition, "g == 3");
+}
+
+// argv's model (C11 5.1.2.2.1) writes its first slots and argv[argc] after the loop that
+// fills the others, so k-induction proves facts about them from an arbitrary state at
+// that loop's head; before, every such program was unknown.
+TEST(ArgvModel, FirstSlotsAndTerminatorProvedByKInduction) {
+  const char* bodies[] = {
+      "int main(int argc, char **argv){ if (argc > 0 && argv[0] == 0) reach_error(); if (argc > 1 && argv[1] == 0) reach_error(); return 0; }",
+      "int main(int argc, char **argv){ if (argv[argc] != 0) reach_error(); return 0; }",
+      "int main(int argc, char **argv){ if (argc > 2 && argv[2] == argv[1]) reach_error(); return 0; }",
+  };
+  for (const char* body : bodies)
+    for (SolverKind solver : {SolverKind::Z3, SolverKind::CVC5}) {
+      auto out = verifySource(std::string(kPrelude) + body, Algorithm::Kind, solver);
+      ASSERT_FALSE(out.inputError) << out.error;
+      EXPECT_EQ(out.result.verdict, Verdict::True) << body << " (" << argus::smt::solverName(solver) << "): " << out.result.reason;
+    }
+}
+
+TEST(ArgvModel, SlotsFilledByTheLoopStillHoldStrings) {
+  std::string code = std::string(kPrelude) +
+                     "int main(int argc, char **argv){ if (argc > 5 && argv[5][0] == 'q' && argv[4] != argv[5]) reach_error(); return 0; }";
+  auto out = verifySource(code, Algorithm::Bmc, SolverKind::Z3);
+  ASSERT_FALSE(out.inputError) << out.error;
+  ASSERT_EQ(out.result.verdict, Verdict::False) << out.result.reason;
+  ASSERT_TRUE(out.result.counterexample.has_value());
+  EXPECT_TRUE(out.result.counterexample->replayed);
 }
 
 TEST(Input, ParseErrorIsInputError) {
