@@ -256,6 +256,90 @@ Value evalRec(const Expr& e, VarF& var, MemF& mem, uint64_t amask) {
   return 0;
 }
 
+// An expression flattened for a hot loop (Interpreter::fastIterations): the same cases
+// and the same evalUnary/evalBinary/evalCast as evalRec, with each register read through
+// a pointer to its slot instead of a lookup, and no shared pointers on the way.
+class FlatExpr {
+ public:
+  template <class SlotF>
+  FlatExpr(const Expr& e, SlotF& slotOf) { root_ = add(e, slotOf); }
+  template <class MemF>
+  Value eval(MemF& mem, uint64_t amask) const { return run(root_, mem, amask); }
+
+ private:
+  struct Node {
+    ExprKind kind;
+    uint8_t op = 0;       // BinOp, UnOp or CastKind
+    uint32_t width = 0;   // the node's
+    uint32_t opWidth = 0; // the first operand's (Binary, Cast)
+    Value mask = 0, value = 0;
+    const Value* slot = nullptr;
+    uint32_t a = 0, b = 0, c = 0;
+  };
+  template <class SlotF>
+  uint32_t add(const Expr& e, SlotF& slotOf) {
+    Node n;
+    n.kind = e.kind;
+    n.width = e.width;
+    n.mask = maskOf(e.width);
+    switch (e.kind) {
+      case ExprKind::Const: n.value = e.value & n.mask; break;
+      case ExprKind::Var: n.slot = slotOf(e.var); break;
+      case ExprKind::Load: n.a = add(*e.ops.at(0), slotOf); break;
+      case ExprKind::Unary:
+        n.op = static_cast<uint8_t>(e.unop);
+        n.a = add(*e.ops.at(0), slotOf);
+        break;
+      case ExprKind::Binary:
+        n.op = static_cast<uint8_t>(e.binop);
+        n.opWidth = e.ops.at(0)->width;
+        n.a = add(*e.ops.at(0), slotOf);
+        n.b = add(*e.ops.at(1), slotOf);
+        break;
+      case ExprKind::Cast:
+        n.op = static_cast<uint8_t>(e.cast);
+        n.opWidth = e.ops.at(0)->width;
+        n.a = add(*e.ops.at(0), slotOf);
+        break;
+      case ExprKind::Ite:
+        n.a = add(*e.ops.at(0), slotOf);
+        n.b = add(*e.ops.at(1), slotOf);
+        n.c = add(*e.ops.at(2), slotOf);
+        break;
+    }
+    nodes_.push_back(n);
+    return static_cast<uint32_t>(nodes_.size() - 1);
+  }
+  template <class MemF>
+  Value run(uint32_t i, MemF& mem, uint64_t amask) const {
+    const Node& n = nodes_[i];
+    switch (n.kind) {
+      case ExprKind::Const: return n.value;
+      case ExprKind::Var: return *n.slot & n.mask;
+      case ExprKind::Load: {
+        uint64_t addr = static_cast<uint64_t>(run(n.a, mem, amask));
+        uint32_t bytes = (n.width + 7) / 8;
+        Value v = 0;
+        for (uint32_t k = 0; k < bytes && k < cfa::kMaxWidth / 8; ++k)
+          v |= Value{mem((addr + k) & amask)} << (8 * k);
+        return v & n.mask;
+      }
+      case ExprKind::Unary: return evalUnary(static_cast<UnOp>(n.op), run(n.a, mem, amask), n.width);
+      case ExprKind::Binary: {
+        Value va = run(n.a, mem, amask);
+        Value vb = run(n.b, mem, amask);
+        return evalBinary(static_cast<BinOp>(n.op), va, vb, n.opWidth, n.width);
+      }
+      case ExprKind::Cast:
+        return evalCast(static_cast<CastKind>(n.op), run(n.a, mem, amask), n.opWidth, n.width);
+      case ExprKind::Ite: return run(run(n.a, mem, amask) != 0 ? n.b : n.c, mem, amask) & n.mask;
+    }
+    return 0;
+  }
+  std::vector<Node> nodes_;
+  uint32_t root_ = 0;
+};
+
 // Flat byte memory: bytes written by Store, zero-initialised ranges from Alloc, and the
 // caller-provided initial contents for everything else.
 class Memory {
@@ -793,13 +877,21 @@ class Interpreter {
     for (uint32_t ei : f.locs[L].out) collect(f.edges[ei].cond, collect);
     used.push_back(nv);
     for (VarId v : used) slotOf(v);
-    auto var = [&](VarId v) -> Value {
-      for (auto& [id, ptr] : slots)
-        if (id == v) return *ptr;
-      return readVar(v);
-    };
     auto mem = [this](uint64_t a) { return mem_.read(a); };
-    auto ev = [&](const cfa::ExprPtr& x) { return evalRec(*x, var, mem, amask_); };
+    // every expression of the loop, flattened once (slotOf gives each register's slot)
+    std::unordered_map<const cfa::Expr*, FlatExpr> flat;
+    auto constSlot = [&](VarId v) -> const Value* { return slotOf(v); };
+    auto flatten = [&](const cfa::ExprPtr& x) {
+      if (x) flat.try_emplace(x.get(), *x, constSlot);
+    };
+    flatten(zero->cond);
+    for (const cfa::Edge* e : body) flatten(e->rhs);
+    for (uint32_t ei : f.locs[L].out) flatten(f.edges[ei].cond);
+    const FlatExpr& zeroCond = flat.at(zero->cond.get());
+    std::vector<const FlatExpr*> bodyRhs;
+    for (const cfa::Edge* e : body) bodyRhs.push_back(e->rhs ? &flat.at(e->rhs.get()) : nullptr);
+    std::vector<std::pair<const cfa::Edge*, const FlatExpr*>> guards;  // L's out-edges, in order
+    for (uint32_t ei : f.locs[L].out) guards.emplace_back(&f.edges[ei], &flat.at(f.edges[ei].cond.get()));
     Value* nslot = slotOf(nv);
     std::vector<Value*> lhs;
     std::vector<Value> masks;
@@ -844,27 +936,25 @@ class Interpreter {
         return true;
       }
       *nslot = 0;
-      if ((ev(zero->cond) != 0) != zero->positive) {  // cannot happen: step by step
+      if ((zeroCond.eval(mem, amask_) != 0) != zero->positive) {  // cannot happen: step by step
         recordKept();
         return true;
       }
       Value* row = kept ? &ring[(iterations % kept) * body.size()] : nullptr;
       for (size_t i = 0; i < body.size(); ++i)
         if (lhs[i]) {
-          Value v = *lhs[i] = ev(body[i]->rhs) & masks[i];
+          Value v = *lhs[i] = bodyRhs[i]->eval(mem, amask_) & masks[i];
           if (row) row[i] = v;
         }
       res_.stepCount += 2 + body.size();
       ++iterations;
       fr.loc = L;
       const cfa::Edge* next = nullptr;
-      for (uint32_t ei : f.locs[L].out) {
-        const cfa::Edge& e = f.edges[ei];
-        if ((ev(e.cond) != 0) == e.positive) {
-          next = &e;
+      for (const auto& [e, cond] : guards)
+        if ((cond->eval(mem, amask_) != 0) == e->positive) {
+          next = e;
           break;
         }
-      }
       if (!next || next->to != C) break;  // the loop is left (or blocked) at L: step by step
       guard = next;
       ++res_.stepCount;
