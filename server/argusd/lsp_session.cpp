@@ -1,9 +1,12 @@
 // See lsp_session.h.
 #include "server/argusd/lsp_session.h"
 
+#include <algorithm>
+#include <chrono>
 #include <deque>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <fstream>
 #include <sstream>
 
@@ -28,7 +31,16 @@ using protocol::RpcError;
 // stays behind — the queue over `maxBytes`, or one message not taken by the client for
 // `stallS` — is disconnected with a log line naming it (its jobs are then withdrawn like
 // any other disconnect).
+// Pacing: LSP's publishDiagnostics carries a document's whole list, so on a file with a
+// thousand findings every state change resent them all (SQLite's amalgamation: 3.5 GB
+// of notifications in ten minutes to a client that reads everything). After sending a
+// document's diagnostics the next ones for it wait bytes / kPaceBytesPerS (at most
+// kMaxPaceS), coalescing meanwhile; other messages pass them. A few-KB list waits a few
+// milliseconds; at stop everything queued is sent.
 struct LspSession::Outbox {
+  using Clock = std::chrono::steady_clock;
+  static constexpr double kPaceBytesPerS = 128.0 * 1024;
+  static constexpr double kMaxPaceS = 4.0;
   struct Item {
     std::function<void(protocol::Dispatcher&)> send;  // non-coalescing messages
     std::string method, key;  // coalescing notifications: key = method + uri
@@ -46,7 +58,10 @@ struct LspSession::Outbox {
   std::chrono::steady_clock::time_point writingSince{};  // while the writer is in a send
   bool writing = false;
   std::function<void(const std::string&)> onOverflow;
+  std::map<std::string, Clock::time_point> nextSend;  // paced keys: not before
   std::thread writer;
+
+  static bool paced(const Item& it) { return !it.key.empty() && it.method == "textDocument/publishDiagnostics"; }
 
   void start(protocol::Dispatcher* dispatcher, std::function<void(const std::string&)> overflow) {
     d = dispatcher;
@@ -148,8 +163,25 @@ struct LspSession::Outbox {
     for (;;) {
       cv.wait(lock, [&] { return stopped || !queue.empty(); });
       if (queue.empty()) return;  // stopped and drained
-      Item item = std::move(queue.front());
-      queue.pop_front();
+      // the first item that may go now (a paced one waits for its time unless stopping)
+      const auto now = Clock::now();
+      auto pick = queue.end();
+      auto wake = Clock::time_point::max();
+      for (auto it = queue.begin(); it != queue.end(); ++it) {
+        if (!stopped && paced(*it))
+          if (auto n = nextSend.find(it->key); n != nextSend.end() && n->second > now) {
+            wake = std::min(wake, n->second);
+            continue;
+          }
+        pick = it;
+        break;
+      }
+      if (pick == queue.end()) {
+        cv.wait_until(lock, wake);  // or until something is enqueued
+        continue;
+      }
+      Item item = std::move(*pick);
+      queue.erase(pick);
       queuedBytes -= item.bytes;
       protocol::Dispatcher* dd = d;
       writing = true;
@@ -161,6 +193,9 @@ struct LspSession::Outbox {
       }
       lock.lock();
       writing = false;
+      if (paced(item))
+        nextSend[item.key] = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                                 std::min(kMaxPaceS, static_cast<double>(item.bytes) / kPaceBytesPerS)));
     }
   }
   // Sends what is queued, then stops the writer; later posts are dropped.
