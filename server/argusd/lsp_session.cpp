@@ -33,14 +33,15 @@ using protocol::RpcError;
 // any other disconnect).
 // Pacing: LSP's publishDiagnostics carries a document's whole list, so on a file with a
 // thousand findings every state change resent them all (SQLite's amalgamation: 3.5 GB
-// of notifications in ten minutes to a client that reads everything). After sending a
-// document's diagnostics the next ones for it wait bytes / kPaceBytesPerS (at most
-// kMaxPaceS), coalescing meanwhile; other messages pass them. A few-KB list waits a few
-// milliseconds; at stop everything queued is sent.
+// of notifications in ten minutes to a client that reads everything; a list there grows
+// past 1 MB). After sending a document's diagnostics the next ones for it wait
+// bytes / kPaceBytesPerS (at most kMaxPaceS), coalescing meanwhile, so a document's
+// diagnostics cost at most about kPaceBytesPerS; other messages pass them. A few-KB list
+// waits a few milliseconds; at stop everything queued is sent.
 struct LspSession::Outbox {
   using Clock = std::chrono::steady_clock;
   static constexpr double kPaceBytesPerS = 128.0 * 1024;
-  static constexpr double kMaxPaceS = 4.0;
+  static constexpr double kMaxPaceS = 15.0;
   struct Item {
     std::function<void(protocol::Dispatcher&)> send;  // non-coalescing messages
     std::string method, key;  // coalescing notifications: key = method + uri

@@ -279,8 +279,12 @@ try {
   let moved;
   for (let i = 1; i < nSteps && !moved; i++) {
     await page.keyboard.press('F10');
-    await page.waitForTimeout(400);
-    const c = await cursorLine();
+    // a step may stay at the same position; otherwise give the extension host up to 1.5 s
+    let c = await cursorLine();
+    for (const until = Date.now() + 1_500; c.line === first.line && c.col === first.col && Date.now() < until; ) {
+      await page.waitForTimeout(100);
+      c = await cursorLine();
+    }
     seen.push(c);
     if (c.line !== first.line || c.col !== first.col) moved = c;
   }
@@ -298,9 +302,15 @@ try {
   log(`inline decoration: ${inline}`);
   // previous step goes back
   await page.keyboard.press('Shift+F10');
-  await page.waitForTimeout(400);
-  const back = await cursorLine();
-  if (back.line !== seen[seen.length - 2].line || back.col !== seen[seen.length - 2].col)
+  // the cursor moves when the extension host has handled the key: poll (up to 5 s) rather
+  // than read it once after a fixed wait (a loaded machine took longer than 400 ms)
+  const want = seen[seen.length - 2];
+  let back = await cursorLine();
+  for (const until = Date.now() + 5_000; (back.line !== want.line || back.col !== want.col) && Date.now() < until; ) {
+    await page.waitForTimeout(100);
+    back = await cursorLine();
+  }
+  if (back.line !== want.line || back.col !== want.col)
     throw new Error(`Shift+F10 went to Ln ${back.line}, Col ${back.col}, not back to ${JSON.stringify(seen[seen.length - 2])}`);
   await page.keyboard.press('F10');
   await page.waitForTimeout(400);
