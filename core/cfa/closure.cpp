@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace argus::cfa {
@@ -73,9 +74,53 @@ Dependencies::Dependencies(const Program& p) : p_(p), numFunctions_(static_cast<
   std::sort(definers_.begin(), definers_.end());
   std::sort(always_.begin(), always_.end());
   always_.erase(std::unique(always_.begin(), always_.end()), always_.end());
+  gaps_.assign(p.initParts.size(), 0);
+  for (FuncId f = 0; f < p.functions.size(); ++f)
+    for (uint32_t i : partsOf_[f]) {
+      const InitPart& part = p.initParts[i];
+      for (uint32_t k = part.firstEdge; k < part.endEdge; ++k) {
+        const Edge& e = p.functions[f].edges[k];
+        if (e.kind == EdgeKind::Alloc && e.size && e.size->kind == ExprKind::Const) gaps_[i] += align8(e.size->value);
+      }
+    }
+}
+
+Dependencies::Dependencies(const Program& shell, Precomputed pre)
+    : p_(shell), numFunctions_(static_cast<uint32_t>(shell.functions.size())) {
+  if (pre.successors.size() != numNodes() || pre.hasParts.size() != shell.functions.size() ||
+      pre.gaps.size() != shell.initParts.size())
+    throw std::runtime_error("dependency graph of the wrong size");
+  for (const auto& list : pre.successors)
+    for (uint32_t s : list)
+      if (s >= numNodes()) throw std::runtime_error("dependency graph names a missing node");
+  for (uint32_t a : pre.always)
+    if (a >= numNodes()) throw std::runtime_error("dependency graph keeps a missing node");
+  partsOf_.resize(shell.functions.size());
+  for (uint32_t i = 0; i < shell.initParts.size(); ++i) {
+    FuncId f = shell.initParts[i].func;
+    if (f < shell.functions.size() && pre.hasParts[f]) partsOf_[f].push_back(i);
+  }
+  always_ = std::move(pre.always);
+  gaps_ = std::move(pre.gaps);
+  stored_ = std::move(pre.successors);
+}
+
+Dependencies::Precomputed Dependencies::precompute() const {
+  Precomputed pre;
+  pre.successors.resize(numNodes());
+  for (uint32_t n = 0; n < numNodes(); ++n) successors(n, pre.successors[n]);
+  pre.always = always_;
+  pre.hasParts.resize(numFunctions_);
+  for (FuncId f = 0; f < numFunctions_; ++f) pre.hasParts[f] = hasParts(f);
+  pre.gaps = gaps_;
+  return pre;
 }
 
 void Dependencies::successors(uint32_t node, std::vector<uint32_t>& out) const {
+  if (!stored_.empty()) {
+    if (node < stored_.size()) out.insert(out.end(), stored_[node].begin(), stored_[node].end());
+    return;
+  }
   size_t start = out.size();
   std::vector<VarId> vars;
   auto visitEdge = [&](const Edge& e) {
@@ -241,10 +286,30 @@ struct Slicer {
 
 }  // namespace
 
+namespace {
+
+// The program's own bodies.
+class OwnBodies : public BodySource {
+ public:
+  explicit OwnBodies(const Program& p) : p_(p) {}
+  const Function& body(FuncId f) const override { return p_.functions[f]; }
+  uint32_t numEdges(FuncId f) const override { return static_cast<uint32_t>(p_.functions[f].edges.size()); }
+  const Edge& edge(FuncId f, uint32_t k) const override { return p_.functions[f].edges[k]; }
+  const SourceRange& locRange(FuncId f, LocId l) const override { return p_.functions[f].locs[l].range; }
+
+ private:
+  const Program& p_;
+};
+
+}  // namespace
+
 std::unique_ptr<Program> slice(const Program& p, FuncId entry, const Dependencies* shared) {
   std::optional<Dependencies> own;
   if (!shared || &shared->program() != &p) shared = &own.emplace(p);
-  const Dependencies& deps = *shared;
+  return slice(p, entry, *shared, OwnBodies(p));
+}
+
+std::unique_ptr<Program> slice(const Program& p, FuncId entry, const Dependencies& deps, const BodySource& bodies) {
   Closure c = closure(p, entry, &deps);
   auto out = std::make_unique<Program>();
   out->mainFile = p.mainFile;
@@ -282,9 +347,10 @@ std::unique_ptr<Program> slice(const Program& p, FuncId entry, const Dependencie
     if (f == p.initFunc) out->initFunc = nf.id;
     if (f == p.initNondetFunc) out->initNondetFunc = nf.id;
     if (!deps.hasParts(f)) {
-      nf.locs = of.locs;
-      nf.edges.reserve(of.edges.size());
-      for (const Edge& e : of.edges) nf.edges.push_back(s.edge(e));
+      const Function& ob = bodies.body(f);
+      nf.locs = ob.locs;
+      nf.edges.reserve(ob.edges.size());
+      for (const Edge& e : ob.edges) nf.edges.push_back(s.edge(e));
       nf.entry = of.entry;
       nf.exit = of.exit;
       nf.error = of.error;
@@ -325,10 +391,7 @@ std::unique_ptr<Program> slice(const Program& p, FuncId entry, const Dependencie
     for (uint32_t i : deps.partsOf(f)) {
       const InitPart& part = p.initParts[i];
       if (!c.parts[i]) {
-        for (uint32_t k = part.firstEdge; k < part.endEdge; ++k) {
-          const Edge& e = of.edges[k];
-          if (e.kind == EdgeKind::Alloc) gap += align8(e.size->value);
-        }
+        gap += deps.partGap(i);
         continue;
       }
       flushGap();
@@ -340,14 +403,15 @@ std::unique_ptr<Program> slice(const Program& p, FuncId entry, const Dependencie
       auto loc = [&](LocId l) {
         auto it = locMap.find(l);
         if (it != locMap.end()) return it->second;
-        LocId n = nf.addLoc(of.locs[l].range);
+        LocId n = nf.addLoc(bodies.locRange(f, l));
         locMap.emplace(l, n);
         return n;
       };
       for (uint32_t k = part.firstEdge; k < part.endEdge; ++k) {
-        Edge e = s.edge(of.edges[k]);
-        e.from = loc(of.edges[k].from);
-        e.to = loc(of.edges[k].to);
+        const Edge& oe = bodies.edge(f, k);
+        Edge e = s.edge(oe);
+        e.from = loc(oe.from);
+        e.to = loc(oe.to);
         nf.addEdge(std::move(e));
       }
       cur = loc(part.to);
@@ -357,7 +421,7 @@ std::unique_ptr<Program> slice(const Program& p, FuncId entry, const Dependencie
       out->initParts.push_back(std::move(np));
     }
     flushGap();
-    Edge r = of.edges.back();  // the final Return (checked by Dependencies)
+    Edge r = bodies.edge(f, bodies.numEdges(f) - 1);  // the final Return (checked by Dependencies)
     r.from = cur;
     r.to = nf.exit;
     nf.addEdge(std::move(r));

@@ -34,6 +34,19 @@ namespace argus::cfa {
 class Dependencies {
  public:
   explicit Dependencies(const Program& p);  // O(number of init pieces)
+  // What the constructor above derives from the program's edges, so that a graph can be
+  // stored beside a serialized program (core/cfa/serialize.h) and rebuilt over a program
+  // whose bodies are not decoded (ProgramImage): successors per node, the nodes always
+  // kept, which init functions are represented by their pieces, and each piece's
+  // allocation bytes (what a dropped piece leaves as a gap).
+  struct Precomputed {
+    std::vector<std::vector<uint32_t>> successors;  // by node
+    std::vector<uint32_t> always;
+    std::vector<bool> hasParts;                     // by FuncId
+    std::vector<uint64_t> gaps;                     // by init piece
+  };
+  Dependencies(const Program& shell, Precomputed pre);  // shell: functions, vars and initParts
+  Precomputed precompute() const;
   const Program& program() const { return p_; }
   uint32_t numNodes() const { return numFunctions_ + static_cast<uint32_t>(p_.initParts.size()); }
   uint32_t numFunctions() const { return numFunctions_; }
@@ -43,6 +56,8 @@ class Dependencies {
   // True for an init function that is represented by its pieces.
   bool hasParts(FuncId f) const { return f < partsOf_.size() && !partsOf_[f].empty(); }
   const std::vector<uint32_t>& partsOf(FuncId f) const { return partsOf_[f]; }
+  // The bytes the allocations of init piece `part` take (each rounded as Alloc does).
+  uint64_t partGap(uint32_t part) const { return part < gaps_.size() ? gaps_[part] : 0; }
 
  private:
   const Program& p_;
@@ -50,6 +65,8 @@ class Dependencies {
   std::vector<std::pair<VarId, uint32_t>> definers_;  // (variable, piece), sorted
   std::vector<std::vector<uint32_t>> partsOf_;         // init function -> its pieces
   std::vector<uint32_t> always_;
+  std::vector<uint64_t> gaps_;
+  std::vector<std::vector<uint32_t>> stored_;  // precomputed successors (empty: derived from edges)
 };
 
 struct Closure {
@@ -65,6 +82,23 @@ Closure closure(const Program& p, FuncId entry, const Dependencies* deps = nullp
 // The program restricted to closure(p, entry); its entry keeps its name (find it by
 // name). Counterexamples, conditions and hashes of the result refer to the slice.
 std::unique_ptr<Program> slice(const Program& p, FuncId entry, const Dependencies* deps = nullptr);
+
+// Where slice() reads the bodies (locations and edges) of the functions it keeps: the
+// program itself, or a serialized image that decodes only what the closure keeps
+// (ProgramImage, core/cfa/serialize.h). Everything else (names, parameters, entry model,
+// entry/exit locations, variables, init pieces) comes from the `meta` program.
+class BodySource {
+ public:
+  virtual ~BodySource() = default;
+  // A kept function that is not represented by init pieces: all its locations and edges.
+  virtual const Function& body(FuncId f) const = 0;
+  // An init function represented by its pieces: its edge count, an edge of a kept piece
+  // (or its final Return), and the source range of a location such an edge touches.
+  virtual uint32_t numEdges(FuncId f) const = 0;
+  virtual const Edge& edge(FuncId f, uint32_t k) const = 0;
+  virtual const SourceRange& locRange(FuncId f, LocId l) const = 0;
+};
+std::unique_ptr<Program> slice(const Program& meta, FuncId entry, const Dependencies& deps, const BodySource& bodies);
 
 // Issue 29 item 1: for every function (by FuncId), whether its closure holds no Error and
 // no Unsupported edge, i.e. whether the engine answers it `true` at once as an entry ("no

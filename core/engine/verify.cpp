@@ -1213,6 +1213,7 @@ static void checkCallers(const cfa::Program& parsed, const VerifyRequest& req, V
     VerifyRequest cr = req;
     cr.function = callers[i];
     cr.checkCallers = false;
+    cr.presliced = false;
     cr.timeoutS = t;
     cr.conditionIn = nullptr;
     cr.conditionOut.clear();
@@ -1269,7 +1270,9 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   // follows the function, not the translation unit. Conditions, counterexamples and
   // program hashes refer to the slice, which is the same for every run of this entry.
   auto sliceStart = std::chrono::steady_clock::now();
-  std::shared_ptr<const cfa::Program> sliced = cfa::slice(*parsed, fullEntry->id, req.dependencies.get());
+  std::shared_ptr<const cfa::Program> sliced =
+      req.presliced ? std::shared_ptr<const cfa::Program>(req.keepAlive, parsed)  // slicing is idempotent
+                    : cfa::slice(*parsed, fullEntry->id, req.dependencies.get());
   // A function other than main starts from its entry model (core/cfa/entry_harness.h).
   bool harnessed = false;
   if (req.entryModel == EntryModel::Harness && req.function != "main")

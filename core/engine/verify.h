@@ -150,6 +150,9 @@ struct VerifyRequest {
   // closure only, not a pass over every global initialiser. Ignored unless built for the
   // very program verified.
   std::shared_ptr<const cfa::Dependencies> dependencies;
+  // The program given to verifyParsed is already the entry's slice (cfa::slice, or an
+  // argusd worker's cfa::ProgramImage::slice): verified as it is, not sliced again.
+  bool presliced = false;
   std::vector<std::string> extraArgs;  // compiler flags
   // The properties to check (`--property`): SV-COMP names, comma-separated (see
   // parseProperties); "" = unreach-call. Only verify() parses with them; verifyParsed

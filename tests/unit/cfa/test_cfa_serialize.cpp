@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/cfa/cfa_hash.h"
+#include "core/cfa/closure.h"
 #include "core/cfa/serialize.h"
 #include "core/engine/verify.h"
 #include "core/frontend/frontend.h"
@@ -225,6 +227,69 @@ TEST(CfaSerialize, FloatingPointAndExtIntRoundTrip) {
   std::unique_ptr<cfa::Program> back = cfa::deserialize(bytes);
   EXPECT_EQ(cfa::dump(*back), dump);
   EXPECT_EQ(cfa::serialize(*back), bytes);
+}
+
+}  // namespace
+
+namespace {
+
+// ProgramImage::slice decodes only the entry's closure (argusd's workers hold the image of
+// a translation unit, not its decoded CFAs): for every function it gives exactly what
+// cfa::slice gives on the whole program, init pieces and the gaps of dropped ones included.
+TEST(CfaSerialize, ImageSlicesAreTheSlicesOfTheProgram) {
+  std::vector<std::pair<std::string, std::string>> sources;
+  for (const auto& e : std::filesystem::directory_iterator(examples()))
+    if (e.path().extension() == ".c") sources.emplace_back(e.path().string(), readAll(e.path()));
+  sources.emplace_back("globals.c",
+                       "int a = 1; int b = 2; int c[4] = {1, 2, 3, 4}; char *s = \"text\"; int *pa = &a;\n"
+                       "struct { int x; int *p; } st = {3, &b};\n"
+                       "static int counter;\n"
+                       "int f(int i) { return a + c[i & 3]; }\n"
+                       "int g(void) { return b + *st.p; }\n"
+                       "int h(void) { counter++; return s[0] + *pa; }\n"
+                       "int k(int n) { return n > 0 ? f(n) + g() : h(); }\n"
+                       "int main(void) { return k(2); }\n");
+  int slices = 0;
+  for (const auto& [name, code] : sources)
+    for (auto dm : {frontend::DataModel::LP64, frontend::DataModel::ILP32}) {
+      frontend::FrontendOptions fo;
+      fo.dataModel = dm;
+      frontend::ParseResult pr = frontend::parseSource(code, name, fo);
+      ASSERT_TRUE(pr.ok()) << name << pr.diagnostics;
+      cfa::ProgramImage image(cfa::serialize(*pr.program));
+      EXPECT_EQ(image.shell().functions.size(), pr.program->functions.size());
+      EXPECT_EQ(cfa::dump(*image.program()), cfa::dump(*pr.program)) << name;
+      for (const cfa::Function& f : pr.program->functions) {
+        if (cfa::isSyntheticFunction(f)) continue;
+        auto want = cfa::slice(*pr.program, f.id);
+        auto got = image.slice(f.id);
+        EXPECT_EQ(cfa::dump(*got), cfa::dump(*want)) << name << " " << f.name;
+        EXPECT_EQ(got->initParts.size(), want->initParts.size()) << name << " " << f.name;
+        ++slices;
+      }
+    }
+  EXPECT_GE(slices, 40);
+}
+
+// A damaged body is found when the slice that needs it is decoded: an error, no crash.
+TEST(CfaSerialize, DamagedBodiesAreAnErrorWhenSliced) {
+  frontend::ParseResult pr = frontend::parseFile((examples() / "pointer_swap.c").string(), {});
+  ASSERT_TRUE(pr.ok()) << pr.diagnostics;
+  std::string bytes = cfa::serialize(*pr.program);
+  const cfa::Function* main = pr.program->find("main");
+  ASSERT_TRUE(main);
+  int errors = 0;
+  for (size_t i = bytes.size() / 2; i < bytes.size(); i += std::max<size_t>(1, bytes.size() / 400)) {
+    std::string bad = bytes;
+    bad[i] = static_cast<char>(bad[i] ^ 0x7f);
+    try {
+      cfa::ProgramImage image(bad);
+      image.slice(main->id);
+    } catch (const std::exception&) {  // runtime_error from the reader, out_of_range from a variable index
+      ++errors;
+    }
+  }
+  EXPECT_GT(errors, 0);
 }
 
 }  // namespace
