@@ -113,6 +113,10 @@ VerificationResult decodeResult(const json& j) {
   else if (c.contains("assumption_formula")) r.condition.assumptions = c["assumption_formula"].get<std::vector<std::string>>();
   if (j.contains("automaton"))
     r.condition.automaton = std::make_shared<AssumptionAutomaton>(automatonFromJson(j["automaton"]));
+  else if (c.contains("automaton_initial")) {  // dropped (dropAutomaton): its summary
+    r.condition.automatonStates = c.value("automaton_states", uint64_t(0));
+    r.condition.automatonInitial = c["automaton_initial"].get<std::string>();
+  }
   if (j.contains("invariant"))
     for (const auto& [loc, f] : j["invariant"].items()) r.invariant[loc] = f.get<std::string>();
   if (j.contains("stages"))

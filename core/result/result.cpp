@@ -9,6 +9,19 @@
 
 namespace argus::result {
 
+static const char* automatonInitialName(const AssumptionAutomaton& a) {
+  return a.initial == AssumptionAutomaton::kVerified ? "verified"
+         : a.initial == AssumptionAutomaton::kOpen   ? "open"
+                                                     : "restricted";
+}
+
+void dropAutomaton(Condition& c) {
+  if (!c.automaton) return;
+  c.automatonStates = c.automaton->ordinaryStates();
+  c.automatonInitial = automatonInitialName(*c.automaton);
+  c.automaton.reset();
+}
+
 const char* verdictName(Verdict v) {
   switch (v) {
     case Verdict::True: return "true";
@@ -124,9 +137,10 @@ nlohmann::json toJson(const VerificationResult& r) {
   if (r.condition.automaton) {
     const AssumptionAutomaton& a = *r.condition.automaton;
     c["automaton_states"] = a.ordinaryStates();
-    c["automaton_initial"] = a.initial == AssumptionAutomaton::kVerified ? "verified"
-                             : a.initial == AssumptionAutomaton::kOpen   ? "open"
-                                                                         : "restricted";
+    c["automaton_initial"] = automatonInitialName(a);
+  } else if (!r.condition.automatonInitial.empty()) {
+    c["automaton_states"] = r.condition.automatonStates;
+    c["automaton_initial"] = r.condition.automatonInitial;
   }
   j["condition"] = c;
   if (!r.invariant.empty()) {

@@ -120,7 +120,13 @@ struct Condition {
   // The assumption automaton of the run (result/assumption_automaton.h), when the
   // algorithm builds one; null otherwise.
   std::shared_ptr<const AssumptionAutomaton> automaton;
+  // Its size and initial state ("verified", "open", "restricted") once the automaton itself
+  // was dropped (dropAutomaton: argusd keeps no automaton that no later stage reads).
+  uint64_t automatonStates = 0;
+  std::string automatonInitial;
 };
+// Drops the condition's automaton, keeping what the summaries show of it.
+void dropAutomaton(Condition& c);
 
 struct Stats {
   double cpuTimeS = 0, wallTimeS = 0;

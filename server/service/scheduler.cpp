@@ -45,6 +45,9 @@ struct Scheduler::Job {
   bool running = false;
   bool cancel = false;  // no waiters left: drop / kill
   int retries = 0;
+  // Ended over the memory budget while another job ran: re-run once with no other
+  // verification job beside it (Options::budgetMb).
+  bool alone = false, aloneRetried = false;
   std::string affinity;  // TU + entry + solver: the worker that ran its last stage holds it warm
 };
 
@@ -65,6 +68,10 @@ struct Scheduler::Slot {
 // The worker keeps this many parsed translation units (runWorker); the slot mirrors
 // the same LRU to know when the text can be left out of a job.
 static constexpr std::size_t kWorkerTuCache = 4;
+
+// With a memory budget, a second verification job starts only while daemon and workers use
+// at most this share (percent) of it.
+static constexpr uint64_t kConcurrentShare = 55;
 
 // Jobs of one entry function's stages go to the worker that ran the previous stage,
 // which keeps that deepening warm (engine::SessionCache in runWorker).
@@ -107,6 +114,7 @@ std::string encodeJob(uint64_t id, const JobSpec& s, bool withSource) {
          {"cfaPath", s.cfaPath}};
   if (withSource) j["source"] = s.source.str();
   if (!s.condition.empty()) j["condition"] = s.condition;
+  if (!s.wantAutomaton) j["noAutomaton"] = true;
   if (!s.properties.empty()) j["properties"] = s.properties;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -121,6 +129,7 @@ static JobSpec decodeJob(const json& j) {
   s.stage = j.value("stage", std::string("bmc"));
   s.timeoutS = j.value("timeout", 0.0);
   s.condition = j.value("condition", std::string());
+  s.wantAutomaton = !j.value("noAutomaton", false);
   s.solver = smt::parseSolverKind(j.value("solver", "z3"));
   s.dataModel = frontend::parseDataModel(j.value("dataModel", "LP64"));
   s.flags = j.value("flags", std::vector<std::string>{});
@@ -282,9 +291,28 @@ std::shared_ptr<Scheduler::Job> Scheduler::takeJob(Slot& slot) {
     auto warmIn = [&](const Slot& s, const std::string& a) {
       return !a.empty() && std::find(s.warm.begin(), s.warm.end(), a) != s.warm.end();
     };
+    // Memory (Options::budgetMb): a job that needs the budget for itself runs alone, and
+    // a second verification job starts only while daemon + workers use at most
+    // kConcurrentShare of the budget (on SQLite one job takes 0.5-0.7 GB: two that start
+    // together end with one of them killed over the budget).
+    bool othersBusy = false, aloneRunning = false;
+    for (const auto& o : slots_)
+      if (o.get() != &slot && o->current && !o->analysisOnly) {
+        othersBusy = true;
+        aloneRunning = aloneRunning || o->current->alone;
+      }
+    bool gated = false;
+    if (!slot.analysisOnly && othersBusy && opts_.budgetMb > 0) {
+      uint64_t total = ownRssKbOf(::getpid());
+      for (const auto& o : slots_)
+        if (o->pid > 0) total += rssKbOf(o->pid);
+      gated = aloneRunning || total > uint64_t(opts_.budgetMb) * 1024 * kConcurrentShare / 100;
+      if (gated) gatedWaits_++;
+    }
     for (auto& [k, j] : jobs_) {
       if (j->running) continue;
       if (opts_.analysisSlot && j->spec.analyze != slot.analysisOnly) continue;
+      if (!j->spec.analyze && (gated || (j->alone && othersBusy))) continue;
       // leave it to an idle worker that holds its state warm
       if (!warmIn(slot, j->affinity) &&
           std::any_of(slots_.begin(), slots_.end(), [&](const auto& o) {
@@ -305,7 +333,7 @@ std::shared_ptr<Scheduler::Job> Scheduler::takeJob(Slot& slot) {
       }
       return best;
     }
-    cv_.wait_for(lock, std::chrono::milliseconds(500));
+    cv_.wait_for(lock, std::chrono::milliseconds(gated ? 100 : 500));
     if (!stopping_ && shouldRecycle(slot)) {
       lock.unlock();
       killWorker(slot);
@@ -390,8 +418,9 @@ void Scheduler::slotLoop(Slot& slot) {
       std::lock_guard lock(mu_);
       slot.current = nullptr;
       slot.idleSince = Clock::now();
-      if (crashed && !job->cancel && !stopping_ && job->retries < opts_.maxRetries) {
-        job->retries++;
+      if (crashed && !job->cancel && !stopping_ && (job->retries < opts_.maxRetries || (job->alone && !job->aloneRetried))) {
+        if (job->alone && !job->aloneRetried) job->aloneRetried = true;  // its one re-run alone
+        else job->retries++;
         job->running = false;  // re-queued with its original place
         cv_.notify_all();  // all: slots differ in the jobs they take
         continue;
@@ -540,9 +569,9 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
       // Memory budget (daemon + workers): when it is exceeded, the running job with the
       // largest worker ends (its function is reported over the budget, not retried);
       // idle workers are recycled by shouldRecycle.
-      nextBudgetCheck = Clock::now() + std::chrono::milliseconds(500);
+      nextBudgetCheck = Clock::now() + std::chrono::milliseconds(100);
       uint64_t total = ownRssKbOf(::getpid()), mine = slot.pid > 0 ? rssKbOf(slot.pid) : 0;
-      bool largest = true;
+      bool largest = true, others = false;
       {
         std::lock_guard lock(mu_);
         for (auto& s : slots_) {
@@ -550,11 +579,20 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
           uint64_t kb = rssKbOf(s->pid);
           total += kb;
           if (s->current && kb > mine) largest = false;
+          others = others || (s->current && !s->analysisOnly);
         }
       }
       total += mine;
       if (total > uint64_t(opts_.budgetMb) * 1024 && largest && mine > 0) {
         restart();
+        if (others && !job.alone && !job.spec.analyze) {
+          // it may fit with the budget to itself: re-queued, to run with no other job
+          std::lock_guard lock(mu_);
+          job.alone = true;
+          crashed = true;
+          rerunAlone_++;
+          return finish(JobOutcome::Kind::Failed, "over the memory budget beside another job (re-run alone)");
+        }
         overBudget_++;
         return finish(JobOutcome::Kind::Failed,
                       "over the memory budget: daemon and workers used " + std::to_string(total / 1024) +
@@ -815,6 +853,7 @@ int runWorker(unsigned memoryMb) {
           }
         }
         o.result.property = s.properties;  // as engine::verify reports what it checked
+        if (!s.wantAutomaton) result::dropAutomaton(o.result.condition);
         if (o.inputError) {
           reply["kind"] = "input_error";
           reply["error"] = o.error;

@@ -98,6 +98,10 @@ struct JobSpec {
   // worker's program (e.g. built for an older text) is dropped: the stage then
   // explores everything, which is sound.
   std::string condition;
+  // Whether the result should carry its condition's assumption automaton (a later stage
+  // restricts itself to it). Off when no later stage can use it: on SQLite a shallow
+  // stage's automaton is up to ~8 MB of JSON per function, kept for nothing.
+  bool wantAutomaton = true;
   smt::SolverKind solver = smt::SolverKind::Z3;
   frontend::DataModel dataModel = frontend::DataModel::LP64;
   std::vector<std::string> flags;
@@ -197,6 +201,10 @@ class Scheduler {
   uint64_t workerRestarts() const { return restarts_.load(); }
   uint64_t workersRecycled() const { return recycled_.load(); }
   uint64_t jobsOverBudget() const { return overBudget_.load(); }
+  // Jobs ended over the budget beside another job and re-run alone; times a slot waited
+  // because a second job would not fit the budget.
+  uint64_t jobsRerunAlone() const { return rerunAlone_.load(); }
+  uint64_t memoryWaits() const { return gatedWaits_.load(); }
   // Verification jobs whose worker had to parse the text / loaded the analysis's CFAs.
   uint64_t workerParses() const { return workerParses_.load(); }
   uint64_t cfaLoads() const { return cfaLoads_.load(); }
@@ -230,7 +238,7 @@ class Scheduler {
   std::map<std::string, uint64_t> served_;             // group → when it last took a slot
   uint64_t serveSeq_ = 0;
   std::vector<std::unique_ptr<Slot>> slots_;
-  std::atomic<uint64_t> restarts_{0}, jobsRun_{0}, analysesRun_{0}, recycled_{0}, workerParses_{0}, cfaLoads_{0}, overBudget_{0};
+  std::atomic<uint64_t> restarts_{0}, jobsRun_{0}, analysesRun_{0}, recycled_{0}, workerParses_{0}, cfaLoads_{0}, overBudget_{0}, rerunAlone_{0}, gatedWaits_{0};
   bool shouldRecycle(const Slot& slot) const;  // caller holds mu_
 };
 

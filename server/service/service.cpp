@@ -192,6 +192,14 @@ result::VerificationResult timedOut(const JobOutcome& o, const std::string& spec
   return r;
 }
 
+// Whether a stage after `stage` of the chain restricts itself to a condition.
+template <class Chain>
+bool laterStageRestrictable(const Chain& chain, unsigned stage) {
+  for (size_t i = stage + 1; i < chain.size(); ++i)
+    if (chain[i].stage.restrictable()) return true;
+  return false;
+}
+
 // The output condition of a stage, for the next one (empty: none).
 std::string conditionOf(const result::VerificationResult& r) {
   if (!r.condition.automaton) return {};
@@ -583,6 +591,8 @@ void Service::applyResult(Doc& d, FnEntry& f, const std::string& stored, unsigne
   f.st.state = stateOf(r);
   f.next = stage + 1;
   f.st.final = isFinal(r) || f.next >= d.planCfg.chain.size();
+  // the automaton only serves a later stage that restricts itself to it
+  if (f.st.final || !laterStageRestrictable(d.planCfg.chain, stage)) result::dropAutomaton(r.condition);
   f.st.result = std::move(r);
 }
 
@@ -608,6 +618,7 @@ void Service::advance(Doc& d, FnEntry& f) {
     spec.stage = sc.stage.spec;
     spec.timeoutS = sc.timeoutS;
     if (sc.stage.restrictable() && f.st.result) spec.condition = conditionOf(*f.st.result);
+    spec.wantAutomaton = laterStageRestrictable(d.planCfg.chain, stage);
     spec.solver = d.planCfg.solver;
     spec.dataModel = d.planCfg.dataModel;
     spec.flags = d.flags;

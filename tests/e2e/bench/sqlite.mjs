@@ -85,6 +85,14 @@ for (const g of d.rec.diagnostics.get(uri)?.diagnostics ?? []) {
   reasons[why] = (reasons[why] ?? 0) + 1;
 }
 result.reasons = Object.fromEntries(Object.entries(reasons).sort((a, b) => b[1] - a[1]).slice(0, 25));
+// SQLITE_TABLE=FILE: every function's final state (and its diagnostic's reason) as JSON
+// lines, to compare with `argus project` on the same file (scripts/compare-project.py).
+if (process.env.SQLITE_TABLE) {
+  const why = new Map();
+  for (const g of d.rec.diagnostics.get(uri)?.diagnostics ?? []) if (g.data?.function) why.set(g.data.function, g.message);
+  const rows = (d.rec.status.get(uri)?.functions ?? []).map((f) => JSON.stringify({ name: f.name, state: f.state, final: f.final, algorithm: f.algorithm, message: why.get(f.name) ?? '' }));
+  fs.writeFileSync(process.env.SQLITE_TABLE, rows.join('\n') + '\n');
+}
 result.peak_rss_mb = Math.round(peakRss);
 result.peak_pss_mb = Math.round(peakPss);
 result.received_mb = +(received / 1048576).toFixed(2);

@@ -7,6 +7,9 @@
 #include <mutex>
 
 #include "common.h"
+#include <nlohmann/json.hpp>
+
+#include "core/result/assumption_automaton.h"
 #include "server/service/scheduler.h"
 
 namespace argus::server {
@@ -270,6 +273,95 @@ TEST(Scheduler, HardDeadlineKillsARunawayJob) {
   EXPECT_EQ(c.outs[0].kind, JobOutcome::Kind::Failed);
   EXPECT_NE(c.outs[0].error.find("time limit"), std::string::npos) << c.outs[0].error;
   EXPECT_TRUE(waitFor([&] { return s.workerPids()[0] != 0; }, 5));
+}
+
+}  // namespace
+}  // namespace argus::server
+
+namespace argus::server {
+namespace {
+
+// A job whose condition no later stage reads (JobSpec::wantAutomaton off) returns the
+// condition without its assumption automaton, only the automaton's summary (on SQLite a
+// shallow stage's automaton is up to ~8 MB of JSON per function); with it on, the
+// automaton comes back whole.
+TEST(Scheduler, TheAutomatonComesBackOnlyWhenWanted) {
+  const char* loop =
+      "extern int __VERIFIER_nondet_int(void); void reach_error(void);\n"
+      "int main(void) { int n = __VERIFIER_nondet_int(), s = 0;\n"
+      "  for (int i = 0; i < n; i++) s += 1;\n"
+      "  if (s < 0) reach_error(); return 0; }\n";
+  Scheduler s(opts());
+  Collector c;
+  JobSpec with = spec(loop, engine::Algorithm::Bmc, 20, 2), without = with;
+  without.wantAutomaton = false;
+  s.submit("with", with, 0, c.done(), c.start());
+  ASSERT_TRUE(waitFor([&] { return c.count() == 1; }, 60));
+  s.submit("without", without, 0, c.done(), c.start());
+  ASSERT_TRUE(waitFor([&] { return c.count() == 2; }, 60));
+  const result::Condition& a = c.outs[0].result.condition;
+  const result::Condition& b = c.outs[1].result.condition;
+  ASSERT_EQ(c.outs[0].kind, JobOutcome::Kind::Done) << c.outs[0].error;
+  ASSERT_EQ(c.outs[1].kind, JobOutcome::Kind::Done) << c.outs[1].error;
+  ASSERT_TRUE(a.automaton);
+  EXPECT_FALSE(b.automaton);
+  EXPECT_EQ(b.automatonStates, a.automaton->ordinaryStates());
+  EXPECT_EQ(b.automatonInitial, "restricted");
+  EXPECT_EQ(b.bound, a.bound);
+  EXPECT_EQ(b.summary, a.summary);
+  // the summary survives the codec, as argus/condition shows it
+  auto j = result::toJson(c.outs[1].result);
+  EXPECT_EQ(j["condition"]["automaton_states"].get<uint64_t>(), a.automaton->ordinaryStates());
+}
+
+}  // namespace
+}  // namespace argus::server
+
+namespace argus::server {
+namespace {
+
+// With a budget that cannot hold a second job beside the first (daemon + workers above
+// the concurrent share), jobs run one at a time instead of being killed over the budget.
+TEST(Scheduler, ASecondJobWaitsWhileTheBudgetCannotHoldTwo) {
+  uint64_t idleKb = 0;
+  {
+    Scheduler probe(opts(2));
+    ASSERT_TRUE(waitFor([&] {
+      auto p = probe.workerPids();
+      return p.size() == 2 && p[0] > 0 && p[1] > 0;
+    }, 30));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    idleKb = probe.residentKb();
+  }
+  ASSERT_GT(idleKb, 0u);
+  Scheduler::Options o = opts(2);
+  o.budgetMb = static_cast<unsigned>(idleKb * 3 / 2 / 1024);  // idle is over the share (55 %); a small job fits
+  Scheduler s(o);
+  // the gate reads real memory: wait until the fresh workers have loaded their libraries
+  ASSERT_TRUE(waitFor([&] { return s.residentKb() * 10 >= idleKb * 9; }, 30));
+  std::mutex mu;
+  std::vector<std::string> events;
+  auto note = [&](std::string e) {
+    std::lock_guard l(mu);
+    events.push_back(e);
+  };
+  Collector c;
+  for (const char* k : {"a", "b"}) {
+    std::string key = k;
+    s.submit(key, spec(test::kBuggyProgram, engine::Algorithm::Bmc, 20), 0,
+             [&, key](const JobOutcome& out) {
+               note("done " + key);
+               c.done()(out);
+             },
+             [&, key] { note("start " + key); });
+  }
+  ASSERT_TRUE(waitFor([&] { return c.count() == 2; }, 60));
+  for (auto& out : c.outs) EXPECT_EQ(out.kind, JobOutcome::Kind::Done) << out.error;
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[0].substr(0, 5), "start");
+  EXPECT_EQ(events[1].substr(0, 4), "done") << "the second job started beside the first; budget " << o.budgetMb << " MB, idle " << idleKb / 1024 << " MB, waits " << s.memoryWaits();
+  EXPECT_GT(s.memoryWaits(), 0u);
+  EXPECT_EQ(s.jobsOverBudget(), 0u);
 }
 
 }  // namespace

@@ -144,7 +144,7 @@ TEST(Affine, EqualityGuardsAreNotUsed) {
   ASSERT_TRUE(inv);
   auto eqs = eqsAt(p, *inv, L + 1);
   for (const AffineEq& e : inv->atCut[*cutAtLine(p, L + 1)])
-    if (e.terms.size() == 1) EXPECT_NE(p.fp->varName(e.terms[0].first), "x") << affineString(*p.fp, e);
+    if (e.terms.size() == 1) { EXPECT_NE(p.fp->varName(e.terms[0].first), "x") << affineString(*p.fp, e); }
   // and k-induction finds the bug (x == 0x80000000)
   auto out = verifySource(std::string(kPrelude) +
                               "int main(){ unsigned x = __VERIFIER_nondet_uint(), y = 0, z = 0;\n"

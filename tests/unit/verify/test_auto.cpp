@@ -221,8 +221,9 @@ TEST(Auto, ADelayedMemberNeverStartsWhenTheOtherAnswersFirst) {
   // without the delay, pred started and was stopped
   auto both = runWithProgress(kCountingLoop, "kind|pred", 60, &progress);
   ASSERT_EQ(both.result.verdict, Verdict::True) << both.result.reason;
-  if (both.result.stages[0].decidedBy == "kind")
+  if (both.result.stages[0].decidedBy == "kind") {
     EXPECT_EQ(both.result.stats.extra.count("parallel_stopped_pred"), 1u);
+  }
 }
 
 TEST(Auto, ADelayedMemberStillDecidesWhatTheOtherCannot) {

@@ -98,7 +98,7 @@ TEST_P(BmcCpaAgrees, WithFoundationBmc) {
   auto bmc = runWith(Algorithm::Bmc, SolverKind::Z3, p.body, 0, 30);
   ASSERT_NE(bmc.result.verdict, Verdict::Unknown) << bmc.result.reason;
   EXPECT_EQ(cpa.result.verdict, bmc.result.verdict) << p.name << ": " << cpa.result.reason;
-  if (cpa.result.verdict == Verdict::False) EXPECT_TRUE(cpa.result.counterexample && cpa.result.counterexample->replayed);
+  if (cpa.result.verdict == Verdict::False) { EXPECT_TRUE(cpa.result.counterexample && cpa.result.counterexample->replayed); }
 }
 
 const Prog kProgs[] = {

@@ -132,7 +132,7 @@ TEST(LibraryNames, UnmodelledFunctionsAreNamed) {
     ASSERT_FALSE(out.inputError) << out.error;
     EXPECT_EQ(out.result.verdict, Verdict::Unknown) << c.body;
     EXPECT_NE(out.result.reason.find(c.named), std::string::npos) << out.result.reason;
-    if (!strstr(c.named, "INT_MIN")) EXPECT_NE(out.result.reason.find("test.c:"), std::string::npos) << out.result.reason;
+    if (!strstr(c.named, "INT_MIN")) { EXPECT_NE(out.result.reason.find("test.c:"), std::string::npos) << out.result.reason; }
   }
 }
 

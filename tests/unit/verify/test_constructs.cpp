@@ -315,7 +315,7 @@ TEST(FloatOtherAlgorithms, RightVerdictOrUnknown) {
         EXPECT_TRUE(v == c->expected || v == Verdict::Unknown)
             << c->name << " " << argus::engine::algorithmName(alg) << " " << argus::smt::solverName(solver) << ": got "
             << argus::result::verdictName(v) << " (" << out.result.reason << ")";
-        if (v == Verdict::False) EXPECT_TRUE(out.result.counterexample && out.result.counterexample->replayed);
+        if (v == Verdict::False) { EXPECT_TRUE(out.result.counterexample && out.result.counterexample->replayed); }
       }
   }
 }
@@ -336,7 +336,7 @@ TEST(Int128OtherAlgorithms, RightVerdictOrUnknown) {
         EXPECT_TRUE(v == c.expected || v == Verdict::Unknown)
             << c.name << " " << argus::engine::algorithmName(alg) << " " << argus::smt::solverName(solver) << ": got "
             << argus::result::verdictName(v) << " (" << out.result.reason << ")";
-        if (v == Verdict::False) EXPECT_TRUE(out.result.counterexample && out.result.counterexample->replayed);
+        if (v == Verdict::False) { EXPECT_TRUE(out.result.counterexample && out.result.counterexample->replayed); }
       }
   }
   EXPECT_GE(seen, 11);

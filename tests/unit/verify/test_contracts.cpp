@@ -145,7 +145,7 @@ TEST(Contracts, ARequiresIsAssumedAtTheEntry) {
       const std::string always = "/*@ requires x > 0; */\nint k(int x) {\n  reach_error();\n  return x;\n}\n";
       auto m = run(always, "k", dm, alg);
       EXPECT_EQ(m.result.verdict, Verdict::False) << describe(m) << " " << name(dm, alg);
-      if (m.result.counterexample) EXPECT_EQ(m.result.counterexample->finding, "manifest");
+      if (m.result.counterexample) { EXPECT_EQ(m.result.counterexample->finding, "manifest"); }
     }
 }
 
@@ -202,7 +202,7 @@ TEST(Contracts, ValidRangeIsTheEntrysObjectAndTheCallersCheck) {
         auto bad = run(kValid + "int main(void) { int b[3] = {1, 2, 3}; return sum(b, 4); }\n", "main", dm, alg, prop);
         if (*prop) {  // unreach-call not checked: the call goes on, and reads b[3]
           EXPECT_EQ(bad.result.verdict, Verdict::False) << describe(bad) << " " << name(dm, alg);
-          if (bad.result.counterexample) EXPECT_EQ(bad.result.counterexample->property, "valid-deref");
+          if (bad.result.counterexample) { EXPECT_EQ(bad.result.counterexample->property, "valid-deref"); }
           continue;
         }
         EXPECT_TRUE(preconditionViolated(bad, "main", text)) << name(dm, alg) << " " << prop;

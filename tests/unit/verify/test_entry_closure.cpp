@@ -273,7 +273,7 @@ TEST(UnwindBudget, TheEstimateBoundsTheUnwinding) {
         EXPECT_GE(e, u.nodeCount()) << "k=" << k << " d=" << d << "\n" << code;
         // close when no call is cut (a cut call blocks what follows it, which the
         // estimate still counts)
-        if (u.depthCutCount() == 0) EXPECT_LE(e, 2 * u.nodeCount() + 10) << "k=" << k << " d=" << d << "\n" << code;
+        if (u.depthCutCount() == 0) { EXPECT_LE(e, 2 * u.nodeCount() + 10) << "k=" << k << " d=" << d << "\n" << code; }
         if (d == 0) {
           EXPECT_GT(u.depthCutCount(), 0u) << "main calls something";
         }

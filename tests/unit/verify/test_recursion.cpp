@@ -100,8 +100,9 @@ TEST_P(Recursion, DecidedByTheProofEngine) {
     for (const auto& st : out.result.counterexample->steps)
       EXPECT_EQ(st.function.find('#'), std::string::npos) << st.function;
   }
-  if (c.expected == Verdict::True)
+  if (c.expected == Verdict::True) {
     EXPECT_NE(out.result.condition.summary.find("recursion inlined"), std::string::npos) << out.result.condition.summary;
+  }
 }
 
 std::string caseName(const ::testing::TestParamInfo<Param>& info) {
