@@ -240,6 +240,8 @@ class Scheduler {
   std::vector<std::unique_ptr<Slot>> slots_;
   std::atomic<uint64_t> restarts_{0}, jobsRun_{0}, analysesRun_{0}, recycled_{0}, workerParses_{0}, cfaLoads_{0}, overBudget_{0}, rerunAlone_{0}, gatedWaits_{0};
   bool shouldRecycle(const Slot& slot) const;  // caller holds mu_
+  void trimDaemonHeap();
+  std::atomic<int64_t> lastTrimMs_{0};
 };
 
 // The TU key of a job (see JobSpec::tu).
