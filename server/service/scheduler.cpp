@@ -577,8 +577,8 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
     }
     if (opts_.budgetMb > 0 && Clock::now() >= nextBudgetCheck) {
       // Memory budget (daemon + workers): when it is exceeded, the running job with the
-      // largest worker ends (its function is reported over the budget, not retried);
-      // idle workers are recycled by shouldRecycle.
+      // largest worker ends: re-run once alone if another job ran beside it, else its
+      // function is reported over the budget; idle workers are recycled by shouldRecycle.
       nextBudgetCheck = Clock::now() + std::chrono::milliseconds(100);
       uint64_t total = ownRssKbOf(::getpid()), mine = slot.pid > 0 ? rssKbOf(slot.pid) : 0;
       bool largest = true, others = false;
