@@ -862,6 +862,7 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
       ::close(p[0]);
       if (go[1] >= 0) ::close(go[1]);
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the run that started it
+      if (req.inChildProcess) req.inChildProcess();
       std::string body;
       try {
         VerifyRequest mr = req;

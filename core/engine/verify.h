@@ -167,6 +167,11 @@ struct VerifyRequest {
   // default, where an overrunning first stage still answers (a counterexample whose
   // replay runs long on a loaded machine) and no fork is spent on the benchmark's tasks.
   bool isolateStages = false;
+  // Called first in every process a run forks for a stage or a parallel member (runChain,
+  // `kind|pred`): the caller drops what the child need not carry. A child starts with
+  // every page of its parent; an argusd worker's images of whole translation units (~65 MB
+  // for SQLite) are not read by the stage, which has its slice.
+  std::function<void()> inChildProcess;
   // ibmc on a parsed program: continue the deepening stored under sessionKey (same
   // program, entry and solver) and store it again if it can go deeper (see sessions.h).
   // keepAlive must own the program.

@@ -856,6 +856,12 @@ int runWorker(unsigned memoryMb) {
           req.sessionKey = tuKey(s) + "|" + s.function + "|" + smt::solverName(s.solver);
           req.keepAlive = pr;
           req.presliced = presliced;
+          // a stage's process needs its slice (req.keepAlive), not the cached TUs
+          req.inChildProcess = [&images, &parsed] {
+            images.clear();
+            parsed.clear();
+            ::malloc_trim(0);
+          };
           o = engine::verifyParsed(*pr->program, req);
           if (o.inputError && req.conditionIn) {  // the condition does not fit this program: explore everything
             req.conditionIn.reset();

@@ -24,5 +24,12 @@ function field(file, re) {
 
 export const rssKb = (pid) => field(`/proc/${pid}/status`, /VmRSS:\s+(\d+)/);
 export const pssKb = (pid) => field(`/proc/${pid}/smaps_rollup`, /Pss:\s+(\d+)/);
-export const treeRssKb = (pid) => [pid, ...childrenOf(pid)].reduce((a, p) => a + rssKb(p), 0);
-export const treePssKb = (pid) => [pid, ...childrenOf(pid)].reduce((a, p) => a + pssKb(p), 0);
+// pid and every process below it: the daemon, its workers, and the processes a worker
+// forks (the stages of a chain, the members of a parallel stage `kind|pred`)
+export function descendantsOf(pid) {
+  const out = [pid];
+  for (let i = 0; i < out.length; ++i) out.push(...childrenOf(out[i]));
+  return out;
+}
+export const treeRssKb = (pid) => descendantsOf(pid).reduce((a, p) => a + rssKb(p), 0);
+export const treePssKb = (pid) => descendantsOf(pid).reduce((a, p) => a + pssKb(p), 0);

@@ -472,3 +472,34 @@ TEST(StageTime, ALaterStageThatVerifiesNothingKeepsTheEarlierCondition) {
   EXPECT_EQ(o.result.stats.extra.count("condition_from_earlier_stage"), 1u);
   EXPECT_LT(o.result.stages[1].cpuTimeS, 12.0);
 }
+
+// Every process a parallel stage forks calls VerifyRequest::inChildProcess first (an
+// argusd worker drops its images of whole translation units there), and only there:
+// the member that answers reports its own pid (the other may be stopped before it ran),
+// and no pid is the parent's.
+TEST(StageTime, EachForkedMemberCallsTheChildHook) {
+  engine::VerifyRequest req = argus::testing::snippetRequest(
+      "int main(void) { unsigned n = __VERIFIER_nondet_uint(); unsigned s = 0;\n"
+      "  while (n > 0) { s += 2; n--; }\n"
+      "  __VERIFIER_assert(s != 7); return 0; }\n",
+      engine::Algorithm::Auto, smt::SolverKind::Z3, 30);
+  req.chain = "kind|pred";
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const int w = fds[1];
+  req.inChildProcess = [w] {
+    pid_t me = ::getpid();
+    ASSERT_EQ(::write(w, &me, sizeof me), static_cast<ssize_t>(sizeof me));
+  };
+  auto o = engine::verify(req);
+  ::close(fds[1]);
+  std::vector<pid_t> pids;
+  for (pid_t p; ::read(fds[0], &p, sizeof p) == static_cast<ssize_t>(sizeof p);) pids.push_back(p);
+  ::close(fds[0]);
+  ASSERT_FALSE(o.inputError) << o.error;
+  EXPECT_EQ(o.result.verdict, Verdict::True) << o.result.reason;
+  ASSERT_GE(pids.size(), 1u);
+  ASSERT_LE(pids.size(), 2u);  // kind and pred
+  if (pids.size() == 2) EXPECT_NE(pids[0], pids[1]);
+  for (pid_t p : pids) EXPECT_NE(p, ::getpid());
+}
