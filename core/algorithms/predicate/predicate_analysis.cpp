@@ -1177,13 +1177,24 @@ private:
 }  // namespace
 
 VerificationResult runPredicateAnalysis(const cfa::Program& prog, cfa::FuncId entry, const PredicateAnalysisOptions& opts) {
-  // Floating-point operations are encoded exactly (SMT FloatingPoint, as bmc and kind
-  // encode them): abstraction queries, counterexample checks and the refiners' formulas
-  // may contain float terms, and predicates over them are as good as any. Before, each
-  // float edge was cut (unknown naming it); remainderf and fscanf_gen_double_read_lf are
-  // `false` on straight-line float code that pred now reaches (issue 20). Where a
-  // refiner cannot handle such a path (no interpolant, no new predicate), the target is
-  // cut with that reason, as for any other path.
+  // Predicates, abstraction and refinement (interpolation, Newton) over IEEE floating
+  // point are not supported: each edge with a floating-point operation becomes an
+  // Unsupported edge naming it, so the analysis cuts those paths (unknown if one is
+  // reachable) and still finds the bugs before them.
+  if (cfa::findFloatEdge(prog)) {
+    cfa::Program cut = prog;
+    auto has = [](const cfa::ExprPtr& e) { return e && cfa::hasFloatOp(*e); };
+    for (cfa::Function& f : cut.functions)
+      for (cfa::Edge& e : f.edges) {
+        bool fp = has(e.cond) || has(e.rhs) || has(e.addr) || has(e.value) || has(e.size);
+        for (const cfa::ExprPtr& a : e.args) fp = fp || has(a);
+        if (!fp) continue;
+        e.text = "floating-point operation '" + e.text + "' (predicate abstraction does not handle floating point)";
+        e.kind = cfa::EdgeKind::Unsupported;
+      }
+    PredicateRun run(cut, entry, opts);
+    return run.run();
+  }
   PredicateRun run(prog, entry, opts);
   return run.run();
 }
