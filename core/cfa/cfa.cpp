@@ -200,15 +200,4 @@ std::string dump(const Program& p) {
   return os.str();
 }
 
-const Edge* findFloatEdge(const Program& p) {
-  auto has = [](const ExprPtr& e) { return e && hasFloatOp(*e); };
-  for (const Function& f : p.functions)
-    for (const Edge& e : f.edges) {
-      if (has(e.cond) || has(e.rhs) || has(e.addr) || has(e.value) || has(e.size)) return &e;
-      for (const ExprPtr& a : e.args)
-        if (has(a)) return &e;
-    }
-  return nullptr;
-}
-
 }  // namespace argus::cfa

@@ -311,10 +311,6 @@ void forEachChunk(uint64_t bytes, Fn fn) {
   }
 }
 
-// The first edge whose expressions contain a floating-point operator or cast (null if
-// none): algorithms that do not handle floating point answer unknown naming it.
-const Edge* findFloatEdge(const Program& p);
-
 // Human-readable dump of all CFAs (for tests and `argus verify --dump-cfa`).
 std::string dump(const Program& p);
 

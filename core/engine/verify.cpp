@@ -141,6 +141,8 @@ static VerifyOutcome verifyGuarded(const VerifyRequest& req, const cfa::Program*
   }
 }
 
+void setSolverMemoryLimitMb(uint64_t mb) { smt::setSolverMemoryLimitMb(mb); }
+
 VerifyOutcome verify(const VerifyRequest& req) {
   VerifyOutcome out;
   std::set<std::string> props;

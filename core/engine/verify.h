@@ -229,6 +229,12 @@ struct VerifyOutcome {
 
 VerifyOutcome verify(const VerifyRequest& req);
 
+// The process-wide cap on the solvers' own allocations for the verifications this process
+// (and the processes it forks) runs from now on, in MB, 0 = none: a query that would pass
+// it ends unknown "out of memory" (smt::setSolverMemoryLimitMb). argusd's workers and
+// argus project set it; argus verify with --max-memory-mb.
+void setSolverMemoryLimitMb(uint64_t mb);
+
 // The properties of a `--property` value: names separated by commas, each one of
 // unreach-call, no-overflow, div-by-zero, shift, valid-memsafety, valid-deref, valid-free,
 // valid-memtrack, valid-memcleanup (checked: core/frontend/lower_checks.cpp), or the

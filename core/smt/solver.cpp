@@ -1,5 +1,7 @@
 #include "core/smt/solver.h"
 
+#include <atomic>
+
 #include "core/smt/cvc5/cvc5_solver.h"
 #include "core/smt/z3/z3_solver.h"
 
@@ -20,6 +22,16 @@ const char* checkResultName(CheckResult r) {
     default: return "unknown";
   }
 }
+
+namespace {
+std::atomic<uint64_t> gMemoryLimitMb{0};
+}
+
+void setSolverMemoryLimitMb(uint64_t mb) {
+  gMemoryLimitMb = mb;
+  setZ3MemoryLimitMb(mb);
+}
+uint64_t solverMemoryLimitMb() { return gMemoryLimitMb; }
 
 std::unique_ptr<Solver> makeSolver(SolverKind kind, TermManager& tm, const SolverOptions& opts) {
   if (kind == SolverKind::Z3) return makeZ3Solver(tm, opts);

@@ -93,6 +93,15 @@ protected:
 
 std::unique_ptr<Solver> makeSolver(SolverKind kind, TermManager& tm, const SolverOptions& opts = {});
 
+// A process-wide cap on the memory the solvers allocate (0 = none), in force from the
+// next solver created on (for the whole process, solvers alive included): Z3 counts its own allocations (its global parameter
+// memory_max_size) and fails the operation that would pass the cap, which the backends
+// report as std::bad_alloc (from add) or as an Unknown check ("out of memory"), so a
+// run keeps what it verified. cvc5 1.0 has no such cap; it is left to the caller's
+// process limits. A forked child inherits the cap.
+void setSolverMemoryLimitMb(uint64_t mb);
+uint64_t solverMemoryLimitMb();
+
 // The model value of a bit-vector term of up to 128 bits (constBits of modelValue).
 inline unsigned __int128 modelBits(Solver& s, Term t) {
   auto v = constBits(s.modelValue(t));

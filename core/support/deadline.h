@@ -1,6 +1,8 @@
 // Wall-clock deadlines and CPU time, shared by all algorithms.
 #pragma once
 
+#include <atomic>
+
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -72,6 +74,25 @@ inline uint64_t residentMemoryMb() {
   std::fclose(f);
   if (n != 2) return 0;
   return rss * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) / (1024 * 1024);
+}
+
+// A cap on this process's resident memory for the loops that build formulas (the BMC
+// unwinding checks it with its deadline and ends the run "out of memory", keeping the
+// bound it verified); 0 = none. argusd's workers set it (--job-memory-mb), so a job's
+// burst ends as a conditional answer rather than the job killed over the budget.
+inline std::atomic<uint64_t>& processMemoryLimitMbRef() {
+  static std::atomic<uint64_t> mb{0};
+  return mb;
+}
+inline void setProcessMemoryLimitMb(uint64_t mb) { processMemoryLimitMbRef() = mb; }
+inline uint64_t processMemoryLimitMb() { return processMemoryLimitMbRef(); }
+// Whether this process is over that cap (reads /proc every `every`-th call only).
+inline bool overProcessMemoryLimit(unsigned every = 256) {
+  uint64_t cap = processMemoryLimitMb();
+  if (!cap) return false;
+  static thread_local unsigned calls = 0;
+  if (++calls % every != 0) return false;
+  return residentMemoryMb() > cap;
 }
 
 // CPU time (user + system) of this process, in seconds.

@@ -74,7 +74,8 @@ const char* kUsage =
     "        skips the run (the interpreter's replay still confirms every counterexample)\n"
     "      condition monitors (conditional model checking; each stops only a part and the\n"
     "      result's condition says which; the run goes on): --timeout (total time) and\n"
-    "        --max-memory-mb (total memory, resident) end the run, every waiting state is\n"
+    "        --max-memory-mb (total memory, resident; also caps Z3's allocations: a query\n"
+    "        that would pass it ends unknown, out of memory) end the run, every waiting state is\n"
     "        excluded; --max-edge-posts (busy edge), --max-time-per-post (one successor's\n"
     "        abstraction/coverage queries) cut one successor (explicit, pred, impact);\n"
     "        --max-time-per-refinement cuts the error path's target of a refinement that\n"
@@ -113,7 +114,8 @@ const char* kUsage =
     "  argus project [DIR | compile_commands.json] [--jobs N] [--timeout-per-function S]\n"
     "                      [--format text|json] [--algorithm A] [--solver S] [--data-model M]\n"
     "                      [--entry-model harness|arbitrary] [--property NAME[,NAME...] | FILE.prp]\n"
-    "                      [--limit N] [--store PATH | --no-store]\n"
+    "                      [--functions REGEX] [--skip N] [--limit N] [--store PATH | --no-store]\n"
+    "                      [--solver-memory-mb N (384; 0: none)]\n"
     "      every function of a project, translation units linked; exit 0 all verified or\n"
     "      conditional, 1 a counterexample, 2 input/link error, 3 some unknown or error\n"
     "  argus remote verify FILE.c --server HOST:PORT --token-file F [--format text|json|sarif]\n"
@@ -438,6 +440,8 @@ int runVerify(const std::vector<std::string>& args) {
     if (r.verdict == argus::result::Verdict::Unknown) watchdog->stageFinished(spec, r);
   };
   req.checkCallers = true;  // a latent finding is checked against the unit's callers
+  // the solvers' own allocations stay within the same total (Z3 fails the query instead)
+  if (req.maxMemoryMb) argus::engine::setSolverMemoryLimitMb(req.maxMemoryMb);
   argus::engine::VerifyOutcome out = argus::engine::verify(req);
   if (out.inputError) {
     std::cerr << "argus: " << out.error << "\n";

@@ -20,6 +20,9 @@
 //                       the name; applied before --skip and --limit)
 //   --store PATH | --no-store   the result store (default: argusd's, see
 //                       server/service/store.h defaultStorePath)
+//   --solver-memory-mb N   each function's solver allocates at most N MB (default 384, as
+//                       argusd's workers with the default budget; 0 = none): a query that
+//                       would pass it ends unknown "out of memory" with what was verified
 //
 // Workers: the units are parsed and linked once; each function is then verified in a
 // child process forked from this single-threaded process (the engine's state is not
@@ -205,6 +208,7 @@ int runProject(const std::vector<std::string>& args) {
   std::optional<std::regex> only;
   std::string onlyText;
   double perFunction = 10;
+  uint64_t solverMemoryMb = 384;
   engine::Algorithm algorithm = engine::Algorithm::Auto;
   smt::SolverKind solver = smt::SolverKind::Z3;
   frontend::DataModel dataModel = frontend::DataModel::LP64;
@@ -216,7 +220,8 @@ int runProject(const std::vector<std::string>& args) {
                  "                     [--format text|json] [--algorithm A] [--solver z3|cvc5]\n"
                  "                     [--data-model ILP32|LP64] [--entry-model harness|arbitrary]\n"
                  "                     [--property NAME[,NAME...] | FILE.prp]\n"
-                 "                     [--functions REGEX] [--skip N] [--limit N] [--store PATH | --no-store]\n";
+                 "                     [--functions REGEX] [--skip N] [--limit N] [--store PATH | --no-store]\n"
+                 "                     [--solver-memory-mb N]\n";
     return 2;
   };
   try {
@@ -229,6 +234,7 @@ int runProject(const std::vector<std::string>& args) {
       };
       if (a == "--jobs") jobs = static_cast<unsigned>(std::max(1, std::stoi(value())));
       else if (a == "--timeout-per-function") perFunction = std::stod(value());
+      else if (a == "--solver-memory-mb") solverMemoryMb = std::stoull(value());
       else if (a == "--format") {
         format = value();
         if (format != "text" && format != "json") throw std::invalid_argument("--format text|json");
@@ -487,6 +493,7 @@ int runProject(const std::vector<std::string>& args) {
         ::setpgid(0, 0);
         ::signal(SIGINT, SIG_DFL);
         ::signal(SIGTERM, SIG_DFL);
+        if (solverMemoryMb) engine::setSolverMemoryLimitMb(solverMemoryMb);
         engine::VerifyRequest req = request(work[ji]);
         json reply;
         try {

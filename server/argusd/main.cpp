@@ -3,11 +3,15 @@
 //   argusd --listen 127.0.0.1:PORT --token-file F    JSON-RPC/LSP over TCP, loopback only
 //                                                    (--allow-remote: any address, e.g. 0.0.0.0 in
 //                                                    a container; the token is required as always)
-//   argusd --worker [--memory-mb N]                  internal: one verification worker
+//   argusd --worker [--memory-mb N] [--solver-memory-mb N] [--job-memory-mb N]  internal: a worker
 // Common options: --workers N (default: cores), --store PATH | --no-store (result
 // store; default $ARGUS_STORE or ~/.cache/argus/results.sqlite), --memory-mb N
 // (RLIMIT_AS per worker), --debounce-ms N (default: adaptive, 50..500 ms),
 // --memory-budget MB (daemon + workers; idle workers above their share are recycled),
+// --solver-memory-mb N (Z3's allocations per worker process, a query that would pass it
+// ends unknown "out of memory"; default a quarter of the budget, 0 = none),
+// --job-memory-mb N (a worker process's resident memory at which the BMC unwinding and
+// the CPA analyses stop "out of memory" with what they verified; default half the budget),
 // --client-queue-mb N and --client-stall-s S (a client that does not read its
 // messages is disconnected: queue over N MB, or no message taken for S seconds).
 // Team service: --redis redis://[USER@]HOST:PORT/DB keeps results in Redis, shared by
@@ -47,7 +51,8 @@ const char* kUsage =
     "usage: argusd --stdio [options]\n"
     "       argusd --listen 127.0.0.1:PORT --token-file FILE [options]\n"
     "options: --workers N  --store PATH | --no-store  --memory-mb N  --debounce-ms N\n"
-    "         --memory-budget MB  --client-queue-mb N  --client-stall-s S\n"
+    "         --memory-budget MB  --solver-memory-mb N  --job-memory-mb N\n"
+    "         --client-queue-mb N  --client-stall-s S\n"
     "         --allow-remote  (--listen on a non-loopback address, e.g. 0.0.0.0 in a container)\n"
     "         --redis redis://[USER@]HOST:PORT/DB [--redis-password-file F]  (shared result store\n"
     "           and job stream; the password from the file or $ARGUS_REDIS_PASSWORD)\n"
@@ -119,6 +124,8 @@ int main(int argc, char** argv) {
   unsigned workers = 0, memoryMb = 4096;
   int debounceMs = -1;  // adaptive
   unsigned budgetMb = 1536, clientQueueMb = 64;
+  int solverMemoryMb = -1;  // default: budgetMb / 4
+  int jobMemoryMb = -1;     // default: budgetMb / 2
   long redisClaimMs = 15000;
   int redisMaxDeliveries = 3;
   bool redisQueueOpts = false;
@@ -146,6 +153,8 @@ int main(int argc, char** argv) {
       else if (a == "--memory-mb") memoryMb = static_cast<unsigned>(std::stoul(value()));
       else if (a == "--debounce-ms") debounceMs = std::stoi(value());
       else if (a == "--memory-budget") budgetMb = static_cast<unsigned>(std::stoul(value()));
+      else if (a == "--solver-memory-mb") solverMemoryMb = static_cast<int>(std::stoul(value()));
+      else if (a == "--job-memory-mb") jobMemoryMb = static_cast<int>(std::stoul(value()));
       else if (a == "--client-queue-mb") clientQueueMb = static_cast<unsigned>(std::stoul(value()));
       else if (a == "--client-stall-s") clientStallS = std::stod(value());
       else if (a == "--help" || a == "-h") {
@@ -156,7 +165,9 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return usage(e.what());
   }
-  if (worker) return argus::server::runWorker(memoryMb);
+  if (worker)
+    return argus::server::runWorker(memoryMb, solverMemoryMb < 0 ? 0u : static_cast<unsigned>(solverMemoryMb),
+                                    jobMemoryMb < 0 ? 0u : static_cast<unsigned>(jobMemoryMb));
   if (!healthOf.empty()) return health(healthOf, tokenFile);
   if (stdio == !listen.empty()) return usage("give exactly one of --stdio and --listen");
 
@@ -233,6 +244,13 @@ int main(int argc, char** argv) {
   so.scheduler.workers = workers;
   so.scheduler.memoryMb = memoryMb;
   so.scheduler.budgetMb = budgetMb;
+  // A job's solver gets a quarter of the budget: two jobs (each with up to two stage
+  // processes) and the daemon fit, and a solver's burst ends as "out of memory" with
+  // the bound it verified instead of the whole job killed over the budget.
+  so.scheduler.solverMemoryMb = solverMemoryMb >= 0 ? static_cast<unsigned>(solverMemoryMb) : budgetMb / 4;
+  // and a job's process stops building formulas at half the budget ("out of memory"
+  // with the bound it verified), before the budget check would kill it
+  so.scheduler.jobMemoryMb = jobMemoryMb >= 0 ? static_cast<unsigned>(jobMemoryMb) : budgetMb / 2;
   so.storePath = noStore ? "" : storePath.empty() ? argus::server::defaultStorePath() : storePath;
   so.debounceMs = debounceMs;
   {

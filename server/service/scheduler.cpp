@@ -24,6 +24,7 @@
 #include "core/cfa/cfa_hash.h"
 #include "core/cfa/serialize.h"
 #include "core/engine/sessions.h"
+#include "core/support/deadline.h"
 #include "core/support/large_stack.h"
 #include "protocol/framing.h"
 #include "core/result/assumption_automaton.h"
@@ -451,8 +452,10 @@ bool Scheduler::spawn(Slot& slot) {
     ::close(in[1]);
     return false;
   }
-  std::string mb = std::to_string(opts_.memoryMb);
-  const char* argv[] = {opts_.workerExe.c_str(), "--worker", "--memory-mb", mb.c_str(), nullptr};
+  std::string mb = std::to_string(opts_.memoryMb), smb = std::to_string(opts_.solverMemoryMb),
+              jmb = std::to_string(opts_.jobMemoryMb);
+  const char* argv[] = {opts_.workerExe.c_str(), "--worker",         "--memory-mb", mb.c_str(), "--solver-memory-mb",
+                        smb.c_str(),             "--job-memory-mb", jmb.c_str(),  nullptr};
   pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid == 0) {
@@ -701,12 +704,16 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
   }
 }
 
-int runWorker(unsigned memoryMb) {
+int runWorker(unsigned memoryMb, unsigned solverMemoryMb, unsigned jobMemoryMb) {
   if (memoryMb > 0) {
     rlimit rl;
     rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(memoryMb) * 1024 * 1024;
     ::setrlimit(RLIMIT_AS, &rl);
   }
+  // each process of a job (the worker, a forked stage member) caps its solver's memory
+  if (solverMemoryMb > 0) engine::setSolverMemoryLimitMb(solverMemoryMb);
+  // ... and the analyses stop at the job's memory cap (the BMC unwinding, the CPA algorithms)
+  if (jobMemoryMb > 0) support::setProcessMemoryLimitMb(jobMemoryMb);
   rlimit core{0, 0};
   ::setrlimit(RLIMIT_CORE, &core);
   // Replies go to a private copy of stdout; fd 1 becomes stderr so stray prints
@@ -816,6 +823,7 @@ int runWorker(unsigned memoryMb) {
         req.algorithm = engine::Algorithm::Cmc;  // one stage of the plan's chain
         req.chain = s.stage;
         req.timeoutS = s.timeoutS;
+        req.maxMemoryMb = jobMemoryMb;
         if (!s.condition.empty())
           req.conditionIn = std::make_shared<result::AssumptionAutomaton>(result::automatonFromJson(json::parse(s.condition)));
         req.solver = s.solver;

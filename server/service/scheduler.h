@@ -157,6 +157,8 @@ class Scheduler {
     double idleRecycleS = 2;
     unsigned recycleMb = 96;  // a fresh worker has ~67 MB resident (the shared libraries)
     unsigned budgetMb = 0;
+    unsigned solverMemoryMb = 0;  // the workers' solver memory cap (engine::setSolverMemoryLimitMb), 0 = none
+    unsigned jobMemoryMb = 0;     // a worker process's memory cap for its analyses (support::setProcessMemoryLimitMb)
   };
   using Done = std::function<void(const JobOutcome&)>;
   using Started = std::function<void()>;
@@ -256,6 +258,6 @@ JobSpec decodeJob(const std::string& text);
 
 // `argusd --worker`: reads framed jobs on stdin, writes framed results on stdout,
 // until EOF. Sets RLIMIT_AS to memoryMb first (0 = unlimited).
-int runWorker(unsigned memoryMb);
+int runWorker(unsigned memoryMb, unsigned solverMemoryMb = 0, unsigned jobMemoryMb = 0);
 
 }  // namespace argus::server

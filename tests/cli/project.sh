@@ -207,4 +207,27 @@ r = json.load(open(sys.argv[1]))
 assert all(f["verdict"] == "verified" for f in r["functions"]), r["functions"]
 print("memory safety off ok")
 EOF
+# The solver memory cap (--solver-memory-mb): a function whose query needs more than the cap
+# ends unknown "out of memory" at once, not at its time limit
+mkdir -p "$tmp/cap"
+python3 - "$tmp/cap/f.c" <<'EOF'
+import sys
+src = ["extern unsigned long __VERIFIER_nondet_ulong(void);", "extern void reach_error(void);", "void factor(void) {", "  int ok = 1;"]
+for i in range(64):
+    src.append("  unsigned long x%d = __VERIFIER_nondet_ulong(), y%d = __VERIFIER_nondet_ulong();" % (i, i))
+    src.append("  ok = ok && x%d > 1 && y%d > 1 && x%d < 4294967296ul && y%d < 4294967296ul && x%d * y%d == 2305843009213693951ul;" % ((i,) * 6))
+src += ["  if (ok) reach_error();", "}"]
+open(sys.argv[1], "w").write("\n".join(src) + "\n")
+EOF
+echo "[{\"directory\": \"$tmp/cap\", \"file\": \"f.c\", \"arguments\": [\"cc\", \"-c\", \"f.c\"]}]" > "$tmp/cap/compile_commands.json"
+"$argus" project "$tmp/cap" --no-store --algorithm bmc --timeout-per-function 60 --solver-memory-mb 24 --format json \
+  > "$tmp/cap.json" 2> "$tmp/cap.err" || true
+python3 - "$tmp/cap.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+f = [f for f in r["functions"] if f["function"] == "factor"][0]
+assert f["verdict"] in ("unknown", "conditional"), f
+assert "out of memory" in json.dumps(f), f
+print("solver memory cap ok")
+EOF
 echo "PASS"

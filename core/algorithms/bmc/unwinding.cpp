@@ -4,9 +4,11 @@
 #include "core/cfa/accelerate.h"
 #include "core/cfa/dead_ends.h"
 #include "core/cfa/loops.h"
+#include "core/support/deadline.h"
 
 #include <algorithm>
 #include <deque>
+#include <new>
 #include <stdexcept>
 
 namespace argus::algorithms {
@@ -243,6 +245,9 @@ const LoopInfo& Unwinding::loopInfo(cfa::FuncId f) {
 
 void Unwinding::checkDeadline() const {
   if (std::chrono::steady_clock::now() > deadline_) throw DeadlineExceeded{};
+  // the process's memory cap (support::setProcessMemoryLimitMb): bmc answers "out of
+  // memory" with the bound it verified
+  if (support::overProcessMemoryLimit()) throw std::bad_alloc();
 }
 
 uint32_t Unwinding::getNode(const Key& k, bool& created) {

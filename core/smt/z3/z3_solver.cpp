@@ -25,6 +25,12 @@ public:
     if (opts.timeoutMs) p.set("timeout", opts.timeoutMs);
     solver_.set(p);
   }
+  // Z3 allocates while it frees a context, and its memory cap (setSolverMemoryLimitMb)
+  // would throw out of that destructor (noexcept: the process aborts) when the context
+  // is over the cap: the cap is lifted until the members are gone (CapBack restores it).
+  ~Z3Solver() override {
+    if (solverMemoryLimitMb()) setZ3MemoryLimitMb(0);
+  }
   SolverKind kind() const override { return SolverKind::Z3; }
   std::string reasonUnknown() const override { return reason_; }
   void setTimeoutMs(unsigned ms) override {
@@ -67,9 +73,11 @@ protected:
       if (r == z3::unsat) return CheckResult::Unsat;
       reason_ = solver_.reason_unknown();
       if (reason_ == "canceled" || reason_ == "timeout") reason_ = "timeout";
+      if (reason_.find("memory") != std::string::npos) reason_ = "out of memory";
       return CheckResult::Unknown;
     } catch (const z3::exception& e) {
       reason_ = e.msg();
+      if (reason_.find("memory") != std::string::npos) reason_ = "out of memory";
       return CheckResult::Unknown;
     }
   }
@@ -137,6 +145,11 @@ private:
   }
 
   TermManager& tm_;
+  struct CapBack {
+    ~CapBack() {
+      if (uint64_t mb = solverMemoryLimitMb()) setZ3MemoryLimitMb(mb);
+    }
+  } capBack_;  // destroyed after every Z3 object below
   z3::context ctx_;
   z3::solver solver_;
   std::unique_ptr<z3::model> model_;
@@ -271,6 +284,10 @@ private:
 };
 
 }  // namespace
+
+void setZ3MemoryLimitMb(uint64_t mb) {
+  z3::set_param("memory_max_size", std::to_string(mb).c_str());
+}
 
 std::unique_ptr<Solver> makeZ3Solver(TermManager& tm, const SolverOptions& opts) {
   return std::make_unique<Z3Solver>(tm, opts);

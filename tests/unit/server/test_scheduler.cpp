@@ -259,6 +259,36 @@ TEST(Scheduler, OutOfMemoryInAWorkerFailsOnlyThatJob) {
   EXPECT_GE(s.workerRestarts(), 1u);
 }
 
+// The workers' solver memory cap (argusd --solver-memory-mb): a query that needs more
+// ends that job's verification as unknown "out of memory", the worker survives and runs
+// the next job as before.
+TEST(Scheduler, TheSolverMemoryCapEndsTheQueryNotTheWorker) {
+  Scheduler::Options o = opts();
+  o.solverMemoryMb = 24;
+  Scheduler s(o);
+  // 64 copies of "factor 2^61 - 1 into two factors below 2^32": the multipliers alone
+  // take Z3 far beyond 24 MB (hundreds of MB uncapped)
+  std::string src = "extern unsigned long __VERIFIER_nondet_ulong(void);\nextern void reach_error(void);\nint main(void) {\n  int ok = 1;\n";
+  for (int i = 0; i < 64; ++i) {
+    std::string x = "x" + std::to_string(i), y = "y" + std::to_string(i);
+    src += "  unsigned long " + x + " = __VERIFIER_nondet_ulong(), " + y + " = __VERIFIER_nondet_ulong();\n";
+    src += "  ok = ok && " + x + " > 1 && " + y + " > 1 && " + x + " < 4294967296ul && " + y + " < 4294967296ul && " + x +
+           " * " + y + " == 2305843009213693951ul;\n";
+  }
+  src += "  if (ok) reach_error();\n  return 0;\n}\n";
+  Collector c;
+  s.submit("big", spec(src.c_str(), engine::Algorithm::Bmc, 60), 0, c.done());
+  ASSERT_TRUE(waitFor([&] { return c.count() == 1; }, 90));
+  EXPECT_EQ(c.outs[0].kind, JobOutcome::Kind::Done) << c.outs[0].error;
+  EXPECT_EQ(c.outs[0].result.verdict, result::Verdict::Unknown);
+  EXPECT_NE(c.outs[0].result.reason.find("out of memory"), std::string::npos) << c.outs[0].result.reason;
+  EXPECT_EQ(s.workerRestarts(), 0u);
+  s.submit("small", spec(test::kBuggyProgram, engine::Algorithm::Bmc, 20), 0, c.done());
+  ASSERT_TRUE(waitFor([&] { return c.count() == 2; }, 60));
+  EXPECT_EQ(c.outs[1].kind, JobOutcome::Kind::Done) << c.outs[1].error;
+  EXPECT_EQ(c.outs[1].result.verdict, result::Verdict::False) << c.outs[1].result.reason;
+}
+
 TEST(Scheduler, HardDeadlineKillsARunawayJob) {
   Scheduler::Options o = opts();
   o.defaultHardLimitS = 1.0;  // the job itself has no timeout: only the kill stops it

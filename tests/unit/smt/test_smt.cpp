@@ -361,6 +361,52 @@ TEST_P(Smt, StatisticsCountChecks) {
 INSTANTIATE_TEST_SUITE_P(Backends, Smt, ::testing::Values(SolverKind::Z3, SolverKind::CVC5),
                          [](const auto& info) { return std::string(solverName(info.param)); });
 
+// The process-wide solver memory cap (argusd's workers set it, argus verify --max-memory-mb):
+// a Z3 query whose allocations would pass it ends Unknown "out of memory" instead of
+// growing, and with the cap lifted a new solver works as before.
+TEST(SolverMemory, Z3QueryOverTheCapIsUnknownOutOfMemory) {
+  TermManager tm;
+  Sort bv = tm.bvSort(64);
+  // 64 copies of "factor the prime 2^61 - 1 into two factors below 2^32": bit-blasting
+  // the 64 multipliers takes far more than 24 MB
+  std::vector<Term> all;
+  for (int i = 0; i < 64; ++i) {
+    Term x = tm.var("x" + std::to_string(i), bv), y = tm.var("y" + std::to_string(i), bv);
+    all.push_back(tm.bvUgt(x, tm.bvVal(1, 64)));
+    all.push_back(tm.bvUgt(y, tm.bvVal(1, 64)));
+    all.push_back(tm.bvUlt(x, tm.bvVal(1ull << 32, 64)));
+    all.push_back(tm.bvUlt(y, tm.bvVal(1ull << 32, 64)));
+    all.push_back(tm.mkEq(tm.bvMul(x, y), tm.bvVal(2305843009213693951ull, 64)));
+  }
+  Term f = tm.mkAnd(all);
+  setSolverMemoryLimitMb(24);
+  EXPECT_EQ(solverMemoryLimitMb(), 24u);
+  CheckResult r;
+  std::string why;
+  {
+    SolverOptions o;
+    o.timeoutMs = 60000;
+    auto s = makeSolver(SolverKind::Z3, tm, o);
+    try {
+      s->add(f);
+      r = s->check();
+      why = s->reasonUnknown();
+    } catch (const std::bad_alloc&) {  // the cap may also hit while the term is asserted
+      r = CheckResult::Unknown;
+      why = "out of memory";
+    }
+  }
+  setSolverMemoryLimitMb(0);
+  EXPECT_EQ(r, CheckResult::Unknown);
+  EXPECT_EQ(why, "out of memory");
+  SolverOptions o;
+  o.timeoutMs = 60000;
+  auto s = makeSolver(SolverKind::Z3, tm, o);
+  Term x = tm.var("x", bv);
+  s->add(tm.mkEq(tm.bvMul(x, tm.bvVal(3, 64)), tm.bvVal(21, 64)));
+  EXPECT_EQ(s->check(), CheckResult::Sat);
+}
+
 // Hash-consing and local simplification (no solver involved).
 TEST(Terms, HashConsingAndSimplification) {
   TermManager tm;

@@ -237,11 +237,15 @@ class Constructs : public ::testing::TestWithParam<Param> {};
 // refinement found no new predicates.
 const char* allowedUnknown(const std::string& name, Algorithm alg, const std::string& reason) {
   if (alg != Algorithm::Pred) return nullptr;
-  // pred cuts the paths through floating-point operations (unknown naming them); a case
-  // whose own expected verdict is unknown (an unmodelled function first) is checked as such
-  if ((name.rfind("float_", 0) == 0 || name.rfind("math_", 0) == 0) &&
-      reason.find("predicate abstraction does not handle floating point") != std::string::npos)
-    return "predicate abstraction does not handle floating point";
+  // float_accumulate_safe (a loop adding floats) and math_functions_safe (every math.h
+  // model on one nondet double): pred's abstraction queries over floats exceed the test's
+  // 60 s with both solvers (session 26: 60-79 s each, measured one by one)
+  if (name == "float_accumulate_safe" || name == "math_functions_safe") return "timeout";
+  // the remainder of doubles is an unsupported edge for pred (its fp.rem circuit outgrows
+  // any time limit: predicate_analysis.cpp, hasWideRemainder)
+  if (name == "math_remainder_safe" &&
+      reason.find("predicate abstraction does not encode the IEEE remainder wider than float") != std::string::npos)
+    return "remainder of doubles";
   // ctype_header_safe, strcmp_nondet_safe, strcpy_strcat_safe, strtol_nondet_safe,
   // memchr_memcmp_bug: calls of the C models (the
   // <ctype.h> table, the string loops) on nondeterministic characters; pred exceeds the

@@ -1,6 +1,8 @@
 // Lazy predicate abstraction (--algorithm pred) end to end: safe and buggy programs
 // with loops, counterexamples that replay, statistics, and the unknown cases.
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <cstring>
 
 #include "tests/unit/verify/verify_helpers.h"
 
@@ -103,15 +105,31 @@ TEST_P(Pred, UnreachableRecursionDoesNotMatter) {
 }
 
 TEST_P(Pred, UnsupportedConstructGivesUnknownButBugsAreStillFound) {
-  auto unk = run("int main(){\n double d = 1.5;\n if (d > 1.0) reach_error();\n return 0; }");
+  // the remainder of doubles is pred's one unsupported floating-point operation
+  auto unk = run("double remainder(double, double);\nint main(){\n double d = __VERIFIER_nondet_int();\n if (remainder(d, 3.0) > 1.0) reach_error();\n return 0; }");
   EXPECT_EQ(unk.result.verdict, Verdict::Unknown);
-  EXPECT_NE(unk.result.reason.find("test.c:"), std::string::npos) << unk.result.reason;
+  // at the line of the remainder: the prelude's lines, then the fourth
+  const std::string where = "test.c:" + std::to_string(std::count(kPrelude, kPrelude + std::strlen(kPrelude), '\n') + 4);
+  EXPECT_NE(unk.result.reason.find(where), std::string::npos) << unk.result.reason;
+  EXPECT_NE(unk.result.reason.find("remainder"), std::string::npos) << unk.result.reason;
   auto bug = run(
-      "int main(){ int x = __VERIFIER_nondet_int(); double d = x; if (d > 2.0) return 1; if (x == 3) reach_error(); return 0; }");
+      "double remainder(double, double); int main(){ int x = __VERIFIER_nondet_int(); double d = x; if (remainder(d, 3.0) > 2.0) return 1; if (x == 3) reach_error(); return 0; }");
   EXPECT_NE(bug.result.verdict, Verdict::True);
   auto bug2 = run(
-      "int main(){ int x = __VERIFIER_nondet_int(); if (x == 3) reach_error(); double d = x; if (d > 2.0) return 1; return 0; }");
+      "double remainder(double, double); int main(){ int x = __VERIFIER_nondet_int(); if (x == 3) reach_error(); double d = x; if (remainder(d, 3.0) > 2.0) return 1; return 0; }");
   EXPECT_EQ(bug2.result.verdict, Verdict::False) << bug2.result.reason;
+}
+
+// Floating point is encoded exactly (SMT FloatingPoint): pred proves and refutes float code.
+TEST_P(Pred, FloatingPointIsDecided) {
+  auto bug = run("int main(){ double d = 1.5; if (d > 1.0) reach_error(); return 0; }");
+  EXPECT_EQ(bug.result.verdict, Verdict::False) << bug.result.reason;
+  auto safe = run(
+      "extern float __VERIFIER_nondet_float(void); int main(){ float f = __VERIFIER_nondet_float(); if (f > 1.0f && f < 0.5f) reach_error(); return 0; }");
+  EXPECT_EQ(safe.result.verdict, Verdict::True) << safe.result.reason;
+  auto nan = run(
+      "extern double __VERIFIER_nondet_double(void); int main(){ double d = __VERIFIER_nondet_double(); if (d != d) reach_error(); return 0; }");
+  EXPECT_EQ(nan.result.verdict, Verdict::False) << nan.result.reason;
 }
 
 TEST_P(Pred, PathThatDoesNotReplayIsNeverFalse) {

@@ -6,6 +6,7 @@
 //    shape; errors after loops, calls and nondeterministic infinite loops are still found.
 #include <gtest/gtest.h>
 
+#include "core/support/deadline.h"
 #include "tests/unit/verify/verify_helpers.h"
 
 namespace argus {
@@ -166,6 +167,29 @@ TEST(DeadEndsInVerification, ErrorsBehindLoopsAndCallsAreStillFound) {
       EXPECT_EQ(out.result.verdict, Verdict::False) << engine::algorithmName(alg) << ": " << out.result.reason << "\n"
                                                     << code;
     }
+}
+
+}  // namespace
+}  // namespace argus
+
+namespace argus {
+namespace {
+
+// The process memory cap (support::setProcessMemoryLimitMb; argusd's workers set it with
+// --job-memory-mb): the unwinding stops "out of memory" and bmc answers with the bound it
+// verified, instead of growing; with the cap lifted the same program is proved.
+TEST(UnwindingMemoryCap, BmcEndsOutOfMemoryWithTheVerifiedBound) {
+  const char* code =
+      "int main() { unsigned s = 0; for (int i = 0; i < 100000; i++) { s += i; if (s == 7u && i < 5) reach_error(); }\n"
+      "  return 0; }\n";
+  support::setProcessMemoryLimitMb(1);  // below any process: the next check is over it
+  auto capped = run(code, Algorithm::Bmc, 60);
+  support::setProcessMemoryLimitMb(0);
+  EXPECT_EQ(capped.result.verdict, Verdict::Unknown);
+  EXPECT_NE(capped.result.reason.find("out of memory"), std::string::npos) << capped.result.reason;
+  auto uncapped = run(code, Algorithm::Bmc, 60, 3);
+  EXPECT_EQ(uncapped.result.verdict, Verdict::Unknown);
+  EXPECT_NE(uncapped.result.reason.find("bound limit"), std::string::npos) << uncapped.result.reason;
 }
 
 }  // namespace
