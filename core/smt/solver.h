@@ -93,8 +93,8 @@ protected:
 
 std::unique_ptr<Solver> makeSolver(SolverKind kind, TermManager& tm, const SolverOptions& opts = {});
 
-// A process-wide cap on the memory the solvers allocate (0 = none), in force from the
-// next solver created on (for the whole process, solvers alive included): Z3 counts its own allocations (its global parameter
+// A process-wide cap on the memory the solvers allocate (0 = none), in force at once for
+// every solver of the process: Z3 counts its own allocations (its global parameter
 // memory_max_size) and fails the operation that would pass the cap, which the backends
 // report as std::bad_alloc (from add) or as an Unknown check ("out of memory"), so a
 // run keeps what it verified. cvc5 1.0 has no such cap; it is left to the caller's

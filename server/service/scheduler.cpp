@@ -389,14 +389,15 @@ uint64_t Scheduler::residentKb() const {
 
 bool Scheduler::shouldRecycle(const Slot& slot) const {
   if (slot.current || !slot.used || slot.pid <= 0) return false;
+  // over the budget: at once (a running job's budget check waits for this, runOnWorker)
+  if (opts_.budgetMb > 0) {
+    uint64_t total = ownRssKbOf(::getpid());
+    for (auto& s : slots_)
+      if (s->pid > 0) total += rssKbOf(s->pid);
+    if (total > uint64_t(opts_.budgetMb) * 1024) return true;
+  }
   if (std::chrono::duration<double>(Clock::now() - slot.idleSince).count() < opts_.idleRecycleS) return false;
-  uint64_t mine = rssKbOf(slot.pid);
-  if (mine > uint64_t(opts_.recycleMb) * 1024) return true;
-  if (opts_.budgetMb == 0) return false;
-  uint64_t total = ownRssKbOf(::getpid());
-  for (auto& s : slots_)
-    if (s->pid > 0) total += rssKbOf(s->pid);
-  return total > uint64_t(opts_.budgetMb) * 1024;
+  return rssKbOf(slot.pid) > uint64_t(opts_.recycleMb) * 1024;
 }
 
 void Scheduler::slotLoop(Slot& slot) {
@@ -568,6 +569,7 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
   protocol::FrameReader reader;
   char buf[65536];
   auto nextBudgetCheck = Clock::now();
+  Clock::time_point idleWaitFrom{};  // since when the budget check waits for idle workers' recycling
   for (;;) {
     bool cancelled;
     {
@@ -581,9 +583,12 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
     if (opts_.budgetMb > 0 && Clock::now() >= nextBudgetCheck) {
       // Memory budget (daemon + workers): when it is exceeded, the running job with the
       // largest worker ends: re-run once alone if another job ran beside it, else its
-      // function is reported over the budget; idle workers are recycled by shouldRecycle.
+      // function is reported over the budget; idle workers are recycled by shouldRecycle
+      // (first, when that is enough: below).
       nextBudgetCheck = Clock::now() + std::chrono::milliseconds(100);
       uint64_t total = ownRssKbOf(::getpid()), mine = slot.pid > 0 ? rssKbOf(slot.pid) : 0;
+      uint64_t idleKb = 0;  // held by idle workers that ran a job: recycled at once when over
+      size_t idleUsed = 0;
       bool largest = true, others = false;
       {
         std::lock_guard lock(mu_);
@@ -591,12 +596,28 @@ JobOutcome Scheduler::runOnWorker(Slot& slot, Job& job, bool& crashed) {
           if (s.get() == &slot || s->pid <= 0) continue;
           uint64_t kb = rssKbOf(s->pid);
           total += kb;
+          if (!s->current && s->used) idleKb += kb, ++idleUsed;
           if (s->current && kb > mine) largest = false;
           others = others || (s->current && !s->analysisOnly);
         }
       }
       total += mine;
-      if (total > uint64_t(opts_.budgetMb) * 1024 && largest && mine > 0) {
+      const uint64_t budgetKb = uint64_t(opts_.budgetMb) * 1024;
+      // Over the budget because an idle worker still holds a finished job's memory: wake
+      // it to be recycled (shouldRecycle) and look again, rather than end this job. A
+      // fresh worker keeps ~67 MB, so what the recycling frees is idleKb less that.
+      const uint64_t freshKb = uint64_t(opts_.recycleMb) * 1024;
+      bool idleFrees = false;
+      if (total > budgetKb && idleKb > 0) {
+        idleFrees = total - idleKb + idleUsed * freshKb <= budgetKb;
+        // at most 1 s: if the idle workers were not recycled by then, the rule below holds
+        if (idleFrees && idleWaitFrom == Clock::time_point{}) idleWaitFrom = Clock::now();
+        if (idleFrees && Clock::now() - idleWaitFrom > std::chrono::seconds(1)) idleFrees = false;
+        if (idleFrees) cv_.notify_all();
+      } else {
+        idleWaitFrom = Clock::time_point{};
+      }
+      if (total > budgetKb && !idleFrees && largest && mine > 0) {
         restart();
         if (others && !job.alone && !job.spec.analyze) {
           // it may fit with the budget to itself: re-queued, to run with no other job

@@ -4,6 +4,6 @@
 #include "core/smt/solver.h"
 namespace argus::smt {
 std::unique_ptr<Solver> makeZ3Solver(TermManager& tm, const SolverOptions& opts);
-// Z3's global memory_max_size (MB, 0 = none), applied when the next context is created.
+// Z3's global memory_max_size (MB, 0 = none), in force at once for the whole process.
 void setZ3MemoryLimitMb(uint64_t mb);
 }
