@@ -180,6 +180,9 @@ struct Edge {
   // Assume: a contract gate (ContractGate above); Error: the check a Requires or
   // LeadingAssume gate leads to (its text says which precondition); else None.
   ContractGate gate = ContractGate::None;
+  // Abort: an Error edge the engine cut for this run (a latent finding's check, after which
+  // the run goes on: engine::VerifyRequest::cutErrors). Not serialized: set per run.
+  bool cutError = false;
 };
 
 struct Location {

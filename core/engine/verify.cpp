@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -1245,6 +1246,140 @@ static void checkCallers(const cfa::Program& parsed, const VerifyRequest& req, V
   out.result.stats.extra["callers_checked"] = static_cast<double>(checked);
 }
 
+// VerifyRequest::continueAfterLatent: after `out`'s latent finding, verify the entry again
+// with the error locations of the latent findings so far cut, for what is left of the run's
+// time; collect further latent findings; end with what the last run verified.
+static void continueAfterLatent(const cfa::Program& parsed, const VerifyRequest& req, VerifyOutcome& out,
+                                std::chrono::steady_clock::time_point wall0) {
+  if (req.timeoutS <= 0 && req.maxBound == 0) return;
+  auto siteOf = [](const result::Counterexample& c) {
+    const result::TraceStep& last = c.steps.back();
+    return VerifyRequest::ErrorSite{last.function, last.file, last.line, last.column};
+  };
+  auto same = [](const VerifyRequest::ErrorSite& a, const VerifyRequest::ErrorSite& b) {
+    return a.function == b.function && a.file == b.file && a.line == b.line && a.column == b.column;
+  };
+  if (out.result.counterexample->steps.empty()) return;
+  std::vector<VerifyRequest::ErrorSite> cut{siteOf(*out.result.counterexample)};
+  std::optional<result::VerificationResult> rest;
+  size_t runs = 0;
+  while (1 + out.result.moreLatent.size() < kMaxLatentFindings) {
+    double left = req.timeoutS > 0 ? req.timeoutS - secondsSince(wall0) : 0;
+    if (req.timeoutS > 0 && left < 0.5) break;
+    VerifyRequest cr = req;
+    cr.checkCallers = false;
+    cr.continueAfterLatent = false;
+    cr.cutErrors = cut;
+    cr.timeoutS = req.timeoutS > 0 ? left : 0;
+    cr.conditionIn = nullptr;
+    cr.conditionOut.clear();
+    cr.sessions = nullptr;
+    cr.sessionKey.clear();
+    cr.stageFinished = nullptr;
+    VerifyOutcome o;
+    try {
+      o = verifyUnguarded(cr, &parsed);
+    } catch (const std::exception&) {
+      break;  // the continuation says nothing; the finding stands as it is
+    }
+    ++runs;
+    if (o.inputError || o.notAnswered) break;
+    if (result::isLatent(o.result) && !o.result.counterexample->steps.empty()) {
+      VerifyRequest::ErrorSite s = siteOf(*o.result.counterexample);
+      if (std::any_of(cut.begin(), cut.end(), [&](const VerifyRequest::ErrorSite& c) { return same(c, s); })) break;
+      cut.push_back(s);
+      out.result.moreLatent.push_back(std::move(*o.result.counterexample));
+      continue;
+    }
+    rest = std::move(o.result);
+    break;
+  }
+  // A finding met before the checks its path passes were cut (its precondition is only
+  // their passing branches: "op >= 0" of an earlier `assert(op >= 0)`) is manifest once they
+  // are: verified again with only its error kept and the others cut, the replay says so.
+  if (!(rest && rest->verdict == result::Verdict::False) && cut.size() > 1) {
+    auto base = [](const std::string& f) { return std::filesystem::path(f).filename().string(); };
+    for (size_t i = 0; i < cut.size(); ++i) {
+      const result::Counterexample& f = i == 0 ? *out.result.counterexample : out.result.moreLatent[i - 1];
+      if (f.precondition.empty() || f.preconditionOmitted) continue;
+      bool onlyPasses = true;
+      for (const result::PreconditionPart& p : f.precondition) {
+        bool atCheck = false;
+        for (size_t k = 0; k < cut.size(); ++k)
+          atCheck = atCheck || (k != i && cut[k].function == p.function && cut[k].line == p.line &&
+                                base(cut[k].file) == p.file);
+        onlyPasses = onlyPasses && atCheck;
+      }
+      if (!onlyPasses) continue;
+      double left = req.timeoutS > 0 ? req.timeoutS - secondsSince(wall0) : 0;
+      if (req.timeoutS > 0 && left < 0.5) break;
+      VerifyRequest cr = req;
+      cr.checkCallers = false;
+      cr.continueAfterLatent = false;
+      cr.cutErrors.clear();
+      for (size_t k = 0; k < cut.size(); ++k)
+        if (k != i) cr.cutErrors.push_back(cut[k]);
+      cr.onlyErrorAt = cut[i];
+      cr.timeoutS = req.timeoutS > 0 ? left : 0;
+      cr.conditionIn = nullptr;
+      cr.conditionOut.clear();
+      cr.sessions = nullptr;
+      cr.sessionKey.clear();
+      cr.stageFinished = nullptr;
+      VerifyOutcome o;
+      try {
+        o = verifyUnguarded(cr, &parsed);
+      } catch (const std::exception&) {
+        continue;
+      }
+      ++runs;
+      if (o.inputError || o.result.verdict != result::Verdict::False || !o.result.counterexample ||
+          o.result.counterexample->manifestGiven.empty())
+        continue;
+      // drop finding i from the latent list: it is the manifest verdict now
+      if (i == 0) {
+        *out.result.counterexample = std::move(out.result.moreLatent.front());
+        out.result.moreLatent.erase(out.result.moreLatent.begin());
+      } else {
+        out.result.moreLatent.erase(out.result.moreLatent.begin() + static_cast<std::ptrdiff_t>(i - 1));
+      }
+      rest = std::move(o.result);
+      break;
+    }
+  }
+  out.result.stats.extra["latent_findings"] = static_cast<double>(1 + out.result.moreLatent.size());
+  out.result.stats.extra["latent_continuations"] = static_cast<double>(runs);
+  if (rest && rest->verdict == result::Verdict::False) {
+    // a manifest error behind the latent ones: the verdict, with its own path; the latent
+    // findings stay listed
+    std::vector<result::Counterexample> latent{*out.result.counterexample};
+    for (result::Counterexample& m : out.result.moreLatent) latent.push_back(std::move(m));
+    result::Stats stats = out.result.stats;
+    out.result = std::move(*rest);
+    out.result.moreLatent = std::move(latent);
+    for (const auto& [k, v] : stats.extra)
+      if (k.rfind("latent_", 0) == 0) out.result.stats.extra[k] = v;
+    out.result.stats.extra["manifest_after_latent"] = 1;
+    return;
+  }
+  std::string more;
+  if (rest && rest->verdict == result::Verdict::True) {
+    more = "; every other check proved (on the paths where the latent findings' checks hold)";
+  } else if (rest && rest->condition.bound && rest->condition.kind != "latent") {
+    std::string s = rest->condition.summary;
+    if (s.rfind("verified ", 0) == 0) s = s.substr(9);
+    more = "; every other check verified " + s + " (on the paths where the latent findings' checks hold)";
+    out.result.condition.bound = rest->condition.bound;
+    out.result.condition.callDepth = rest->condition.callDepth;
+  }
+  out.result.condition.summary =
+      (out.result.moreLatent.empty() ? std::string("an error is reachable when the entry's inputs satisfy a precondition")
+                                     : std::to_string(1 + out.result.moreLatent.size()) +
+                                           " errors are reachable when the entry's inputs satisfy preconditions") +
+      more;
+  out.result.reason = result::latentReason(out.result);
+}
+
 static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Program* parsed) {
   VerifyOutcome out;
   auto wall0 = std::chrono::steady_clock::now();
@@ -1287,16 +1422,22 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   // contracts (README "Contracts"): each gate set for this entry
   if (const cfa::Function* e = sliced->find(req.function))
     if (std::shared_ptr<cfa::Program> c = cfa::withContracts(*sliced, e->id)) sliced = std::move(c);
-  if (req.onlyErrorAt) {
+  if (req.onlyErrorAt || !req.cutErrors.empty()) {
     // the caller check (VerifyRequest::checkCallers): only the latent finding's error
-    // location stays an error; cutting the other errors off removes paths, adds none
+    // location stays an error; the continuation after latent findings (continueAfterLatent):
+    // their locations are cut. Cutting errors off removes paths, adds none.
     auto only = std::make_shared<cfa::Program>(*sliced);
-    const VerifyRequest::ErrorSite& site = *req.onlyErrorAt;
+    auto at = [](const VerifyRequest::ErrorSite& site, const cfa::Function& f, const cfa::Edge& e) {
+      return f.name == site.function && e.range.file == site.file && e.range.line == site.line &&
+             e.range.column == site.column;
+    };
     for (cfa::Function& f : only->functions)
       for (cfa::Edge& e : f.edges)
-        if (e.kind == cfa::EdgeKind::Error &&
-            !(f.name == site.function && e.range.file == site.file && e.range.line == site.line &&
-              e.range.column == site.column)) {
+        if (bool cut = e.kind == cfa::EdgeKind::Error &&
+                       std::any_of(req.cutErrors.begin(), req.cutErrors.end(),
+                                   [&](const VerifyRequest::ErrorSite& c) { return at(c, f, e); });
+            cut || (e.kind == cfa::EdgeKind::Error && req.onlyErrorAt && !at(*req.onlyErrorAt, f, e))) {
+          e.cutError = cut;
           e.kind = cfa::EdgeKind::Abort;
           e.check = cfa::CheckKind::None;
           e.property.clear();
@@ -1391,6 +1532,7 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     out.result.condition.callDepth.reset();
   }
   if (req.checkCallers && result::isLatent(out.result)) checkCallers(*parsed, req, out, wall0);
+  if (req.continueAfterLatent && result::isLatent(out.result)) continueAfterLatent(*parsed, req, out, wall0);
   out.result.closureHash = cfa::closureHashes(program)[req.function];
   out.result.warnings = parsed->notes;  // contract clauses left out (frontend), file:line each
   out.result.entryName = entry->name;

@@ -139,6 +139,16 @@ struct VerifyRequest {
     uint32_t line = 0, column = 0;
   };
   std::optional<ErrorSite> onlyErrorAt;
+  // After a latent finding (issue 29 item 4: "unknown listing them"), go on with its error
+  // location cut (its Error edges become Abort edges: the paths on which that check fails
+  // end there) for what is left of timeoutS, listing each further latent finding
+  // (VerificationResult::moreLatent, at most kMaxLatentFindings in all) until the run
+  // proves every other check, reaches a bound, finds a manifest error (then the verdict is
+  // false with that path) or runs out of time. Needs timeoutS > 0 or maxBound > 0 (a run
+  // without either would not end where it ended before).
+  bool continueAfterLatent = true;
+  // Internal (the continuation): error locations cut as above.
+  std::vector<ErrorSite> cutErrors;
   // Answer only when nothing is to be checked: the entry's closure (after its harness and
   // contracts) holds no Error and no Unsupported edge, so the answer is `true` at once with
   // no solver. Anything else returns VerifyOutcome::notAnswered without running an
@@ -218,6 +228,7 @@ std::string effectiveChain(const VerifyRequest& req);
 
 constexpr size_t kMaxCallersChecked = 4;
 constexpr double kCallerCheckS = 5;
+constexpr size_t kMaxLatentFindings = 16;
 
 struct VerifyOutcome {
   bool inputError = false;             // the request could not be run (file, parse, entry)

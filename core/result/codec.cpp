@@ -12,18 +12,83 @@ json encodeResult(const VerificationResult& r) {
   json extra = json::object();
   for (const auto& [k, v] : r.stats.extra) extra[k] = v;
   j["stats_extra"] = extra;
-  if (r.counterexample) {
+  auto ordered = [](const Counterexample& cex) {
     json vals = json::array();
-    for (const auto& s : r.counterexample->steps) {
+    for (const auto& s : cex.steps) {
       json pairs = json::array();
       for (const auto& [k, v] : s.values) pairs.push_back({k, v});
       vals.push_back(pairs);
     }
-    j["ordered_values"] = vals;  // toJson's object loses the assignment order
-  }
+    return vals;
+  };
+  if (r.counterexample) j["ordered_values"] = ordered(*r.counterexample);  // toJson's object loses the assignment order
+  for (size_t i = 0; i < r.moreLatent.size() && j.contains("more_latent"); ++i)
+    j["more_latent"][i]["ordered_values"] = ordered(r.moreLatent[i]);
   if (!r.condition.assumptions.empty()) j["assumptions_all"] = r.condition.assumptions;  // toJson keeps 50
   if (r.condition.automaton) j["automaton"] = toJson(*r.condition.automaton);
   return j;
+}
+
+// One counterexample: `c` its object, `top` the object holding "confirmed_by",
+// "native_check" and "ordered_values" (the result's, or `c` itself for "more_latent").
+static Counterexample decodeCounterexample(const json& c, const json& top) {
+  Counterexample cex;
+  cex.entry = c.value("entry", "");
+  cex.replayed = c.value("replayed", false);
+  cex.property = c.value("property", "");
+  cex.violation = c.value("violation", "");
+  cex.finding = c.value("finding", "manifest");
+  cex.manifestGiven = c.value("manifest_given", "");
+  if (c.contains("precondition") && c["precondition"].is_object()) {
+    const json& pc = c["precondition"];
+    cex.preconditionOmitted = pc.value("omitted", size_t(0));
+    if (pc.contains("conditions"))
+      for (const json& x : pc["conditions"]) {
+        PreconditionPart p;
+        p.condition = x.value("condition", "");
+        p.function = x.value("function", "");
+        p.file = x.value("file", "");
+        p.line = x.value("line", 0u);
+        cex.precondition.push_back(std::move(p));
+      }
+  }
+  if (c.contains("assumptions")) cex.assumptions = c["assumptions"].get<std::vector<std::string>>();
+  // what a native run needs (concrete playback): a counterexample found in another
+  // process (a parallel stage's member, a daemon worker) is confirmed by this one
+  if (c.contains("inputs"))
+    for (const json& in : c["inputs"]) {
+      PathInput p;
+      p.function = in.value("function", "");
+      if (in.contains("value") && in["value"].is_string())
+        p.value = cfa::parseValue(in["value"].get<std::string>()).value_or(0);
+      else
+        p.value = in.value("value", uint64_t(0));
+      p.width = in.value("width", 0u);
+      p.isSigned = in.value("signed", false);
+      p.file = in.value("file", "");
+      p.line = in.value("line", 0u);
+      cex.inputs.push_back(std::move(p));
+    }
+  if (c.contains("uncontrolled")) cex.uncontrolled = c["uncontrolled"].get<std::vector<std::string>>();
+  if (top.contains("confirmed_by") && top["confirmed_by"].is_array())
+    cex.confirmedBy = top["confirmed_by"].get<std::vector<std::string>>();
+  cex.nativeNote = top.value("native_check", "");
+  const json* ordered = top.contains("ordered_values") ? &top["ordered_values"] : nullptr;
+  size_t i = 0;
+  for (const json& s : c.at("steps")) {
+    TraceStep t;
+    t.file = s.value("file", "");
+    t.line = s.value("line", 0u);
+    t.column = s.value("column", 0u);
+    t.function = s.value("function", "");
+    t.statement = s.value("statement", "");
+    t.nondet = s.value("nondet", false);
+    if (ordered && i < ordered->size())
+      for (const json& kv : (*ordered)[i]) t.values.emplace_back(kv.at(0).get<std::string>(), kv.at(1).get<std::string>());
+    cex.steps.push_back(std::move(t));
+    ++i;
+  }
+  return cex;
 }
 
 VerificationResult decodeResult(const json& j) {
@@ -44,65 +109,11 @@ VerificationResult decodeResult(const json& j) {
     r.entryLine = f.value("line", 0u);
     r.entryColumn = f.value("column", 0u);
   }
-  if (j.contains("counterexample") && j["counterexample"].is_object()) {
-    const json& c = j["counterexample"];
-    Counterexample cex;
-    cex.entry = c.value("entry", "");
-    cex.replayed = c.value("replayed", false);
-    cex.property = c.value("property", "");
-    cex.violation = c.value("violation", "");
-    cex.finding = c.value("finding", "manifest");
-    if (c.contains("precondition") && c["precondition"].is_object()) {
-      const json& pc = c["precondition"];
-      cex.preconditionOmitted = pc.value("omitted", size_t(0));
-      if (pc.contains("conditions"))
-        for (const json& x : pc["conditions"]) {
-          PreconditionPart p;
-          p.condition = x.value("condition", "");
-          p.function = x.value("function", "");
-          p.file = x.value("file", "");
-          p.line = x.value("line", 0u);
-          cex.precondition.push_back(std::move(p));
-        }
-    }
-    if (c.contains("assumptions")) cex.assumptions = c["assumptions"].get<std::vector<std::string>>();
-    // what a native run needs (concrete playback): a counterexample found in another
-    // process (a parallel stage's member, a daemon worker) is confirmed by this one
-    if (c.contains("inputs"))
-      for (const json& in : c["inputs"]) {
-        PathInput p;
-        p.function = in.value("function", "");
-        if (in.contains("value") && in["value"].is_string())
-          p.value = cfa::parseValue(in["value"].get<std::string>()).value_or(0);
-        else
-          p.value = in.value("value", uint64_t(0));
-        p.width = in.value("width", 0u);
-        p.isSigned = in.value("signed", false);
-        p.file = in.value("file", "");
-        p.line = in.value("line", 0u);
-        cex.inputs.push_back(std::move(p));
-      }
-    if (c.contains("uncontrolled")) cex.uncontrolled = c["uncontrolled"].get<std::vector<std::string>>();
-    if (j.contains("confirmed_by") && j["confirmed_by"].is_array())
-      cex.confirmedBy = j["confirmed_by"].get<std::vector<std::string>>();
-    cex.nativeNote = j.value("native_check", "");
-    const json* ordered = j.contains("ordered_values") ? &j["ordered_values"] : nullptr;
-    size_t i = 0;
-    for (const json& s : c.at("steps")) {
-      TraceStep t;
-      t.file = s.value("file", "");
-      t.line = s.value("line", 0u);
-      t.column = s.value("column", 0u);
-      t.function = s.value("function", "");
-      t.statement = s.value("statement", "");
-      t.nondet = s.value("nondet", false);
-      if (ordered && i < ordered->size())
-        for (const json& kv : (*ordered)[i]) t.values.emplace_back(kv.at(0).get<std::string>(), kv.at(1).get<std::string>());
-      cex.steps.push_back(std::move(t));
-      ++i;
-    }
-    r.counterexample = std::move(cex);
-  }
+  if (j.contains("counterexample") && j["counterexample"].is_object())
+    r.counterexample = decodeCounterexample(j["counterexample"], j);
+  if (j.contains("more_latent") && j["more_latent"].is_array())
+    for (const json& m : j["more_latent"])
+      if (m.is_object()) r.moreLatent.push_back(decodeCounterexample(m, m));
   const json& c = j.at("condition");
   r.condition.kind = c.value("kind", "");
   r.condition.summary = c.value("summary", "");

@@ -46,6 +46,19 @@ bool isLatent(const VerificationResult& r) {
   return r.verdict == Verdict::Unknown && r.counterexample && r.counterexample->finding == "latent";
 }
 
+std::string latentReason(const VerificationResult& r) {
+  if (!r.counterexample || r.counterexample->finding != "latent") return r.reason;
+  std::string s = "latent finding: " + preconditionText(*r.counterexample);
+  for (const Counterexample& m : r.moreLatent) {
+    s += "; latent finding";
+    if (!m.steps.empty()) s += " at " + m.steps.back().file + ":" + std::to_string(m.steps.back().line);
+    s += ": " + preconditionText(m);
+  }
+  size_t rest = r.condition.summary.find("; ");
+  if (rest != std::string::npos) s += r.condition.summary.substr(rest);
+  return s;
+}
+
 bool reachesSameError(const Counterexample& caller, const Counterexample& latent) {
   if (caller.finding != "manifest" || !caller.replayed || caller.steps.empty() || latent.steps.empty()) return false;
   if (caller.entry == latent.entry) return false;
@@ -64,6 +77,47 @@ std::string verdictText(const VerificationResult& r) {
   return verdictName(r.verdict);
 }
 
+// The JSON of one counterexample (toJson's "counterexample", and each of "more_latent").
+static nlohmann::json counterexampleJson(const Counterexample& cex) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const TraceStep& s : cex.steps) {
+    nlohmann::json js;
+    js["file"] = s.file;
+    js["line"] = s.line;
+    js["column"] = s.column;
+    js["function"] = s.function;
+    js["statement"] = s.statement;
+    nlohmann::json vals = nlohmann::json::object();
+    for (const auto& [k, v] : s.values) vals[k] = v;
+    js["values"] = vals;
+    if (s.nondet) js["nondet"] = true;
+    steps.push_back(js);
+  }
+  nlohmann::json c = {{"entry", cex.entry}, {"replayed", cex.replayed}, {"assumptions", cex.assumptions}, {"steps", steps}};
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const PathInput& in : cex.inputs)
+    inputs.push_back({{"function", in.function},
+                      {"value", in.width > 64 ? nlohmann::json(cfa::valueToString(in.value, in.width, false))
+                                              : nlohmann::json(static_cast<uint64_t>(in.value))},
+                      {"width", in.width},
+                      {"signed", in.isSigned}, {"file", in.file}, {"line", in.line}});
+  c["inputs"] = inputs;
+  if (!cex.uncontrolled.empty()) c["uncontrolled"] = cex.uncontrolled;
+  if (!cex.property.empty()) {
+    c["property"] = cex.property;
+    if (!cex.violation.empty()) c["violation"] = cex.violation;
+  }
+  c["finding"] = cex.finding;
+  if (!cex.manifestGiven.empty()) c["manifest_given"] = cex.manifestGiven;
+  if (cex.finding == "latent") {
+    nlohmann::json parts = nlohmann::json::array();
+    for (const PreconditionPart& p : cex.precondition)
+      parts.push_back({{"condition", p.condition}, {"function", p.function}, {"file", p.file}, {"line", p.line}});
+    c["precondition"] = {{"text", preconditionText(cex)}, {"conditions", parts}, {"omitted", cex.preconditionOmitted}};
+  }
+  return c;
+}
+
 nlohmann::json toJson(const VerificationResult& r) {
   nlohmann::json j;
   j["verdict"] = verdictName(r.verdict);
@@ -76,49 +130,22 @@ nlohmann::json toJson(const VerificationResult& r) {
   if (!r.reason.empty()) j["reason"] = r.reason;
   if (!r.warnings.empty()) j["warnings"] = r.warnings;
   if (r.counterexample) {
-    nlohmann::json steps = nlohmann::json::array();
-    for (const TraceStep& s : r.counterexample->steps) {
-      nlohmann::json js;
-      js["file"] = s.file;
-      js["line"] = s.line;
-      js["column"] = s.column;
-      js["function"] = s.function;
-      js["statement"] = s.statement;
-      nlohmann::json vals = nlohmann::json::object();
-      for (const auto& [k, v] : s.values) vals[k] = v;
-      js["values"] = vals;
-      if (s.nondet) js["nondet"] = true;
-      steps.push_back(js);
-    }
     const Counterexample& cex = *r.counterexample;
-    j["counterexample"] = {{"entry", cex.entry}, {"replayed", cex.replayed},
-                           {"assumptions", cex.assumptions}, {"steps", steps}};
-    nlohmann::json inputs = nlohmann::json::array();
-    for (const PathInput& in : cex.inputs)
-      inputs.push_back({{"function", in.function},
-                        {"value", in.width > 64 ? nlohmann::json(cfa::valueToString(in.value, in.width, false))
-                                                : nlohmann::json(static_cast<uint64_t>(in.value))},
-                        {"width", in.width},
-                        {"signed", in.isSigned}, {"file", in.file}, {"line", in.line}});
-    j["counterexample"]["inputs"] = inputs;
-    if (!cex.uncontrolled.empty()) j["counterexample"]["uncontrolled"] = cex.uncontrolled;
-    if (!cex.property.empty()) {
-      j["counterexample"]["property"] = cex.property;
-      if (!cex.violation.empty()) j["counterexample"]["violation"] = cex.violation;
-      if (r.verdict == Verdict::False) j["violated_property"] = cex.property;
-    }
-    j["counterexample"]["finding"] = cex.finding;
-    if (cex.finding == "latent") {
-      nlohmann::json parts = nlohmann::json::array();
-      for (const PreconditionPart& p : cex.precondition)
-        parts.push_back({{"condition", p.condition}, {"function", p.function}, {"file", p.file}, {"line", p.line}});
-      j["counterexample"]["precondition"] = {{"text", preconditionText(cex)}, {"conditions", parts},
-                                             {"omitted", cex.preconditionOmitted}};
-    }
+    j["counterexample"] = counterexampleJson(cex);
+    if (!cex.property.empty() && r.verdict == Verdict::False) j["violated_property"] = cex.property;
     j["confirmed_by"] = cex.confirmedBy;
     if (!cex.nativeNote.empty()) j["native_check"] = cex.nativeNote;
   } else {
     j["counterexample"] = nullptr;
+  }
+  if (!r.moreLatent.empty()) {
+    nlohmann::json more = nlohmann::json::array();
+    for (const Counterexample& m : r.moreLatent) {
+      nlohmann::json c = counterexampleJson(m);
+      c["confirmed_by"] = m.confirmedBy;
+      more.push_back(std::move(c));
+    }
+    j["more_latent"] = std::move(more);
   }
   nlohmann::json c;
   c["kind"] = r.condition.kind;
@@ -186,6 +213,8 @@ std::string toText(const VerificationResult& r) {
       o << "violates: " << cex.violation << "\n";
     if (cex.finding == "latent")
       o << "latent: " << preconditionText(cex) << "\n";
+    else if (!cex.manifestGiven.empty())
+      o << "manifest: " << cex.manifestGiven << "\n";
     else if (!r.entryName.empty() && cex.entry != r.entryName)
       o << "manifest: the path comes from the caller '" << cex.entry << "' and passes through '" << r.entryName
         << "'\n";
@@ -207,6 +236,13 @@ std::string toText(const VerificationResult& r) {
     if (cex.confirmedBy.empty()) o << "nothing";
     if (!cex.nativeNote.empty()) o << " (native run: " << cex.nativeNote << ")";
     o << "\n";
+  }
+  // further latent findings: where, when, and the path's length (JSON "more_latent" has the paths)
+  for (const Counterexample& m : r.moreLatent) {
+    o << "latent finding";
+    if (!m.steps.empty())
+      o << " at " << m.steps.back().file << ":" << m.steps.back().line << " (" << m.steps.back().statement << ")";
+    o << ": " << preconditionText(m) << " (" << m.steps.size() << " steps" << (m.replayed ? ", replayed" : "") << ")\n";
   }
   if (!r.condition.summary.empty()) o << "condition: " << r.condition.summary << "\n";
   if (!r.reason.empty()) o << "reason: " << r.reason << "\n";

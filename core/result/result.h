@@ -91,6 +91,9 @@ struct Counterexample {
   // another entry (a caller) that reaches the same error through the function makes a
   // latent finding manifest: `entry` then names that caller.
   std::string finding = "manifest";
+  // A manifest finding met after latent ones (engine continueAfterLatent) whose path's only
+  // input decisions pass their checks: why it is manifest all the same; "" otherwise.
+  std::string manifestGiven;
   std::vector<PreconditionPart> precondition;
   size_t preconditionOmitted = 0;
 };
@@ -174,10 +177,21 @@ struct VerificationResult {
   // (cfa::Program::notes: contract clauses outside the supported subset, contracts Clang
   // rejected), "f.c:3: warning: ...". JSON "warnings", text "warning:" lines.
   std::vector<std::string> warnings;
+  // Further latent findings (issue 29 item 4: "a function with only latent findings is
+  // unknown listing them"): after a latent `counterexample`, the run goes on with that
+  // error location cut (engine/verify.cpp, continueAfterLatent) and lists here each
+  // latent finding it meets at another error location, in the order found, each with its
+  // own path and precondition. The condition then says what the run verified of every
+  // other check. Empty otherwise.
+  std::vector<Counterexample> moreLatent;
 };
 
 // A latent finding: an unknown verdict that carries its (latent) counterexample.
 bool isLatent(const VerificationResult& r);
+// The reason of a latent result: "latent finding: fails if on entry: ..." for each of its
+// findings ("; " between them, the further ones naming their place), then what the rest of
+// the run verified (the condition's summary after its first "; ", when there is one).
+std::string latentReason(const VerificationResult& r);
 
 // "false(no-overflow)" for a violated property other than reachability, else the
 // verdict's name ("true", "false", "unknown").

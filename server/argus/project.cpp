@@ -158,9 +158,14 @@ void promoteLatent(std::vector<Job>& work) {
     if (f.verdict != "latent" || !f.result || !f.result->counterexample) continue;
     for (const Job& g : work) {
       if (&g == &f || g.verdict != "counterexample" || !g.result || !g.result->counterexample) continue;
-      if (!result::reachesSameError(*g.result->counterexample, *f.result->counterexample)) continue;
+      // any of f's latent findings (the first, or one found after it)
+      const result::Counterexample* hit = nullptr;
+      if (result::reachesSameError(*g.result->counterexample, *f.result->counterexample)) hit = &*f.result->counterexample;
+      for (const result::Counterexample& m : f.result->moreLatent)
+        if (!hit && result::reachesSameError(*g.result->counterexample, m)) hit = &m;
+      if (!hit) continue;
       result::VerificationResult r = *f.result;
-      std::string pre = result::preconditionText(*r.counterexample);
+      std::string pre = result::preconditionText(*hit);
       r.verdict = result::Verdict::False;
       r.counterexample = g.result->counterexample;
       r.reason.clear();
@@ -635,6 +640,19 @@ int runProject(const std::vector<std::string>& args) {
         o["counterexample_steps"] = cex.steps.size();
         o["finding"] = cex.finding;
         if (cex.finding == "latent") o["precondition"] = result::toJson(*j.result)["counterexample"]["precondition"];
+        // further latent findings (the run went on after the first, issue 29 item 4)
+        if (!j.result->moreLatent.empty()) {
+          json more = json::array();
+          for (const result::Counterexample& m : j.result->moreLatent) {
+            json e{{"precondition", result::preconditionText(m)}, {"steps", m.steps.size()}};
+            if (!m.steps.empty())
+              e["at"] = {{"function", m.steps.back().function}, {"file", m.steps.back().file},
+                         {"line", m.steps.back().line}, {"statement", m.steps.back().statement}};
+            more.push_back(std::move(e));
+          }
+          o["more_latent"] = std::move(more);
+        }
+        if (j.result->condition.kind == "latent") o["condition"] = j.result->condition.summary;
         if (!j.result->entryName.empty() && cex.entry != j.result->entryName) o["via_caller"] = cex.entry;
       }
       if (j.result && j.result->condition.bound) o["bound"] = *j.result->condition.bound;

@@ -906,6 +906,20 @@ void LspSession::onSnapshot(const std::string& uri, const DocumentSnapshot& snap
       diag(simpleRange(f.range.line, f.range.column, f.name.size()), protocol::DiagnosticSeverity::Warning,
            "argus: could not verify '" + f.name + "': " + why, json::array(), json{{"function", f.name}, {"state", "error"}});
     }
+    // further latent findings (the run went on after the first): Information each, at its
+    // error, with its own path
+    if (f.result && (f.state == FunctionState::Conditional || f.state == FunctionState::Violated))
+      for (const result::Counterexample& m : f.result->moreLatent) {
+        if (m.steps.empty()) continue;
+        const result::TraceStep& last = m.steps.back();
+        std::string msg = "argus: latent finding in '" + f.name + "': " + last.statement + " is reachable when '" +
+                          f.name + "' " + result::preconditionText(m) + " (no caller passes such inputs; counterexample with " +
+                          std::to_string(m.steps.size()) + " steps, " + f.algorithm + ")";
+        const std::string prop = m.property.empty() ? "unreach-call" : m.property;
+        diag(simpleRange(last.line, last.column, last.statement.size()), protocol::DiagnosticSeverity::Information, msg,
+             pathOf(m.steps), json{{"function", f.name}, {"state", "latent"}, {"property", prop}});
+        target->back()["code"] = "argus." + prop;
+      }
   }
   bool diagsChanged = snap.full;
   json diags;

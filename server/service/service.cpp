@@ -165,7 +165,10 @@ void promoteLatent(std::vector<FunctionStatus>& fns) {
     if (f.state != FunctionState::Conditional || !f.result || !result::isLatent(*f.result)) continue;
     for (const FunctionStatus& g : fns) {
       if (&g == &f || g.state != FunctionState::Violated || !g.result || !g.result->counterexample) continue;
-      if (!result::reachesSameError(*g.result->counterexample, *f.result->counterexample)) continue;
+      bool hit = result::reachesSameError(*g.result->counterexample, *f.result->counterexample);
+      for (const result::Counterexample& m : f.result->moreLatent)
+        hit = hit || result::reachesSameError(*g.result->counterexample, m);
+      if (!hit) continue;
       result::VerificationResult r = *f.result;
       r.verdict = result::Verdict::False;
       r.counterexample = g.result->counterexample;
@@ -216,36 +219,47 @@ FunctionState stateOf(const result::VerificationResult& r) {
 // Error-path lines become relative to the start of the function they are in, and the
 // document's own file name is abstracted (keys do not include it: the same code under
 // another name shares results).
+// The counterexample objects of an encoded result: "counterexample" and each of
+// "more_latent" (further latent findings).
+std::vector<json*> counterexampleObjects(json& j) {
+  std::vector<json*> out;
+  if (j.contains("counterexample") && j["counterexample"].is_object()) out.push_back(&j["counterexample"]);
+  if (j.contains("more_latent") && j["more_latent"].is_array())
+    for (json& m : j["more_latent"])
+      if (m.is_object()) out.push_back(&m);
+  return out;
+}
+
 std::string relativize(const result::VerificationResult& r, const std::map<std::string, uint32_t>& start,
                        const std::string& file) {
   json j = result::encodeResult(r);
-  if (j.contains("counterexample") && j["counterexample"].is_object())
-    for (json& s : j["counterexample"]["steps"]) {
-      if (s.value("file", "") == file) {
-        s["file"] = "";
-        s["docFile"] = true;
+  const std::string base = std::filesystem::path(file).filename().string();
+  for (json* c : counterexampleObjects(j)) {
+    if (c->contains("steps"))
+      for (json& s : (*c)["steps"]) {
+        if (s.value("file", "") == file) {
+          s["file"] = "";
+          s["docFile"] = true;
+        }
+        auto it = start.find(s.value("function", ""));
+        if (it == start.end()) continue;
+        s["line"] = static_cast<int64_t>(s.value("line", 0u)) - int64_t(it->second);
+        s["rel"] = true;
       }
-      auto it = start.find(s.value("function", ""));
-      if (it == start.end()) continue;
-      s["line"] = static_cast<int64_t>(s.value("line", 0u)) - int64_t(it->second);
-      s["rel"] = true;
-    }
-  // a latent finding's precondition (base names of files), the same way; its text (in the
-  // reason) is rebuilt by absolutize
-  if (j.contains("counterexample") && j["counterexample"].is_object() &&
-      j["counterexample"].contains("precondition")) {
-    std::string base = std::filesystem::path(file).filename().string();
-    for (json& c : j["counterexample"]["precondition"]["conditions"]) {
-      if (c.value("file", "") == base) {
-        c["file"] = "";
-        c["docFile"] = true;
+    // a latent finding's precondition (base names of files), the same way; its text (in the
+    // reason) is rebuilt by absolutize
+    if (!c->contains("precondition") || !(*c)["precondition"].contains("conditions")) continue;
+    for (json& x : (*c)["precondition"]["conditions"]) {
+      if (x.value("file", "") == base) {
+        x["file"] = "";
+        x["docFile"] = true;
       }
-      auto it = start.find(c.value("function", ""));
+      auto it = start.find(x.value("function", ""));
       if (it == start.end()) continue;
-      c["line"] = static_cast<int64_t>(c.value("line", 0u)) - int64_t(it->second);
-      c["rel"] = true;
+      x["line"] = static_cast<int64_t>(x.value("line", 0u)) - int64_t(it->second);
+      x["rel"] = true;
     }
-    j["reason"] = "latent finding";
+    if (result::isLatent(r)) j["reason"] = "latent finding";
   }
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -253,28 +267,28 @@ std::string relativize(const result::VerificationResult& r, const std::map<std::
 result::VerificationResult absolutize(const std::string& stored, const std::map<std::string, uint32_t>& start,
                                       const std::string& file) {
   json j = json::parse(stored);
-  if (j.contains("counterexample") && j["counterexample"].is_object())
-    for (json& s : j["counterexample"]["steps"]) {
-      if (s.value("docFile", false)) s["file"] = file;
-      if (!s.value("rel", false)) continue;
-      auto it = start.find(s.value("function", ""));
-      int64_t base = it == start.end() ? 0 : it->second;
-      s["line"] = static_cast<uint32_t>(std::max<int64_t>(0, s["line"].get<int64_t>() + base));
-    }
   bool latent = false;
-  if (j.contains("counterexample") && j["counterexample"].is_object() &&
-      j["counterexample"].contains("precondition")) {
+  for (json* c : counterexampleObjects(j)) {
+    if (c->contains("steps"))
+      for (json& s : (*c)["steps"]) {
+        if (s.value("docFile", false)) s["file"] = file;
+        if (!s.value("rel", false)) continue;
+        auto it = start.find(s.value("function", ""));
+        int64_t base = it == start.end() ? 0 : it->second;
+        s["line"] = static_cast<uint32_t>(std::max<int64_t>(0, s["line"].get<int64_t>() + base));
+      }
+    if (!c->contains("precondition") || !(*c)["precondition"].contains("conditions")) continue;
     latent = true;
-    for (json& c : j["counterexample"]["precondition"]["conditions"]) {
-      if (c.value("docFile", false)) c["file"] = std::filesystem::path(file).filename().string();
-      if (!c.value("rel", false)) continue;
-      auto it = start.find(c.value("function", ""));
+    for (json& x : (*c)["precondition"]["conditions"]) {
+      if (x.value("docFile", false)) x["file"] = std::filesystem::path(file).filename().string();
+      if (!x.value("rel", false)) continue;
+      auto it = start.find(x.value("function", ""));
       int64_t base = it == start.end() ? 0 : it->second;
-      c["line"] = static_cast<uint32_t>(std::max<int64_t>(0, c["line"].get<int64_t>() + base));
+      x["line"] = static_cast<uint32_t>(std::max<int64_t>(0, x["line"].get<int64_t>() + base));
     }
   }
   result::VerificationResult r = result::decodeResult(j);
-  if (latent && result::isLatent(r)) r.reason = "latent finding: " + result::preconditionText(*r.counterexample);
+  if (latent && result::isLatent(r)) r.reason = result::latentReason(r);
   return r;
 }
 

@@ -185,9 +185,42 @@ std::string simplifyNegation(const std::string& t) {
   return trim(in.substr(0, opAt)) + " " + neg.at(op) + " " + trim(in.substr(opAt + opLen));
 }
 
+// Whether the other branch of the decision `e` (an Assume) fails a check the run cut
+// (cfa::Edge::cutError: a latent finding's check, engine continueAfterLatent): its sibling,
+// the same condition in the other direction, leads through Blank edges only to that cut
+// Error edge.
+bool otherBranchFailsACutCheck(const cfa::Function& f, const cfa::Edge& e) {
+  if (e.kind != cfa::EdgeKind::Assume || e.from >= f.locs.size()) return false;
+  for (uint32_t oi : f.locs[e.from].out) {
+    const cfa::Edge& o = f.edges[oi];
+    if (&o == &e || o.kind != cfa::EdgeKind::Assume || o.positive == e.positive || o.cond != e.cond) continue;
+    cfa::LocId at = o.to;
+    for (int k = 0; k < 16 && at < f.locs.size() && f.locs[at].out.size() == 1; ++k) {
+      const cfa::Edge& n = f.edges[f.locs[at].out[0]];
+      if (n.kind == cfa::EdgeKind::Abort && n.cutError) return true;
+      if (n.kind != cfa::EdgeKind::Blank) break;
+      at = n.to;
+    }
+  }
+  return false;
+}
+
 // The latent finding's precondition: the input decisions in path order, deduplicated.
+// When every input decision of the path only passes a check the run cut (a latent finding
+// found before, engine continueAfterLatent), the finding is manifest: an input either
+// fails one of those checks (the other branch) or follows this path to this error.
 void addPrecondition(const cfa::Program& prog, const result::ReplayResult& run, result::Counterexample& cex) {
   if (!run.inputsTracked || run.inputDecisions.empty()) return;
+  size_t passes = 0;
+  for (const result::InputDecision& d : run.inputDecisions)
+    if (d.func < prog.functions.size() && d.edge < prog.functions[d.func].edges.size() &&
+        otherBranchFailsACutCheck(prog.functions[d.func], prog.functions[d.func].edges[d.edge]))
+      ++passes;
+  if (passes == run.inputDecisions.size()) {
+    cex.manifestGiven = std::string(passes == 1 ? "the path's only input decision passes" : "every input decision on the path passes") +
+                        " the check of a latent finding: each input fails that check or reaches this error";
+    return;
+  }
   cex.finding = "latent";
   std::set<std::tuple<std::string, std::string, uint32_t>> seen;
   for (const result::InputDecision& d : run.inputDecisions) {

@@ -253,3 +253,132 @@ TEST(Latent, APreconditionFromAMacroArgumentIsItsWrittenText) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 29 item 4, "unknown listing them": after a latent finding the run goes on with that
+// check cut (VerifyRequest::continueAfterLatent) and lists each further latent finding;
+// the condition says what it verified of every other check.
+TEST(Latent, TheRunGoesOnAfterALatentFindingAndListsTheNext) {
+  const std::string code =
+      "int table[10];\n"
+      "int f(int op, int n) {\n"
+      "  if (!(op >= 0 && op < 10)) reach_error();\n"
+      "  int s = table[op];\n"
+      "  if (n == 7) reach_error();\n"
+      "  if (s > 5 && s < 2) reach_error();\n"  // never: the rest is proved
+      "  return s;\n"
+      "}\n";
+  const uint32_t second = lineOf(code, "if (n == 7)");
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      auto o = run(code, "f", dm, alg);
+      const result::VerificationResult& r = o.result;
+      ASSERT_EQ(r.verdict, Verdict::Unknown) << name(dm, alg) << ": " << r.reason;
+      ASSERT_TRUE(result::isLatent(r)) << name(dm, alg);
+      ASSERT_EQ(r.moreLatent.size(), 1u) << name(dm, alg) << ": " << r.reason;
+      // the two findings are the two checks, in either order, each with its own precondition
+      const result::Counterexample* atN = r.moreLatent[0].steps.back().line == second ? &r.moreLatent[0]
+                                          : r.counterexample->steps.back().line == second ? &*r.counterexample
+                                                                                         : nullptr;
+      ASSERT_NE(atN, nullptr) << name(dm, alg) << ": " << r.reason;
+      EXPECT_EQ(atN->finding, "latent");
+      EXPECT_TRUE(atN->replayed);
+      EXPECT_NE(result::preconditionText(*atN).find("n == 7 (test.c:" + std::to_string(second) + ")"), std::string::npos)
+          << result::preconditionText(*atN);
+      EXPECT_NE(r.condition.summary.find("2 errors are reachable"), std::string::npos) << r.condition.summary;
+      EXPECT_NE(r.condition.summary.find("every other check proved"), std::string::npos) << r.condition.summary;
+      EXPECT_NE(r.reason.find("; latent finding at test.c:"), std::string::npos) << r.reason;
+      EXPECT_EQ(r.stats.extra.at("latent_findings"), 2);
+      // JSON lists it, the codec keeps it with its path
+      nlohmann::json j = result::toJson(r);
+      ASSERT_EQ(j["more_latent"].size(), 1u);
+      EXPECT_EQ(j["more_latent"][0]["finding"], "latent");
+      result::VerificationResult back = result::decodeResult(result::encodeResult(r));
+      ASSERT_EQ(back.moreLatent.size(), 1u);
+      EXPECT_EQ(back.moreLatent[0].steps.size(), r.moreLatent[0].steps.size());
+      EXPECT_EQ(result::preconditionText(back.moreLatent[0]), result::preconditionText(r.moreLatent[0]));
+      EXPECT_EQ(result::toJson(back), j);
+      EXPECT_NE(result::toText(r).find("\nlatent finding at test.c:"), std::string::npos) << result::toText(r);
+    }
+}
+
+// An error every input reaches once the function's latent checks hold is manifest: the
+// path's only input decision passes a latent finding's check (its other branch fails that
+// check). The run may meet either first: the check (then the error's path passes a check
+// already cut), or the error, latent on `op >= 0` until the check is found and the error
+// is verified again with the check cut.
+TEST(Latent, AnErrorBehindALatentCheckIsManifest) {
+  const std::string code =
+      "int f(int op) {\n"
+      "  if (op < 0) reach_error();\n"
+      "  int k = 3;\n"
+      "  if (k == 3) reach_error();\n"
+      "  return op;\n"
+      "}\n";
+  const uint32_t bugLine = lineOf(code, "if (k == 3)");
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      auto o = run(code, "f", dm, alg);
+      const result::VerificationResult& r = o.result;
+      ASSERT_EQ(r.verdict, Verdict::False) << name(dm, alg) << ": " << r.reason;
+      ASSERT_TRUE(r.counterexample && r.counterexample->replayed);
+      EXPECT_EQ(r.counterexample->finding, "manifest");
+      EXPECT_EQ(r.counterexample->steps.back().line, bugLine);
+      EXPECT_NE(r.counterexample->manifestGiven.find("passes the check of a latent finding"), std::string::npos);
+      ASSERT_EQ(r.moreLatent.size(), 1u) << name(dm, alg);  // `op < 0` stays listed
+      EXPECT_NE(result::preconditionText(r.moreLatent[0]).find("op < 0"), std::string::npos);
+      EXPECT_EQ(result::toJson(r)["counterexample"]["manifest_given"], r.counterexample->manifestGiven);
+    }
+}
+
+// The same error behind a branch that is not a check stays latent: an input with op < 0
+// fails nothing.
+TEST(Latent, AnErrorBehindAPlainBranchStaysLatent) {
+  const std::string code =
+      "int f(int op) {\n"
+      "  if (op >= 0) { int k = 3; if (k == 3) reach_error(); }\n"
+      "  return op;\n"
+      "}\n";
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      auto o = run(code, "f", dm, alg);
+      ASSERT_EQ(o.result.verdict, Verdict::Unknown) << name(dm, alg) << ": " << o.result.reason;
+      EXPECT_TRUE(result::isLatent(o.result));
+    }
+}
+
+// ... but not when the later error also needs an input decision of its own.
+TEST(Latent, AnErrorThatNeedsItsOwnInputStaysLatent) {
+  const std::string code =
+      "int f(int op, int n) {\n"
+      "  if (op < 0) reach_error();\n"
+      "  if (n > op) reach_error();\n"
+      "  return op;\n"
+      "}\n";
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      auto o = run(code, "f", dm, alg);
+      ASSERT_EQ(o.result.verdict, Verdict::Unknown) << name(dm, alg) << ": " << o.result.reason;
+      EXPECT_TRUE(result::isLatent(o.result));
+      EXPECT_EQ(o.result.moreLatent.size(), 1u) << o.result.reason;
+    }
+}
+
+// Without a time limit or a bound the run stops at the first latent finding, as before.
+TEST(Latent, NoContinuationWithoutALimit) {
+  engine::VerifyRequest req = argus::testing::snippetRequest(
+      "int f(int op, int n) { if (op < 0) reach_error(); if (n == 7) reach_error(); return op; }\n",
+      engine::Algorithm::Bmc, smt::SolverKind::Z3, 0);
+  req.function = "f";
+  auto o = engine::verify(req);
+  ASSERT_TRUE(result::isLatent(o.result)) << o.result.reason;
+  EXPECT_TRUE(o.result.moreLatent.empty());
+  req.continueAfterLatent = false;
+  req.timeoutS = 30;
+  o = engine::verify(req);
+  ASSERT_TRUE(result::isLatent(o.result)) << o.result.reason;
+  EXPECT_TRUE(o.result.moreLatent.empty());
+}
+
+}  // namespace
