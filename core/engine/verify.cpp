@@ -1263,8 +1263,15 @@ static void continueAfterLatent(const cfa::Program& parsed, const VerifyRequest&
   std::vector<VerifyRequest::ErrorSite> cut{siteOf(*out.result.counterexample)};
   std::optional<result::VerificationResult> rest;
   size_t runs = 0;
+  // What is left of the run's time, less a margin: a continuation that overruns (a solver
+  // ignoring its limit, stopped at its stage's deadline + 1.5 s) must not cost the findings
+  // already made (argus project and argusd kill a worker some seconds past its limit).
+  auto timeLeft = [&] {
+    double left = req.timeoutS - secondsSince(wall0);
+    return left - std::min(2.0, 0.25 * left);
+  };
   while (1 + out.result.moreLatent.size() < kMaxLatentFindings) {
-    double left = req.timeoutS > 0 ? req.timeoutS - secondsSince(wall0) : 0;
+    double left = req.timeoutS > 0 ? timeLeft() : 0;
     if (req.timeoutS > 0 && left < 0.5) break;
     VerifyRequest cr = req;
     cr.checkCallers = false;
@@ -1311,7 +1318,7 @@ static void continueAfterLatent(const cfa::Program& parsed, const VerifyRequest&
         onlyPasses = onlyPasses && atCheck;
       }
       if (!onlyPasses) continue;
-      double left = req.timeoutS > 0 ? req.timeoutS - secondsSince(wall0) : 0;
+      double left = req.timeoutS > 0 ? timeLeft() : 0;
       if (req.timeoutS > 0 && left < 0.5) break;
       VerifyRequest cr = req;
       cr.checkCallers = false;

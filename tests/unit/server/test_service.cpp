@@ -185,6 +185,51 @@ int main(void) { return check(14) + lonely(3); }
   EXPECT_EQ(c.result->counterexample->steps.back().line, 7u);
 }
 
+// The run goes on after a latent finding (engine continueAfterLatent): the editor gets every
+// latent finding of the function, and the stored result brings them back, lines moved with
+// the function, after a restart with lines inserted above.
+TEST(Service, EveryLatentFindingIsKeptAndRestoredWithItsLines) {
+  test::TempDir dir;
+  std::string store = (dir.path / "s.sqlite").string();
+  const std::string body = R"(int two(int a, int b) {
+  if (a < 0) reach_error();
+  if (b == 7) reach_error();
+  return a;
+}
+)";
+  const std::string head = "extern void reach_error(void);\n";
+  auto lines = [](const FunctionStatus& f) {
+    std::set<uint32_t> out;
+    if (!f.result || !f.result->counterexample) return out;
+    out.insert(f.result->counterexample->steps.back().line);
+    for (const result::Counterexample& m : f.result->moreLatent) out.insert(m.steps.back().line);
+    return out;
+  };
+  {
+    Service svc(options(store));
+    Watch w;
+    svc.open("d", "t.c", head + body, 1, {}, quickConfig(), w.cb());
+    ASSERT_TRUE(waitFor([&] { return w.settled(1); }, 120));
+    FunctionStatus f = w.fn("two");
+    ASSERT_EQ(f.state, FunctionState::Conditional);
+    ASSERT_TRUE(f.result && result::isLatent(*f.result)) << (f.result ? f.result->reason : "");
+    EXPECT_EQ(f.result->moreLatent.size(), 1u) << f.result->reason;
+    EXPECT_EQ(lines(f), (std::set<uint32_t>{3, 4}));
+  }
+  Service svc(options(store));
+  Watch w;
+  svc.open("d", "t.c", head + "\n\n" + body, 1, {}, quickConfig(), w.cb());
+  ASSERT_TRUE(waitFor([&] { return w.settled(1); }, 60));
+  FunctionStatus f = w.fn("two");
+  EXPECT_EQ(f.runs, 0u);  // from the store
+  ASSERT_TRUE(f.result && result::isLatent(*f.result));
+  ASSERT_EQ(f.result->moreLatent.size(), 1u);
+  EXPECT_EQ(lines(f), (std::set<uint32_t>{5, 6}));
+  EXPECT_NE(f.result->reason.find("; latent finding at "), std::string::npos) << f.result->reason;
+  EXPECT_EQ(f.result->moreLatent[0].precondition.front().line + 0u,
+            f.result->moreLatent[0].steps.back().line == 5 ? 5u : 6u);
+}
+
 // Snapshots are coalesced: the first of a version lists every function as changed,
 // later ones only the functions whose state changed since the previous one, and there
 // are far fewer snapshots than state changes.

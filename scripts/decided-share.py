@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Issue 29's figures from `argus project --format json` output.
+
+usage: decided-share.py PROJECT.json [--list-latent N] [--list-manifest N]
+
+Decided (the issue's definition): verified, a manifest counterexample, or a condition
+covering every loop up to a bound >= 2 (no call-depth cut). Latent findings are counted
+apart, split by what the run verified of every other check after them.
+"""
+import json
+import re
+import sys
+
+
+def main():
+    args = sys.argv[1:]
+    if not args:
+        sys.exit(__doc__)
+    path = args[0]
+    n_latent = int(args[args.index("--list-latent") + 1]) if "--list-latent" in args else 0
+    n_manifest = int(args[args.index("--list-manifest") + 1]) if "--list-manifest" in args else 0
+    d = json.load(open(path))
+    fs = d["functions"]
+    cat = {}
+    latent_rest = {"proved": 0, "bound>=2": 0, "bound 1": 0, "nothing": 0}
+    n_latent_findings = 0
+    at_once = [f for f in fs if not f.get("worker") and not f.get("from_store") and f["verdict"] == "verified"]
+    for f in fs:
+        v = f["verdict"]
+        detail = f.get("detail", "") or ""
+        cond = f.get("condition", "") or ""
+        if v == "conditional":
+            b = f.get("bound", 0)
+            k = "conditional bound>=2" if b >= 2 and "calls nested" not in detail else "conditional bound<2 or depth cut"
+        elif v == "unknown":
+            k = "unknown: " + (f.get("reason") or "other")
+        else:
+            k = v
+        cat[k] = cat.get(k, 0) + 1
+        if v == "latent":
+            n_latent_findings += 1 + len(f.get("more_latent", []))
+            if "every other check proved" in cond:
+                latent_rest["proved"] += 1
+            elif f.get("bound", 0) >= 2 and "calls nested" not in cond:
+                latent_rest["bound>=2"] += 1
+            elif f.get("bound", 0) >= 1:
+                latent_rest["bound 1"] += 1
+            else:
+                latent_rest["nothing"] += 1
+    total = len(fs)
+    decided = cat.get("verified", 0) + cat.get("counterexample", 0) + cat.get("conditional bound>=2", 0)
+    print(f"{path}: {total} functions, wall {(d.get('time_s') or {}).get('total', 0) if isinstance(d.get('time_s'), dict) else d.get('time_s', 0):.0f} s")
+    for k in sorted(cat):
+        print(f"  {k:40s} {cat[k]:5d}  {100.0 * cat[k] / total:5.1f} %")
+    print(f"  decided (verified + manifest false + bound>=2 on every loop): {decided} = {100.0 * decided / total:.1f} %")
+    nl = cat.get("latent", 0)
+    print(f"  latent functions {nl}, latent findings {n_latent_findings}; every other check after them: {latent_rest}")
+    extra = latent_rest["proved"] + latent_rest["bound>=2"]
+    print(f"  decided counting latent functions whose other checks are proved or bound>=2: "
+          f"{decided + extra} = {100.0 * (decided + extra) / total:.1f} %")
+    ao = d.get("answered_at_once", {})
+    print(f"  answered at once (nothing to check): {ao}")
+    if at_once:
+        slow = max(at_once, key=lambda f: f.get("engine_time_s", f.get("time_s", 0)))
+        print(f"  slowest at once: {slow['name']} {slow.get('time_s'):.4f} s wall")
+    if n_manifest:
+        print("manifest counterexamples:")
+        for f in [f for f in fs if f["verdict"] == "counterexample"][:n_manifest]:
+            print(f"  {f['name']} ({f['file']}:{f['line']}): {f.get('detail')}")
+    if n_latent:
+        print("latent findings:")
+        for f in [f for f in fs if f["verdict"] == "latent"][:n_latent]:
+            print(f"  {f['name']} ({f['file']}:{f['line']}): {f.get('detail')}"
+                  + (f" [+{len(f['more_latent'])} more]" if f.get("more_latent") else ""))
+
+
+if __name__ == "__main__":
+    main()
