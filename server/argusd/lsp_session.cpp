@@ -331,6 +331,16 @@ std::string boundText(const result::Condition& c) {
 std::string lensTitle(const FunctionStatus& f) {
   auto conditional = [&]() -> std::string {
     const auto& r = *f.result;
+    if (result::isLatent(r)) {
+      // the first finding's precondition, how many more, and what every other check got
+      std::string t = "unknown: latent finding: " + result::preconditionText(*r.counterexample);
+      if (!r.moreLatent.empty()) t += " (and " + std::to_string(r.moreLatent.size()) + " more latent)";
+      if (r.condition.summary.find("every other check proved") != std::string::npos)
+        t += "; every other check proved";
+      else if (r.condition.bound)
+        t += "; every other check " + boundText(r.condition);
+      return t;
+    }
     if (r.condition.bound) return boundText(r.condition);
     // conditional model checking: the summary names what was left out
     if (r.condition.summary.rfind("verified except", 0) == 0) return "unknown: " + r.condition.summary;

@@ -159,6 +159,9 @@ export interface ConditionInfo {
 
 export function conditionText(c: ConditionInfo | null | undefined): string | undefined {
   if (!c) return undefined;
+  // latent findings: the summary says how many, and what every other check got (its bound
+  // is that of the other checks, not a verification of the whole function)
+  if (c.kind === 'latent') return c.summary || (c.reason ? `unknown: ${c.reason}` : undefined);
   if (typeof c.bound === 'number') return `verified for loops unrolled ≤ ${c.bound} times`;
   if (c.summary && c.summary.startsWith('verified except')) return c.summary;
   if (c.excluded && c.excluded.length) return `verified except ${c.excluded.join('; ')}`;

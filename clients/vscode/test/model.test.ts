@@ -70,6 +70,9 @@ test('state labels and conditions read as in the status view', () => {
   assert.equal(conditionText({ kind: 'cmc', summary: 'verified except the loop at f.c:12 beyond 4 iterations' }), 'verified except the loop at f.c:12 beyond 4 iterations');
   assert.equal(conditionText({ excluded: ['loop at f.c:12'] }), 'verified except loop at f.c:12');
   assert.equal(conditionText(null), undefined);
+  // latent findings: never shown as a bound of the whole function
+  const latent = "2 errors are reachable when the entry's inputs satisfy preconditions; every other check verified for loops unrolled <= 1 times";
+  assert.equal(conditionText({ kind: 'latent', bound: 1, summary: latent }), latent);
   assert.equal(describe(fn('g', 1, 'conditional', { final: false }), undefined, 'verified for loops unrolled ≤ 3 times'),
     'verified for loops unrolled ≤ 3 times — deeper check pending');
   assert.equal(describe(fn('g', 1, 'violated', { algorithm: 'ibmc' })), 'counterexample (ibmc)');
