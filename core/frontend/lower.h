@@ -104,6 +104,21 @@ public:
   const clang::Type* fnTypeClass(const clang::Type* t);
   void joinFnTypes(clang::QualType a, clang::QualType b);  // pre-pass: a cast from a to b
   bool mayCallThrough(const clang::FunctionDecl* def, clang::QualType calleeFnType, unsigned nargs);
+  // Function-pointer fields (issue 29 item 2, "refined by a points-to analysis where it is
+  // cheap"; field-based, per translation unit): for a field of a struct, the functions the
+  // unit stores in it (initialisers, assignments of a function, of null, or of the same
+  // field of another object). A field written any other way (from a variable, a call, a
+  // cast of something else; its address taken; its struct a memcpy/memmove destination or
+  // a union) is *open*: calls through it dispatch by type only. A call through a closed
+  // field dispatches to its functions only; a pointer holding anything else takes the
+  // dispatch's "unknown function" branch (unsupported), so a function left out is never
+  // a wrong verdict.
+  std::map<const clang::FieldDecl*, std::set<const clang::FunctionDecl*>> fieldFuncs;
+  std::set<const clang::FieldDecl*> openFields;
+  std::set<const clang::Decl*> openRecords;  // every function-pointer field open
+  void storeInField(const clang::FieldDecl* f, const clang::Expr* value);
+  // The closed field a call's callee reads (`s.f(...)`, `p->f(...)`), or nullptr.
+  const clang::FieldDecl* closedCalleeField(const clang::CallExpr* ce) const;
   std::set<const clang::DeclRefExpr*> directCallees;                // pre-pass only
   std::unordered_set<std::string> varNames;  // names of prog.vars[0, namedVars) (varFor)
   size_t namedVars = 0;

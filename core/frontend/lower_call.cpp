@@ -59,9 +59,18 @@ ExprPtr Lowerer::call(const CallExpr* ce) {
       noProto = pt->getPointeeType()->getAs<FunctionNoProtoType>() != nullptr;
     cfa::VarId tmp = newTemp(rw, isScalar(rt) && isSignedT(rt));
     cfa::LocId after = newLoc();
+    // through a closed function-pointer field: only the functions stored in it
+    const FieldDecl* field = closedCalleeField(ce);
+    const std::set<const FunctionDecl*>* stored = nullptr;
+    static const std::set<const FunctionDecl*> kNone;
+    if (field) {
+      auto it = fieldFuncs.find(field);
+      stored = it == fieldFuncs.end() ? &kNone : &it->second;
+    }
     dispatchOverFunctions(
         fp,
         [&](const FunctionDecl* def) {
+          if (stored && !stored->count(def->getCanonicalDecl())) return false;
           return noProto || mayCallThrough(def, ce->getCallee()->getType()->getPointeeType(), ce->getNumArgs());
         },
         [&](const FunctionDecl* def, cfa::FuncId) {
@@ -867,6 +876,50 @@ bool Lowerer::mayCallThrough(const FunctionDecl* def, QualType calleeFnType, uns
   if (calleeFnType.isNull() || !calleeFnType->isFunctionType()) return true;
   if (ctx.typesAreCompatible(def->getType(), calleeFnType)) return true;
   return fnTypeClass(fnTypeKey(def->getType())) == fnTypeClass(fnTypeKey(calleeFnType));
+}
+
+// Lowerer::fieldFuncs: a store of `value` in field `f`.
+void Lowerer::storeInField(const FieldDecl* f, const clang::Expr* value) {
+  QualType t = f->getType();
+  if (!t->isFunctionPointerType()) {
+    // a struct stored as a whole: from another object of its type (the same fields), or
+    // something else (a call's result, a cast): then its fields are open
+    if (const RecordDecl* rd = t->getAsRecordDecl()) {
+      const clang::Expr* v = value->IgnoreParenImpCasts();
+      if (!isa<InitListExpr>(v) && !isa<ImplicitValueInitExpr>(v) &&
+          !(v->getType()->getAsRecordDecl() == rd && (isa<DeclRefExpr>(v) || isa<MemberExpr>(v) ||
+                                                       isa<ArraySubscriptExpr>(v) || isa<UnaryOperator>(v))))
+        openRecords.insert(rd->getCanonicalDecl());
+    }
+    return;
+  }
+  if (!value) return;
+  const clang::Expr* v = value->IgnoreParenCasts();
+  if (isa<ImplicitValueInitExpr>(v)) return;  // zero
+  if (auto* co = dyn_cast<ConditionalOperator>(v)) {
+    storeInField(f, co->getTrueExpr());
+    storeInField(f, co->getFalseExpr());
+    return;
+  }
+  if (auto* dre = dyn_cast<DeclRefExpr>(v))
+    if (auto* fd = dyn_cast<FunctionDecl>(dre->getDecl())) {
+      fieldFuncs[f].insert(fd->getCanonicalDecl());
+      return;
+    }
+  if (auto* me = dyn_cast<MemberExpr>(v))
+    if (me->getMemberDecl() == f) return;  // the same field of another object
+  if (v->isNullPointerConstant(ctx, clang::Expr::NPC_ValueDependentIsNull)) return;
+  openFields.insert(f);
+}
+
+const FieldDecl* Lowerer::closedCalleeField(const CallExpr* ce) const {
+  const auto* me = dyn_cast<MemberExpr>(ce->getCallee()->IgnoreParenImpCasts());
+  if (!me) return nullptr;
+  const auto* f = dyn_cast<FieldDecl>(me->getMemberDecl());
+  if (!f || openFields.count(f)) return nullptr;
+  const RecordDecl* rd = f->getParent();
+  if (!rd || rd->isUnion() || openRecords.count(rd->getCanonicalDecl())) return nullptr;
+  return f;
 }
 
 // For each defined function with an address that `accept` admits: a branch on

@@ -25,6 +25,7 @@ class PrePass : public RecursiveASTVisitor<PrePass> {
 public:
   explicit PrePass(Lowerer& l) : L(l) {}
   bool VisitUnaryOperator(UnaryOperator* uo) {
+    VisitUnaryOperatorForFields(uo);
     if (uo->getOpcode() == UO_AddrOf) {
       const clang::Expr* sub = uo->getSubExpr()->IgnoreParens();
       if (auto* dr = dyn_cast<DeclRefExpr>(sub))
@@ -41,6 +42,7 @@ public:
   }
   // pre-order: a call is visited before the DeclRefExpr of its callee
   bool VisitCallExpr(CallExpr* ce) {
+    VisitCallExprForFields(ce);
     if (auto* dre = dyn_cast<DeclRefExpr>(ce->getCallee()->IgnoreParenImpCasts())) L.directCallees.insert(dre);
     return true;
   }
@@ -64,6 +66,70 @@ public:
     auto fnish = [](QualType t) { return t->isFunctionPointerType() || t->isFunctionType(); };
     if (fnish(from) || fnish(to)) L.joinFnTypes(from, to);
     return true;
+  }
+  // function-pointer fields (Lowerer::fieldFuncs): what the unit stores in them
+  // (the visitor walks the syntactic forms; their semantic forms line up with the fields)
+  bool VisitInitListExpr(InitListExpr* ile) {
+    const InitListExpr* sem = ile->isSemanticForm() ? ile : ile->getSemanticForm();
+    if (sem) semanticInit(sem);
+    return true;
+  }
+  void semanticInit(const InitListExpr* ile) {
+    QualType t = ile->getType();
+    if (t->isArrayType()) {
+      for (unsigned i = 0; i < ile->getNumInits(); ++i)
+        if (auto* sub = dyn_cast<InitListExpr>(ile->getInit(i)->IgnoreParenImpCasts())) semanticInit(sub);
+      return;
+    }
+    const RecordDecl* rd = t->getAsRecordDecl();
+    if (!rd) return;
+    if (rd->isUnion()) {
+      L.openRecords.insert(rd->getCanonicalDecl());
+      return;
+    }
+    unsigned i = 0;
+    for (const FieldDecl* f : rd->fields()) {
+      if (f->isUnnamedBitfield()) continue;  // no initialiser of its own
+      if (i >= ile->getNumInits()) break;
+      const clang::Expr* init = ile->getInit(i++);
+      if (auto* sub = dyn_cast<InitListExpr>(init->IgnoreParenImpCasts())) semanticInit(sub);
+      else L.storeInField(f, init);
+    }
+  }
+  bool VisitBinaryOperator(BinaryOperator* bo) {
+    if (bo->getOpcode() != BO_Assign) return true;
+    if (auto* me = dyn_cast<MemberExpr>(bo->getLHS()->IgnoreParenImpCasts()))
+      if (auto* f = dyn_cast<FieldDecl>(me->getMemberDecl())) L.storeInField(f, bo->getRHS());
+    return true;
+  }
+  bool VisitUnaryOperatorForFields(UnaryOperator* uo) {
+    if (uo->getOpcode() != UO_AddrOf) return true;
+    if (auto* me = dyn_cast<MemberExpr>(uo->getSubExpr()->IgnoreParens()))
+      if (auto* f = dyn_cast<FieldDecl>(me->getMemberDecl())) L.openFields.insert(f);
+    return true;
+  }
+  bool VisitCallExprForFields(CallExpr* ce) {
+    // a struct written as bytes: every function-pointer field of it (and of the structs
+    // inside it) is open
+    const FunctionDecl* fd = ce->getDirectCallee();
+    if (!fd || ce->getNumArgs() == 0) return true;
+    std::string n = fd->getNameAsString();
+    if (n.rfind("__builtin_", 0) == 0) n = n.substr(10);
+    if (n.rfind("__", 0) == 0 && n.size() > 6 && n.compare(n.size() - 4, 4, "_chk") == 0) n = n.substr(2, n.size() - 6);
+    if (n != "memcpy" && n != "memmove" && n != "bcopy" && n != "mempcpy" && n != "read" && n != "fread") return true;
+    const clang::Expr* dst = ce->getArg(n == "bcopy" ? 1 : n == "read" ? 1 : 0)->IgnoreParenImpCasts();
+    if (n == "fread") dst = ce->getArg(0)->IgnoreParenImpCasts();
+    QualType t = dst->getType();
+    if (t->isPointerType()) t = t->getPointeeType();
+    else if (t->isArrayType()) t = QualType(t->getPointeeOrArrayElementType(), 0);
+    openRecordTree(t);
+    return true;
+  }
+  void openRecordTree(QualType t) {
+    while (t->isArrayType()) t = QualType(t->getPointeeOrArrayElementType(), 0);
+    const RecordDecl* rd = t->getAsRecordDecl();
+    if (!rd || !L.openRecords.insert(rd->getCanonicalDecl()).second) return;
+    for (const FieldDecl* f : rd->fields()) openRecordTree(f->getType());
   }
   bool VisitPredefinedExpr(PredefinedExpr* p) {
     if (StringLiteral* s = p->getFunctionName()) VisitStringLiteral(s);
