@@ -243,6 +243,7 @@ private:
                          result::outcomeName(run.outcome) + (run.message.empty() ? "" : ": " + run.message) + ")",
                      0, false, "replay-failed");
     }
+    run = withoutNeedlessNulls(cfa::original(prog_), entry_, in, std::move(run), result::replayStepLimit(prog_));
     r.verdict = Verdict::False;
     r.counterexample = counterexampleFromReplay(cfa::original(prog_), entry_, run);
     r.condition.kind = "none";

@@ -243,6 +243,45 @@ void addPrecondition(const cfa::Program& prog, const result::ReplayResult& run, 
 
 }  // namespace
 
+result::ReplayResult withoutNeedlessNulls(const cfa::Program& prog, cfa::FuncId entry, result::ReplayInput& in,
+                                          result::ReplayResult run, size_t maxSteps) {
+  if (!run.inputsTracked || run.inputDecisions.empty() || run.outcome != result::ReplayOutcome::ReachedError ||
+      run.steps.empty())
+    return run;
+  // the nondet index of each harness null choice taken as null: entry parameters come
+  // first, then one value per executed Havoc edge
+  auto nullChoices = [&](const result::ReplayResult& r) {
+    std::vector<size_t> out;
+    size_t k = r.entryArgs.size();
+    for (const result::ReplayStep& st : r.steps) {
+      const cfa::Edge& e = prog.functions[st.func].edges[st.edge];
+      if (e.kind != cfa::EdgeKind::Havoc) continue;
+      static const std::string kTail = " may be null";
+      bool choice = e.text.rfind("entry model: ", 0) == 0 && e.text.size() > kTail.size() &&
+                    e.text.compare(e.text.size() - kTail.size(), kTail.size(), kTail) == 0;
+      if (choice && k < in.nondets.size() && in.nondets[k] == 0) out.push_back(k);
+      ++k;
+    }
+    return out;
+  };
+  const result::ReplayStep last = run.steps.back();
+  constexpr size_t kMaxTries = 64;
+  size_t tries = 0;
+  for (size_t k : nullChoices(run)) {
+    if (++tries > kMaxTries) break;
+    result::ReplayInput flipped = in;
+    flipped.nondets[k] = 1;
+    result::ReplayResult r = result::replay(prog, entry, flipped, maxSteps);
+    if (r.outcome != result::ReplayOutcome::ReachedError || r.steps.empty() || r.steps.back().func != last.func ||
+        r.steps.back().edge != last.edge || r.inputDecisions.size() >= run.inputDecisions.size())
+      continue;
+    in = std::move(flipped);
+    run = std::move(r);
+    if (run.inputDecisions.empty()) break;
+  }
+  return run;
+}
+
 result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::FuncId entry,
                                                 const result::ReplayResult& run) {
   result::Counterexample cex;

@@ -72,6 +72,7 @@ PathReplay checkAndReplayPath(const cfa::Program& prog, cfa::FuncId entry, const
     return out;
   }
   out.status = PathReplay::Status::Replayed;
+  run = withoutNeedlessNulls(cfa::original(prog), entry, in, std::move(run), 10'000'000);
   out.counterexample = counterexampleFromReplay(cfa::original(prog), entry, run);
   return out;
 }

@@ -1073,6 +1073,7 @@ private:
       return v;
     };
     result::ReplayResult run = result::replay(cfa::original(prog_), entry_, in);
+    run = withoutNeedlessNulls(cfa::original(prog_), entry_, in, std::move(run), 10'000'000);
     solver.pop();
     if (run.outcome != result::ReplayOutcome::ReachedError)
       throw Abort{std::string("error path found by the solver did not replay (") + result::outcomeName(run.outcome) +

@@ -382,3 +382,37 @@ TEST(Latent, NoContinuationWithoutALimit) {
 }
 
 }  // namespace
+
+namespace {
+
+// The harness's null choices a path took that its error does not need are dropped
+// (algorithms::withoutNeedlessNulls): the precondition names only what the error needs,
+// and an error that needs nothing is manifest.
+TEST(Latent, ANullTheErrorDoesNotNeedIsNoPartOfThePrecondition) {
+  const std::string code =
+      "struct node { struct node *next; struct node *prev; int v; };\n"
+      "void h(struct node *p) {\n"
+      "  if (p == 0) reach_error();\n"
+      "  if (p->next == 0 && p->prev == 0) p->v = 1;\n"  // both tested: both nullable
+      "}\n"
+      "int k(struct node *p) {\n"
+      "  int r = 0;\n"
+      "  if (p->next) r++;\n"
+      "  if (p->prev) r++;\n"
+      "  int z = 0;\n"
+      "  if (!z) reach_error();\n"
+      "  return r;\n"
+      "}\n";
+  const uint32_t line = lineOf(code, "void h(");
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      auto o = run(code, "h", dm, alg);
+      ASSERT_TRUE(result::isLatent(o.result)) << name(dm, alg) << ": " << o.result.reason;
+      EXPECT_EQ(result::preconditionText(*o.result.counterexample),
+                "fails if on entry: p is null (test.c:" + std::to_string(line) + ")")
+          << name(dm, alg);
+      EXPECT_TRUE(manifest(run(code, "k", dm, alg), "k")) << name(dm, alg);
+    }
+}
+
+}  // namespace
