@@ -1188,6 +1188,22 @@ std::string effectiveChain(const VerifyRequest& req) {
 
 static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Program* parsed);
 
+// A verification the run makes of its own (a caller check, a continuation after a latent
+// finding): the same request with `timeout`, nothing read from or written to files or
+// sessions, no callbacks into the caller's stages, no follow-ups of its own.
+static VerifyRequest followUp(const VerifyRequest& req, double timeout) {
+  VerifyRequest cr = req;
+  cr.checkCallers = false;
+  cr.continueAfterLatent = false;
+  cr.timeoutS = timeout;
+  cr.conditionIn = nullptr;
+  cr.conditionOut.clear();
+  cr.sessions = nullptr;
+  cr.sessionKey.clear();
+  cr.stageFinished = nullptr;
+  return cr;
+}
+
 // VerifyRequest::checkCallers: a latent finding of req.function becomes manifest when a
 // direct caller, verified as its own entry with only that error location kept, reaches it
 // through the function on a manifest path.
@@ -1214,16 +1230,9 @@ static void checkCallers(const cfa::Program& parsed, const VerifyRequest& req, V
                                    : kCallerCheckS * static_cast<double>(callers.size() - i);
     double t = std::min(kCallerCheckS, left / static_cast<double>(callers.size() - i));
     if (t < 0.2) break;
-    VerifyRequest cr = req;
+    VerifyRequest cr = followUp(req, t);
     cr.function = callers[i];
-    cr.checkCallers = false;
     cr.presliced = false;
-    cr.timeoutS = t;
-    cr.conditionIn = nullptr;
-    cr.conditionOut.clear();
-    cr.sessions = nullptr;
-    cr.sessionKey.clear();
-    cr.stageFinished = nullptr;
     cr.progress = nullptr;
     cr.onlyErrorAt = VerifyRequest::ErrorSite{last.function, last.file, last.line, last.column};
     VerifyOutcome o;
@@ -1273,16 +1282,8 @@ static void continueAfterLatent(const cfa::Program& parsed, const VerifyRequest&
   while (1 + out.result.moreLatent.size() < kMaxLatentFindings) {
     double left = req.timeoutS > 0 ? timeLeft() : 0;
     if (req.timeoutS > 0 && left < 0.5) break;
-    VerifyRequest cr = req;
-    cr.checkCallers = false;
-    cr.continueAfterLatent = false;
+    VerifyRequest cr = followUp(req, req.timeoutS > 0 ? left : 0);
     cr.cutErrors = cut;
-    cr.timeoutS = req.timeoutS > 0 ? left : 0;
-    cr.conditionIn = nullptr;
-    cr.conditionOut.clear();
-    cr.sessions = nullptr;
-    cr.sessionKey.clear();
-    cr.stageFinished = nullptr;
     VerifyOutcome o;
     try {
       o = verifyUnguarded(cr, &parsed);
@@ -1320,19 +1321,11 @@ static void continueAfterLatent(const cfa::Program& parsed, const VerifyRequest&
       if (!onlyPasses) continue;
       double left = req.timeoutS > 0 ? timeLeft() : 0;
       if (req.timeoutS > 0 && left < 0.5) break;
-      VerifyRequest cr = req;
-      cr.checkCallers = false;
-      cr.continueAfterLatent = false;
+      VerifyRequest cr = followUp(req, req.timeoutS > 0 ? left : 0);
       cr.cutErrors.clear();
       for (size_t k = 0; k < cut.size(); ++k)
         if (k != i) cr.cutErrors.push_back(cut[k]);
       cr.onlyErrorAt = cut[i];
-      cr.timeoutS = req.timeoutS > 0 ? left : 0;
-      cr.conditionIn = nullptr;
-      cr.conditionOut.clear();
-      cr.sessions = nullptr;
-      cr.sessionKey.clear();
-      cr.stageFinished = nullptr;
       VerifyOutcome o;
       try {
         o = verifyUnguarded(cr, &parsed);
