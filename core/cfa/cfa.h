@@ -116,6 +116,9 @@ enum class ContractGate : uint8_t {
   NotEntry,       // the other branch of an EntryOnly fork (open by default)
   Condition,      // not a gate: an Assume of a contract's own condition (the replay does not
                   // count it as an input decision where the entry's contract is assumed)
+  GlobalModel,    // before the entry model of a global in the nondeterministic initialisation
+                  // (open: the harness model; closed by --entry-model arbitrary; README
+                  // "Entry models"): both edges of the fork carry it, cond 1 or 0
 };
 
 // Memory-safety layout (issue 26), used only when a memory-safety property is checked

@@ -1,5 +1,6 @@
 #include "core/cfa/entry_harness.h"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -70,6 +71,11 @@ struct Builder {
   // Allocates object `o` into `into`, then fills its pointer slots.
   void object(const std::vector<EntryObject>& objs, int32_t o, VarId into, const std::string& what) {
     const EntryObject& ob = objs[o];
+    allocate(ob, into, what);
+    slots(objs, ob, into, what);
+  }
+
+  void allocate(const EntryObject& ob, VarId into, const std::string& what) {
     Edge a;
     a.kind = EdgeKind::Alloc;
     a.lhs = into;
@@ -102,6 +108,10 @@ struct Builder {
       store(meta(8), Expr::mkConst(memlayout::kLive | (uint64_t(memlayout::kHeap) << 8), 16), 2);
       store(ptr(memlayout::kNextId), Expr::mkBinary(BinOp::Add, id, ptr(1)), p.ptrWidth / 8);
     }
+  }
+
+  // The pointer slots of object `ob`, whose address `into` holds.
+  void slots(const std::vector<EntryObject>& objs, const EntryObject& ob, VarId into, const std::string& what) {
     for (const EntryObject::Slot& s : ob.pointers) {
       if (s.keep) continue;
       std::string sw = what + "[+" + std::to_string(s.offset) + "]";
@@ -129,6 +139,40 @@ struct Builder {
 };
 
 }  // namespace
+
+void emitEntryObject(Program& p, Function& f, LocId& cur, const SourceRange& range,
+                     const std::vector<EntryObject>& objs, int32_t object, VarId into, const std::string& what,
+                     bool alloc, bool nullable) {
+  if (object < 0 || static_cast<size_t>(object) >= objs.size()) return;
+  Builder b{p, f, cur, range};
+  if (alloc) {
+    b.object(objs, object, into, what);
+    if (nullable)
+      b.maybe(what, [&] {
+        Edge z;
+        z.kind = EdgeKind::Assign;
+        z.lhs = into;
+        z.rhs = b.ptr(0);
+        z.text = "entry model: " + what + " = NULL";
+        b.emit(std::move(z));
+      });
+  } else {
+    b.slots(objs, objs[object], into, what);
+  }
+  cur = b.cur;
+}
+
+std::shared_ptr<Program> withArbitraryGlobals(const Program& src) {
+  auto gated = [](const Edge& e) { return e.kind == EdgeKind::Assume && e.gate == ContractGate::GlobalModel; };
+  bool any = false;
+  for (const Function& g : src.functions) any = any || std::any_of(g.edges.begin(), g.edges.end(), gated);
+  if (!any) return nullptr;
+  auto out = std::make_shared<Program>(src);
+  for (Function& g : out->functions)
+    for (Edge& e : g.edges)
+      if (gated(e)) e.cond = Expr::mkConst(0, 32);
+  return out;
+}
 
 std::shared_ptr<Program> withEntryHarness(const Program& src, FuncId entry) {
   if (entry >= src.functions.size()) return nullptr;
@@ -223,7 +267,7 @@ std::shared_ptr<Program> withEntryHarness(const Program& src, FuncId entry) {
 std::shared_ptr<Program> withContracts(const Program& src, FuncId entry) {
   bool any = false;
   for (const Function& g : src.functions)
-    for (const Edge& e : g.edges) any = any || e.gate != ContractGate::None;
+    for (const Edge& e : g.edges) any = any || (e.gate != ContractGate::None && e.gate != ContractGate::GlobalModel);
   if (!any || entry >= src.functions.size()) return nullptr;
   const bool wholeProgram = src.functions[entry].name == "main";
   bool recursive = false;
@@ -238,7 +282,8 @@ std::shared_ptr<Program> withContracts(const Program& src, FuncId entry) {
       bool open = false;
       switch (e.gate) {
         case ContractGate::None:
-        case ContractGate::Condition: continue;
+        case ContractGate::Condition:
+        case ContractGate::GlobalModel: continue;
         case ContractGate::Requires: open = !isEntry; break;
         case ContractGate::LeadingAssume: open = !wholeProgram && !isEntry; break;
         case ContractGate::EntryOnly: open = isEntry; break;

@@ -22,6 +22,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "core/cfa/cfa.h"
 
@@ -30,6 +32,19 @@ namespace argus::cfa {
 // A copy of `p` whose function `entry` starts with its harness, or null when the entry
 // has no modelled parameter (the program is then verified as it is).
 std::shared_ptr<Program> withEntryHarness(const Program& p, FuncId entry);
+
+// The edges of one modelled object (an EntryObject tree), appended to `f` at `cur` (which
+// moves on; `range` on every edge): with `alloc`, `into` := a fresh object of
+// objs[object] first (`nullable`: then a nondeterministic choice `into` := NULL); without,
+// `into` already holds the address of an object of that layout (a global in memory) and
+// only its pointer slots are set. The frontend builds the globals' entry model with it.
+void emitEntryObject(Program& p, Function& f, LocId& cur, const SourceRange& range,
+                     const std::vector<EntryObject>& objs, int32_t object, VarId into, const std::string& what,
+                     bool alloc, bool nullable);
+
+// --entry-model arbitrary: a copy of `p` with every ContractGate::GlobalModel fork closed
+// (globals keep arbitrary contents), or null when `p` has none.
+std::shared_ptr<Program> withArbitraryGlobals(const Program& p);
 
 // Contracts (README "Contracts"; ContractGate in core/cfa/cfa.h): a copy of `p` with
 // every contract gate set for a run whose entry is `entry`, or null when `p` has no gate.

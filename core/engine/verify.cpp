@@ -1201,6 +1201,7 @@ static VerifyRequest followUp(const VerifyRequest& req, double timeout) {
   cr.sessions = nullptr;
   cr.sessionKey.clear();
   cr.stageFinished = nullptr;
+  cr.provisional = nullptr;
   return cr;
 }
 
@@ -1230,6 +1231,9 @@ static void checkCallers(const cfa::Program& parsed, const VerifyRequest& req, V
                                    : kCallerCheckS * static_cast<double>(callers.size() - i);
     double t = std::min(kCallerCheckS, left / static_cast<double>(callers.size() - i));
     if (t < 0.2) break;
+    if (req.progress)
+      req.progress("latent finding: checking caller " + std::to_string(i + 1) + " of " +
+                   std::to_string(callers.size()) + " ('" + callers[i] + "') for an input that triggers it");
     VerifyRequest cr = followUp(req, t);
     cr.function = callers[i];
     cr.presliced = false;
@@ -1259,7 +1263,7 @@ static void checkCallers(const cfa::Program& parsed, const VerifyRequest& req, V
 // with the error locations of the latent findings so far cut, for what is left of the run's
 // time; collect further latent findings; end with what the last run verified.
 static void continueAfterLatent(const cfa::Program& parsed, const VerifyRequest& req, VerifyOutcome& out,
-                                std::chrono::steady_clock::time_point wall0) {
+                                std::chrono::steady_clock::time_point wall0, const std::function<void()>& provisional) {
   if (req.timeoutS <= 0 && req.maxBound == 0) return;
   auto siteOf = [](const result::Counterexample& c) {
     const result::TraceStep& last = c.steps.back();
@@ -1282,6 +1286,12 @@ static void continueAfterLatent(const cfa::Program& parsed, const VerifyRequest&
   while (1 + out.result.moreLatent.size() < kMaxLatentFindings) {
     double left = req.timeoutS > 0 ? timeLeft() : 0;
     if (req.timeoutS > 0 && left < 0.5) break;
+    if (req.progress)
+      req.progress("latent finding at " + cut.back().file + ":" + std::to_string(cut.back().line) +
+                   ": verifying the rest with its check cut" +
+                   (req.timeoutS > 0 ? " (" + std::to_string(static_cast<int>(left * 10) / 10) + "." +
+                                           std::to_string(static_cast<int>(left * 10) % 10) + " s left)"
+                                     : std::string()));
     VerifyRequest cr = followUp(req, req.timeoutS > 0 ? left : 0);
     cr.cutErrors = cut;
     VerifyOutcome o;
@@ -1297,6 +1307,7 @@ static void continueAfterLatent(const cfa::Program& parsed, const VerifyRequest&
       if (std::any_of(cut.begin(), cut.end(), [&](const VerifyRequest::ErrorSite& c) { return same(c, s); })) break;
       cut.push_back(s);
       out.result.moreLatent.push_back(std::move(*o.result.counterexample));
+      provisional();  // the findings so far stand whatever the next run does
       continue;
     }
     rest = std::move(o.result);
@@ -1419,6 +1430,9 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
         sliced = std::move(h);
         harnessed = true;
       }
+  // --entry-model arbitrary: the globals' pointers keep arbitrary values too
+  if (req.entryModel == EntryModel::Arbitrary && req.function != "main")
+    if (std::shared_ptr<cfa::Program> a = cfa::withArbitraryGlobals(*sliced)) sliced = std::move(a);
   // contracts (README "Contracts"): each gate set for this entry
   if (const cfa::Function* e = sliced->find(req.function))
     if (std::shared_ptr<cfa::Program> c = cfa::withContracts(*sliced, e->id)) sliced = std::move(c);
@@ -1531,23 +1545,39 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     out.result.condition.bound.reset();
     out.result.condition.callDepth.reset();
   }
-  if (req.checkCallers && result::isLatent(out.result)) checkCallers(*parsed, req, out, wall0);
-  if (req.continueAfterLatent && result::isLatent(out.result)) continueAfterLatent(*parsed, req, out, wall0);
-  out.result.closureHash = cfa::closureHashes(program)[req.function];
-  out.result.warnings = parsed->notes;  // contract clauses left out (frontend), file:line each
-  out.result.entryName = entry->name;
-  out.result.entryFile = entry->range.file.empty() ? req.file : entry->range.file;
-  out.result.entryLine = entry->range.line;
-  out.result.entryColumn = entry->range.column;
-  out.result.stats.extra["slice_functions"] = static_cast<double>(program.functions.size());
-  out.result.stats.extra["slice_variables"] = static_cast<double>(program.vars.size());
-  out.result.stats.extra["program_functions"] = static_cast<double>(fullFunctions);
-  out.result.stats.extra["program_variables"] = static_cast<double>(fullVars);
-  out.result.stats.extra["slice_time_s"] = sliceS;
-  out.result.stats.extra["entry_harness"] = harnessed ? 1 : 0;
-  out.result.stats.extra["entry_time_s"] = secondsSince(sliceStart);  // everything after parsing
-  out.result.stats.wallTimeS = secondsSince(wall0);
-  out.result.stats.cpuTimeS = support::processTreeCpuSeconds() - cpu0;
+  const std::string closureHash = cfa::closureHashes(program)[req.function];
+  auto complete = [&](result::VerificationResult& r) {
+    r.closureHash = closureHash;
+    r.warnings = parsed->notes;  // contract clauses left out (frontend), file:line each
+    r.entryName = entry->name;
+    r.entryFile = entry->range.file.empty() ? req.file : entry->range.file;
+    r.entryLine = entry->range.line;
+    r.entryColumn = entry->range.column;
+    r.stats.extra["slice_functions"] = static_cast<double>(program.functions.size());
+    r.stats.extra["slice_variables"] = static_cast<double>(program.vars.size());
+    r.stats.extra["program_functions"] = static_cast<double>(fullFunctions);
+    r.stats.extra["program_variables"] = static_cast<double>(fullVars);
+    r.stats.extra["slice_time_s"] = sliceS;
+    r.stats.extra["entry_harness"] = harnessed ? 1 : 0;
+    r.stats.extra["entry_time_s"] = secondsSince(sliceStart);  // everything after parsing
+    r.stats.wallTimeS = secondsSince(wall0);
+    r.stats.cpuTimeS = support::processTreeCpuSeconds() - cpu0;
+  };
+  auto provisional = [&] {
+    if (!req.provisional) return;
+    result::VerificationResult r = out.result;
+    complete(r);
+    req.provisional(r);
+  };
+  if (req.checkCallers && result::isLatent(out.result)) {
+    provisional();
+    checkCallers(*parsed, req, out, wall0);
+  }
+  if (req.continueAfterLatent && result::isLatent(out.result)) {
+    provisional();
+    continueAfterLatent(*parsed, req, out, wall0, provisional);
+  }
+  complete(out.result);
   if (!req.conditionOut.empty()) {
     try {
       writeCondition(program, req, out.result);

@@ -202,6 +202,11 @@ struct VerifyRequest {
   std::string chain;
   // Called when a chain stage finishes: (index from 0, stage spec, its result).
   std::function<void(size_t, const std::string&, const result::VerificationResult&)> stageFinished;
+  // Called with the answer so far before each verification the run makes of its own after
+  // a latent finding (a caller check, a continuation): the finding, complete as the final
+  // result would carry it, so that a caller that must answer by a deadline (argus verify's
+  // watchdog) never loses it to a follow-up that overruns.
+  std::function<void(const result::VerificationResult&)> provisional;
   // Limits of the explicit-value analysis (0 = none; see core/algorithms/cmc/explicit_analysis.h).
   uint64_t maxStates = 0;
   uint32_t maxPathLength = 0, maxAssumeEdges = 0, maxRepeats = 0, maxStatesPerLocation = 0;

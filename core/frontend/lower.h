@@ -359,9 +359,10 @@ public:
   static constexpr uint64_t kEntryBufferBytes = 64;    // void*, char*, incomplete pointees
   static constexpr size_t kEntryMaxObjects = 64;       // per function
   static constexpr uint64_t kEntryArraySlots = 16;     // pointer elements of an array
-  std::set<const clang::Decl*> nullTested;  // parameters and fields tested against NULL
+  std::set<const clang::Decl*> nullTested;  // parameters, globals and fields tested against NULL
   void collectNullTests(clang::TranslationUnitDecl* tu);
   void buildEntryModel(const clang::FunctionDecl* fd);
+  bool buildGlobalModel(const clang::VarDecl* vd, const VarRef& ref, clang::QualType t);
   // root: a parameter's own object, made even beyond kEntryMaxObjects (only slots become null)
   int32_t entryObjectFor(clang::QualType pointee, unsigned depth, std::vector<cfa::EntryObject>& objs,
                          bool root = false);

@@ -19,12 +19,23 @@
 //  - a struct passed by value is a fresh object like a pointee (its register holds the
 //    address of its bytes);
 //  - parameters never alias: each gets objects of its own.
+//
+// Globals (buildGlobalModel, in the nondeterministic initialisation that starts every
+// entry other than main): the pointer slots of each global (its own value for a pointer
+// variable) follow the same rules as a by-value struct parameter's fields — fresh objects
+// to kEntryDepth, null only where tested (a global pointer variable: when some function
+// compares it with NULL), function pointers and union members left nondeterministic;
+// scalars stay nondeterministic. A global of a const-qualified type keeps its initialiser
+// (C forbids changing it), in every entry model. --entry-model arbitrary closes the fork
+// (cfa::ContractGate::GlobalModel) in front of each global's model.
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/RecordLayout.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 
+#include <algorithm>
 #include <cstdint>
 
+#include "core/cfa/entry_harness.h"
 #include "core/frontend/lower.h"
 
 namespace argus::frontend {
@@ -33,12 +44,17 @@ using namespace clang;
 
 namespace {
 
-// The declaration a null test is about: a parameter (DeclRefExpr) or a field (MemberExpr).
+// The declaration a null test is about: a parameter or a global (DeclRefExpr), or a field
+// (MemberExpr).
 const Decl* testedDecl(const Expr* e) {
   if (!e) return nullptr;
   e = e->IgnoreParenImpCasts();
   if (!e->getType()->isPointerType()) return nullptr;
-  if (auto* dr = dyn_cast<DeclRefExpr>(e)) return dyn_cast<ParmVarDecl>(dr->getDecl());
+  if (auto* dr = dyn_cast<DeclRefExpr>(e)) {
+    if (auto* pd = dyn_cast<ParmVarDecl>(dr->getDecl())) return pd;
+    if (auto* vd = dyn_cast<VarDecl>(dr->getDecl()); vd && vd->hasGlobalStorage() && !vd->isStaticLocal()) return vd;
+    return nullptr;
+  }
   if (auto* me = dyn_cast<MemberExpr>(e)) return dyn_cast<FieldDecl>(me->getMemberDecl());
   return nullptr;
 }
@@ -163,6 +179,46 @@ void Lowerer::buildEntryModel(const FunctionDecl* fd) {
   if (!any) return;
   fn->entryParams = std::move(params);
   fn->entryObjects = std::move(objs);
+}
+
+// One global's entry model as edges of the nondeterministic initialisation, behind a
+// GlobalModel fork (open by default); false when it has no pointer slot to model.
+bool Lowerer::buildGlobalModel(const VarDecl* vd, const VarRef& ref, QualType t) {
+  std::vector<cfa::EntryObject> objs;
+  int32_t object = -1;
+  bool nullable = false;
+  QualType canon = t.getCanonicalType();
+  if (ref.inMemory) {
+    object = entryObjectFor(canon, 0, objs, true);  // the global's own bytes: its fields are depth 1
+    if (object < 0 || objs[object].pointers.empty() ||
+        std::all_of(objs[object].pointers.begin(), objs[object].pointers.end(),
+                    [](const cfa::EntryObject::Slot& s) { return s.keep; }))
+      return false;
+  } else if (const auto* pt = canon->getAs<PointerType>()) {
+    if (pt->getPointeeType()->isFunctionType()) return false;  // the dispatch's targets
+    if (prog.vars[ref.reg].width != ptrWidth) return false;
+    object = entryObjectFor(pt->getPointeeType(), 1, objs, true);
+    nullable = nullTested.count(vd->getCanonicalDecl()) > 0;
+  } else {
+    return false;
+  }
+  if (object < 0) return false;
+  cfa::LocId join = newLoc();
+  cfa::Edge on = edge(cfa::EdgeKind::Assume);
+  on.cond = cfa::Expr::mkConst(1, 32);
+  on.gate = cfa::ContractGate::GlobalModel;
+  on.range = rangeOfDecl(vd);
+  on.text = "entry model: global " + vd->getNameAsString();
+  cfa::Edge off = on;
+  off.positive = false;
+  off.text = "entry model: global " + vd->getNameAsString() + " left arbitrary";
+  emitTo(std::move(off), join);
+  emit(std::move(on));
+  cfa::emitEntryObject(prog, *fn, cur, rangeOfDecl(vd), objs, object, ref.reg, vd->getNameAsString(), !ref.inMemory,
+                       nullable);
+  emitTo(edge(cfa::EdgeKind::Blank), join);
+  cur = join;
+  return true;
 }
 
 }  // namespace argus::frontend

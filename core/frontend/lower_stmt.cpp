@@ -1275,6 +1275,13 @@ void Lowerer::buildInit(bool nondet) {
     prog.initParts.push_back(std::move(part));
   };
 
+  // A global of a const-qualified type with an initialiser holds its initial value on
+  // every entry (C forbids changing it): the nondeterministic initialisation keeps it.
+  auto constInit = [&](const VarDecl* vd) {
+    for (const VarDecl* r : vd->redecls())
+      if (r->getInit()) return r->getType().isConstant(ctx);
+    return false;
+  };
   // 1. allocate every global in memory (register globals need no allocation)
   for (const VarDecl* vd : globals) {
     VarRef& ref = varFor(vd);
@@ -1290,7 +1297,7 @@ void Lowerer::buildInit(bool nondet) {
     uint64_t sz = sizeOf(t);
     if (sz == 0 && vd->hasExternalStorage()) sz = 8;  // extern object of unknown size
     a.size = constPtr(sz);
-    a.zeroInit = !nondet;
+    a.zeroInit = !nondet || constInit(vd);
     a.range = rangeOfDecl(vd);
     a.text = "global " + vd->getNameAsString();
     if (const clang::ConstantArrayType* cat = ctx.getAsConstantArrayType(t)) a.elemBytes = sizeOf(cat->getElementType());
@@ -1358,7 +1365,7 @@ void Lowerer::buildInit(bool nondet) {
       if (r->getInit()) withInit = r;
     QualType t = withInit ? withInit->getType() : vd->getType();
     beginPart();
-    if (nondet) {
+    if (nondet && !constInit(vd)) {
       if (!ref.inMemory) {
         Edge e;
         e.kind = EdgeKind::Havoc;
@@ -1409,6 +1416,20 @@ void Lowerer::buildInit(bool nondet) {
       emit(std::move(u));
     }
     endPart({ref.reg});
+  }
+  // 4. the globals' entry model (lower_entry_model.cpp): each global's pointer slots
+  //    point to fresh objects, one piece per global (what names the global needs it)
+  if (nondet && !memLayout()) {
+    for (const VarDecl* vd : globals) {
+      VarRef& ref = varFor(vd);
+      if (definedElsewhere(vd) || constInit(vd)) continue;
+      QualType t = vd->getType();
+      if (const VarDecl* def = vd->getDefinition()) t = def->getType();
+      else if (const VarDecl* tent = vd->getActingDefinition()) t = tent->getType();
+      curStmt = nullptr;
+      beginPart();
+      if (buildGlobalModel(vd, ref, t)) endPart({ref.reg});
+    }
   }
   curStmt = nullptr;
   Edge r;

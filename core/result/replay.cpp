@@ -672,6 +672,14 @@ class Interpreter {
     const std::string& n = p_.vars[a.var].name;
     return n.find("::$entry") != std::string::npos && n.size() >= 7 && n.compare(n.size() - 7, 7, "$choice") == 0;
   }
+  // the harness's choice "X is null" of a global's entry model (in the initialisation)
+  bool isHarnessIsNull(const cfa::Edge& e) const {
+    if (!e.positive || !e.cond || e.cond->kind != ExprKind::Binary || e.cond->ops.empty()) return false;
+    const Expr& a = *e.cond->ops[0];
+    if (a.kind != ExprKind::Var || a.var >= p_.vars.size()) return false;
+    const std::string& n = p_.vars[a.var].name;
+    return n.find("::$entry") != std::string::npos && n.size() >= 7 && n.compare(n.size() - 7, 7, "$choice") == 0;
+  }
   bool varTainted(VarId v) const {
     if (isGlobal(v)) return gtaint_.size() > v && gtaint_[v];
     return stack_.back().taint.count(v) != 0;
@@ -1101,7 +1109,8 @@ ReplayResult Interpreter::run(FuncId entry) {
           if (p_.objectBits && e.check != cfa::CheckKind::None && !e.positive && checkViolated(e))
             return finishAt(ReplayOutcome::Blocked, "a memory-safety check passed on the path, but the interpreter's "
                                                     "object table shows a violation");
-          if (track_ && !inInit_ && !isHarnessNotNull(e) && !assumedContract(e, curFunc) && tainted(e.cond))
+          if (track_ && (!inInit_ || isHarnessIsNull(e)) && !isHarnessNotNull(e) && !assumedContract(e, curFunc) &&
+              tainted(e.cond))
             decision(curFunc, edgeIdx);
           fr.loc = e.to;
           break;

@@ -205,6 +205,14 @@ public:
     std::lock_guard<std::mutex> lock(mu_);
     fallback_ = std::move(r);
   }
+  // a latent finding before the run's own follow-ups (caller checks, continuation): the
+  // fallback is that answer, so a follow-up whose solver overruns does not lose it
+  void provisional(const argus::result::VerificationResult& r) {
+    std::lock_guard<std::mutex> lock(mu_);
+    fallback_ = r;
+    fallback_.reason += "; the checks after it overran the time limit (a solver query ignored its limit)";
+    fallback_.algorithm = algorithm_;
+  }
   // the main thread's answer: printed unless the watchdog already answered
   template <class Print>
   void finish(Print print) {
@@ -439,6 +447,7 @@ int runVerify(const std::vector<std::string>& args) {
     stageOut << argus::cli::stageLine(i, spec, r) << std::endl;
     if (r.verdict == argus::result::Verdict::Unknown) watchdog->stageFinished(spec, r);
   };
+  req.provisional = [](const argus::result::VerificationResult& r) { watchdog->provisional(r); };
   req.checkCallers = true;  // a latent finding is checked against the unit's callers
   // the solvers' own allocations stay within the same total (Z3 fails the query instead)
   if (req.maxMemoryMb) argus::engine::setSolverMemoryLimitMb(req.maxMemoryMb);

@@ -65,6 +65,30 @@ assert cond["verdict"] == "unknown" and cond["summary"] == "nothing verified", c
 assert "when the run started" in cond["reason"], cond
 PY
 ls "$dir"/*.part 2>/dev/null && fail "a temporary condition file was left behind"
+# stalled in the run's own follow-up after a latent finding (the continuation that
+# verifies the rest with the finding's check cut): the answer is the latent finding
+cat > "$dir/l.c" <<'C'
+extern void reach_error(void);
+int f(int *p, int n) {
+  if (p == 0) reach_error();
+  int s = 0;
+  for (int i = 0; i < n; i++) s += p[0];
+  return s;
+}
+C
+ARGUS_TEST_STALL_S=60 ARGUS_TEST_STALL_AT="verifying the rest with its check cut" "$ARGUS" verify "$dir/l.c" \
+  --function f --algorithm bmc --timeout 4 --progress --format json > "$dir/out.json" 2> "$dir/err.txt"
+[ "$?" -eq 0 ] || fail "latent stall: exit code"
+grep -q "latent finding at .*l.c:3: verifying the rest with its check cut" "$dir/err.txt" || fail "latent stall: no progress line"
+python3 - "$dir/out.json" <<'PY' || fail "latent stall: the finding was lost"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "unknown", d["verdict"]
+assert d["reason"].startswith("latent finding: fails if on entry: p is null"), d["reason"]
+assert "the checks after it overran the time limit" in d["reason"], d["reason"]
+c = d["counterexample"]
+assert c["finding"] == "latent" and c["steps"], c
+PY
 # without the stall the same run prints its own answer, once
 "$ARGUS" verify "$dir/p.c" --algorithm cmc --chain "bmc:k=1,explicit:time=1" --timeout 4 --format json \
   > "$dir/out.json" 2> "$dir/err.txt" || fail "plain run failed"

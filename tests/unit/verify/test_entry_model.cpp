@@ -151,6 +151,55 @@ TEST(EntryModel, RecursiveCallsDoNotRunTheHarnessAgain) {
   }
 }
 
+TEST(EntryModel, GlobalPointersPointToSeparateFreshObjects) {
+  // arbitrary: gp may point into gt.s's object, or at gt itself, or at the parameter's
+  const std::string decls = "struct S { int x; struct S *next; };\nstruct S *gp;\nstruct T { struct S *s; int n; } gt;\n";
+  expectModels(decls + "int f(int *q) { *q = 3; gp->x = 1; gt.s->x = 2; gt.n = 4;\n"
+                       "  if (gp->x != 1 || gt.s->x != 2 || *q != 3 || gt.n != 4) reach_error(); return 0; }\n",
+               "f", Verdict::True);
+  // a global's pointer fields to depth 2, then null; never null unless tested
+  expectModels(decls + "int f(void) { struct S *m = gp->next; m->x = 5; gp->x = 6;\n"
+                       "  if (m == gp || m->x != 5 || (unsigned long)m->next != 0 || (unsigned long)gt.s == 0) reach_error();\n"
+                       "  return 0; }\n",
+               "f", Verdict::True);
+  // scalars of globals stay nondeterministic
+  expectModels(decls + "int f(void) { if (gt.n == 42) reach_error(); return 0; }\n", "f", Verdict::False);
+}
+
+TEST(EntryModel, AGlobalPointerTestedAgainstNullMayBeNull) {
+  const std::string decls = "int *gp; int *other;\nint get(void) { if (gp == 0) return 0; return *gp; }\n";
+  expectModels(decls + "int f(void) { if ((unsigned long)gp == 0) reach_error(); return 0; }\n", "f", Verdict::False);
+  // the test of gp says nothing about another global
+  expectModels(decls + "int f(void) { if ((unsigned long)other == 0) reach_error(); return 0; }\n", "f",
+               Verdict::True);
+  // the precondition names the global
+  for (auto dm : kModels) {
+    auto o = run(decls + "int f(void) { if ((unsigned long)gp == 0) reach_error(); return 0; }\n", "f",
+                 engine::EntryModel::Harness, dm);
+    ASSERT_TRUE(latentFinding(o)) << name(dm);
+    EXPECT_NE(o.result.reason.find("gp is null"), std::string::npos) << o.result.reason;
+  }
+}
+
+TEST(EntryModel, ConstGlobalsKeepTheirInitialisersOnEveryEntry) {
+  // C forbids changing a const object: its initial value holds on entry, in both models
+  // (the rest of a partly initialised const array is 0, as in C)
+  const std::string body = "static const int tab[4] = {1, 2, 3};\nint f(int i) {\n"
+                           "  if (i >= 0 && i < 3 && tab[i] <= 0) reach_error();\n"
+                           "  if (i == 3 && tab[i] != 0) reach_error(); return 0; }\n";
+  for (auto dm : kModels)
+    for (auto m : {engine::EntryModel::Harness, engine::EntryModel::Arbitrary}) {
+      auto o = run(body, "f", m, dm);
+      EXPECT_EQ(o.result.verdict, Verdict::True) << name(dm) << " " << engine::entryModelName(m) << ": " << o.result.reason;
+    }
+  // a table that is not const may have been changed before the entry
+  for (auto dm : kModels) {
+    auto o = run("int tab[3] = {1, 2, 3};\nint f(int i) { if (i >= 0 && i < 3 && tab[i] <= 0) reach_error(); return 0; }\n",
+                 "f", engine::EntryModel::Harness, dm);
+    EXPECT_TRUE(latentFinding(o)) << name(dm);
+  }
+}
+
 TEST(EntryModel, MainKeepsTheInitialStateOfC) {
   for (auto dm : kModels) {
     auto o = run("int *g; int main(void) { if (g != 0) reach_error(); return 0; }\n", "main", engine::EntryModel::Harness,
