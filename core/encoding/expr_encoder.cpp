@@ -28,6 +28,14 @@ Term ExprEncoder::readByte(Term mem, Term addr, unsigned depth) {
   auto key = std::make_pair(mem, addr);
   auto hit = reads_.find(key);
   if (hit != reads_.end()) return hit->second;
+  // an address that is one of a few constants (smt::isConstTree): one read per constant,
+  // each resolved against the stores at constant addresses
+  if (addr->kind == smt::Kind::Ite && smt::isConstTree(addr) && depth < 64) {
+    Term r = tm_.mkIte(addr->children[0], readByte(mem, addr->children[1], depth + 1),
+                       readByte(mem, addr->children[2], depth + 1));
+    reads_.emplace(key, r);
+    return r;
+  }
   std::vector<std::pair<Term, Term>> cases;  // (addr = j, value), outermost first
   std::unordered_set<Term> shadowed;        // constant indices a store above covers
   std::vector<std::pair<uint64_t, uint64_t>> shadowedRuns;  // [lo, hi] a run above covers

@@ -102,6 +102,9 @@ public:
 // if-then-else trees of at most 8 constant leaves without a common leaf. A syntactic test;
 // false means "not known".
 bool provablyDistinct(Term a, Term b);
+// An if-then-else tree whose leaves are all bit-vector constants (at most 8 leaves): a
+// pointer that is one of a few blocks, a merged constant.
+bool isConstTree(Term t);
 
 class TermManager {
 public:

@@ -266,6 +266,10 @@ Term TermManager::mkNot(Term a) {
   return make(Kind::Not, boolSort(), {a});
 }
 
+static bool complementary(const Term& a, const Term& b) {
+  return (a->kind == Kind::Not && a->children[0] == b) || (b->kind == Kind::Not && b->children[0] == a);
+}
+
 Term TermManager::mkAnd(Term a, Term b) {
   Term ts[2] = {a, b};
   return mkAnd(std::span<const Term>(ts, 2));
@@ -277,8 +281,10 @@ Term TermManager::mkAnd(std::span<const Term> ts) {
     if (t->isFalse()) return falseTerm();
     if (t->isTrue()) continue;
     bool dup = false;
-    for (Term k : kept)
+    for (Term k : kept) {
       if (k == t) dup = true;
+      if (complementary(k, t)) return falseTerm();  // a and not a
+    }
     if (!dup) kept.push_back(t);
   }
   if (kept.empty()) return trueTerm();
@@ -296,11 +302,32 @@ Term TermManager::mkOr(std::span<const Term> ts) {
     if (t->isTrue()) return trueTerm();
     if (t->isFalse()) continue;
     bool dup = false;
-    for (Term k : kept)
+    for (Term k : kept) {
       if (k == t) dup = true;
+      if (complementary(k, t)) return trueTerm();  // a or not a (the join of a fork)
+    }
     if (!dup) kept.push_back(t);
   }
   if (kept.empty()) return falseTerm();
+  // (g and c) or (g and not c) -> g: the guard after a two-way fork joins again
+  if (kept.size() == 2 && kept[0]->kind == Kind::And && kept[1]->kind == Kind::And &&
+      kept[0]->children.size() == kept[1]->children.size()) {
+    const auto& x = kept[0]->children;
+    const auto& y = kept[1]->children;
+    size_t differ = x.size();
+    bool ok = true;
+    for (size_t i = 0; i < x.size() && ok; ++i) {
+      if (x[i] == y[i]) continue;
+      if (differ == x.size() && complementary(x[i], y[i])) differ = i;
+      else ok = false;
+    }
+    if (ok && differ < x.size()) {
+      std::vector<Term> common;
+      for (size_t i = 0; i < x.size(); ++i)
+        if (i != differ) common.push_back(x[i]);
+      return mkAnd(std::span<const Term>(common));
+    }
+  }
   if (kept.size() == 1) return kept[0];
   return make(Kind::Or, boolSort(), std::move(kept));
 }
@@ -341,7 +368,7 @@ static bool constTree(Term t, int& leaves) {
   if (t->kind != Kind::Ite) return false;
   return constTree(t->children[1], leaves) && constTree(t->children[2], leaves);
 }
-static bool isConstTree(Term t) {
+bool isConstTree(Term t) {
   int leaves = 0;
   return t->kind == Kind::Ite && constTree(t, leaves);
 }
@@ -508,6 +535,19 @@ Term TermManager::concat(Term hi, Term lo) {
   uint32_t w = hi->width() + lo->width();
   if (hi->kind == Kind::BVConst && lo->kind == Kind::BVConst && w <= 64)
     return bvVal((hi->value << lo->width()) | lo->value, w);
+  // Over if-then-else trees of constants (a pointer that is one of a few blocks, read back
+  // byte by byte from a merge of memories): concat(ite(c, k1, k2), k) -> ite(c, concat(k1,
+  // k), concat(k2, k)), and two trees under the same condition pair up their branches, so
+  // that the bytes of such a pointer become a tree of whole constants again (issue 29:
+  // reads at it then resolve against the stores above instead of expanding over them).
+  if (w <= 64 && (hi->kind == Kind::BVConst || isConstTree(hi)) && (lo->kind == Kind::BVConst || isConstTree(lo))) {
+    if (hi->kind == Kind::Ite && lo->kind == Kind::Ite && hi->children[0] == lo->children[0])
+      return mkIte(hi->children[0], concat(hi->children[1], lo->children[1]), concat(hi->children[2], lo->children[2]));
+    if (hi->kind == Kind::Ite && lo->kind == Kind::BVConst)
+      return mkIte(hi->children[0], concat(hi->children[1], lo), concat(hi->children[2], lo));
+    if (hi->kind == Kind::BVConst && lo->kind == Kind::Ite)
+      return mkIte(lo->children[0], concat(hi, lo->children[1]), concat(hi, lo->children[2]));
+  }
   // concat(extract(x, i+k, j+... )) of adjacent slices of the same term -> one extract
   if (hi->kind == Kind::Extract && lo->kind == Kind::Extract && hi->children[0] == lo->children[0] &&
       hi->p1 == lo->p0 + 1)
@@ -520,6 +560,7 @@ Term TermManager::extract(Term a, uint32_t hi, uint32_t lo) {
   uint32_t w = hi - lo + 1;
   if (a->kind == Kind::BVConst) return bvVal(a->value >> lo, w);
   if (a->kind == Kind::Extract) return extract(a->children[0], hi + a->p1, lo + a->p1);
+  if (isConstTree(a)) return mkIte(a->children[0], extract(a->children[1], hi, lo), extract(a->children[2], hi, lo));
   if (a->kind == Kind::Concat) {
     Term h = a->children[0], l = a->children[1];
     uint32_t lw = l->width();

@@ -452,4 +452,42 @@ TEST(Terms, ConstantTreesFold) {
   }
 }
 
+// The guard after a two-way fork joins again is the guard before it, and a pointer that is
+// one of a few constants, stored and read back byte by byte, is that tree of constants
+// again (issue 29: addresses the encoder then resolves syntactically). The solver
+// confirms the factoring.
+TEST(Terms, ForkJoinsAndBytesOfConstantTreesFold) {
+  TermManager tm;
+  Term g = tm.var("g", tm.boolSort()), c = tm.var("c", tm.boolSort()), h = tm.var("h", tm.boolSort());
+  EXPECT_TRUE(tm.mkOr(c, tm.mkNot(c))->isTrue());
+  EXPECT_TRUE(tm.mkAnd(tm.mkNot(c), c)->isFalse());
+  EXPECT_EQ(tm.mkOr(tm.mkAnd(g, c), tm.mkAnd(g, tm.mkNot(c))), g);
+  Term gh = tm.mkAnd(std::vector<Term>{g, h});
+  Term joined = tm.mkOr(tm.mkAnd(std::vector<Term>{g, c, h}), tm.mkAnd(std::vector<Term>{g, tm.mkNot(c), h}));
+  EXPECT_EQ(joined, gh);
+  // two literals differ: no factoring
+  Term two = tm.mkOr(tm.mkAnd(g, c), tm.mkAnd(tm.mkNot(g), tm.mkNot(c)));
+  EXPECT_EQ(two->kind, Kind::Or);
+  for (SolverKind k : {SolverKind::Z3, SolverKind::CVC5}) {
+    auto s = makeSolver(k, tm);
+    Term raw = tm.var("raw", tm.boolSort());  // (g & c & h) | (g & !c & h), spelled out
+    s->add(tm.mkEq(raw, tm.mkOr(tm.mkAnd(tm.mkAnd(g, c), h), tm.mkAnd(tm.mkAnd(g, h), tm.mkNot(c)))));
+    s->add(tm.mkNot(tm.mkEq(raw, joined)));
+    EXPECT_EQ(s->check(), CheckResult::Unsat) << solverName(k);
+  }
+  // ite(c, 0x1000, 0) split into bytes and put together again
+  Term ptr = tm.mkIte(c, tm.bvVal(0x1000, 64), tm.bvVal(0, 64));
+  Term back = nullptr;
+  for (uint32_t i = 0; i < 8; ++i) {
+    Term b = tm.extract(ptr, 8 * i + 7, 8 * i);
+    EXPECT_TRUE(b->isConst() || isConstTree(b)) << i;
+    back = back ? tm.concat(b, back) : b;
+  }
+  EXPECT_EQ(back, ptr);
+  EXPECT_EQ(tm.bvAdd(back, tm.bvVal(8, 64)), tm.mkIte(c, tm.bvVal(0x1008, 64), tm.bvVal(8, 64)));
+  // bytes under different conditions stay a concat
+  Term other = tm.mkIte(g, tm.bvVal(1, 8), tm.bvVal(2, 8));
+  EXPECT_EQ(tm.concat(other, tm.extract(ptr, 15, 8))->kind, Kind::Concat);
+}
+
 }  // namespace
