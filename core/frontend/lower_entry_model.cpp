@@ -52,7 +52,7 @@ const Decl* testedDecl(const Expr* e) {
   if (!e->getType()->isPointerType()) return nullptr;
   if (auto* dr = dyn_cast<DeclRefExpr>(e)) {
     if (auto* pd = dyn_cast<ParmVarDecl>(dr->getDecl())) return pd;
-    if (auto* vd = dyn_cast<VarDecl>(dr->getDecl()); vd && vd->hasGlobalStorage() && !vd->isStaticLocal()) return vd;
+    if (auto* vd = dyn_cast<VarDecl>(dr->getDecl()); vd && vd->hasGlobalStorage()) return vd;  // static locals too
     return nullptr;
   }
   if (auto* me = dyn_cast<MemberExpr>(e)) return dyn_cast<FieldDecl>(me->getMemberDecl());

@@ -169,6 +169,8 @@ TEST(EntryModel, GlobalPointersPointToSeparateFreshObjects) {
 TEST(EntryModel, AGlobalPointerTestedAgainstNullMayBeNull) {
   const std::string decls = "int *gp; int *other;\nint get(void) { if (gp == 0) return 0; return *gp; }\n";
   expectModels(decls + "int f(void) { if ((unsigned long)gp == 0) reach_error(); return 0; }\n", "f", Verdict::False);
+  // a static local is a global too (its value left by an earlier call)
+  expectModels("int f(void) { static int *buf; if (buf == 0) reach_error(); return 0; }\n", "f", Verdict::False);
   // the test of gp says nothing about another global
   expectModels(decls + "int f(void) { if ((unsigned long)other == 0) reach_error(); return 0; }\n", "f",
                Verdict::True);
