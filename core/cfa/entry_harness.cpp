@@ -68,6 +68,21 @@ struct Builder {
     cur = join;
   }
 
+  // object(), then (nullable) a nondeterministic choice `into` := NULL.
+  void maybeNullObject(const std::vector<EntryObject>& objs, int32_t o, VarId into, const std::string& what,
+                       bool nullable) {
+    object(objs, o, into, what);
+    if (!nullable) return;
+    maybe(what, [&] {
+      Edge z;
+      z.kind = EdgeKind::Assign;
+      z.lhs = into;
+      z.rhs = ptr(0);
+      z.text = "entry model: " + what + " = NULL";
+      emit(std::move(z));
+    });
+  }
+
   // Allocates object `o` into `into`, then fills its pointer slots.
   void object(const std::vector<EntryObject>& objs, int32_t o, VarId into, const std::string& what) {
     const EntryObject& ob = objs[o];
@@ -145,20 +160,8 @@ void emitEntryObject(Program& p, Function& f, LocId& cur, const SourceRange& ran
                      bool alloc, bool nullable) {
   if (object < 0 || static_cast<size_t>(object) >= objs.size()) return;
   Builder b{p, f, cur, range};
-  if (alloc) {
-    b.object(objs, object, into, what);
-    if (nullable)
-      b.maybe(what, [&] {
-        Edge z;
-        z.kind = EdgeKind::Assign;
-        z.lhs = into;
-        z.rhs = b.ptr(0);
-        z.text = "entry model: " + what + " = NULL";
-        b.emit(std::move(z));
-      });
-  } else {
-    b.slots(objs, objs[object], into, what);
-  }
+  if (alloc) b.maybeNullObject(objs, object, into, what, nullable);
+  else b.slots(objs, objs[object], into, what);
   cur = b.cur;
 }
 
@@ -243,17 +246,7 @@ std::shared_ptr<Program> withEntryHarness(const Program& src, FuncId entry) {
     VarId pv = f.params[i];
     if (out->vars[pv].width != out->ptrWidth) continue;  // not an address: left as it is
     std::string name = out->vars[pv].cName.empty() ? out->vars[pv].name : out->vars[pv].cName;
-    b.object(objs, ep.object, pv, name);
-    if (ep.nullable) {
-      b.maybe(name, [&] {
-        Edge z;
-        z.kind = EdgeKind::Assign;
-        z.lhs = pv;
-        z.rhs = b.ptr(0);
-        z.text = "entry model: " + name + " = NULL";
-        b.emit(std::move(z));
-      });
-    }
+    b.maybeNullObject(objs, ep.object, pv, name, ep.nullable);
   }
   Edge go;
   go.kind = EdgeKind::Blank;

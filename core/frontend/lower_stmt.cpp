@@ -1279,7 +1279,7 @@ void Lowerer::buildInit(bool nondet) {
   // every entry (C forbids changing it): the nondeterministic initialisation keeps it.
   auto constInit = [&](const VarDecl* vd) {
     for (const VarDecl* r : vd->redecls())
-      if (r->getInit()) return r->getType().isConstant(ctx);
+      if (r->getInit()) return r->getType().isConstant(ctx) && !r->getType().isVolatileQualified();
     return false;
   };
   // 1. allocate every global in memory (register globals need no allocation)

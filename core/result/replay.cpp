@@ -664,22 +664,17 @@ class Interpreter {
 
   // ---- entry inputs (see replay.h): taint bits beside the values
   static bool isHarnessEdge(const cfa::Edge& e) { return e.text.rfind("entry model: ", 0) == 0; }
-  // the harness's choice "X is not null" (entry_harness.cpp: Builder::maybe)
-  bool isHarnessNotNull(const cfa::Edge& e) const {
-    if (e.positive || !e.cond || e.cond->kind != ExprKind::Binary || e.cond->ops.empty()) return false;
+  // an Assume on the harness's null choice (entry_harness.cpp: Builder::maybe): its
+  // "X is not null" side, and its "X is null" side (in the initialisation: a global's)
+  bool isHarnessChoice(const cfa::Edge& e) const {
+    if (!e.cond || e.cond->kind != ExprKind::Binary || e.cond->ops.empty()) return false;
     const Expr& a = *e.cond->ops[0];
     if (a.kind != ExprKind::Var || a.var >= p_.vars.size()) return false;
     const std::string& n = p_.vars[a.var].name;
     return n.find("::$entry") != std::string::npos && n.size() >= 7 && n.compare(n.size() - 7, 7, "$choice") == 0;
   }
-  // the harness's choice "X is null" of a global's entry model (in the initialisation)
-  bool isHarnessIsNull(const cfa::Edge& e) const {
-    if (!e.positive || !e.cond || e.cond->kind != ExprKind::Binary || e.cond->ops.empty()) return false;
-    const Expr& a = *e.cond->ops[0];
-    if (a.kind != ExprKind::Var || a.var >= p_.vars.size()) return false;
-    const std::string& n = p_.vars[a.var].name;
-    return n.find("::$entry") != std::string::npos && n.size() >= 7 && n.compare(n.size() - 7, 7, "$choice") == 0;
-  }
+  bool isHarnessNotNull(const cfa::Edge& e) const { return !e.positive && isHarnessChoice(e); }
+  bool isHarnessIsNull(const cfa::Edge& e) const { return e.positive && isHarnessChoice(e); }
   bool varTainted(VarId v) const {
     if (isGlobal(v)) return gtaint_.size() > v && gtaint_[v];
     return stack_.back().taint.count(v) != 0;

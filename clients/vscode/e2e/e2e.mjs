@@ -326,7 +326,13 @@ try {
   const fixedAt = Date.now();
   await waitRowText('main', /\bverified\b/, 60_000);
   await page.waitForFunction(() => document.querySelectorAll('.monaco-editor .squiggly-error').length === 0, null, { timeout: 30_000 });
-  const saved = fs.readFileSync(file, 'utf8');
+  // the server verifies the edited buffer (didChange) before code-server's write of the
+  // save reaches the disk: poll the file (up to 10 s) rather than read it once
+  let saved = fs.readFileSync(file, 'utf8');
+  for (const until = Date.now() + 10_000; !saved.includes('// fixed') && Date.now() < until; ) {
+    await page.waitForTimeout(200);
+    saved = fs.readFileSync(file, 'utf8');
+  }
   if (!saved.includes('// fixed')) throw new Error('the edit was not saved to disk');
   log(`fixed and saved: main verified and no squiggle after ${((Date.now() - fixedAt) / 1000).toFixed(1)} s`);
   await shot('3-verified.png', 'after the keyboard fix and save: main — verified in the Argus view, no squiggle');
