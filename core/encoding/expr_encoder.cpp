@@ -37,13 +37,20 @@ Term ExprEncoder::readByte(Term mem, Term addr, unsigned depth) {
     return r;
   }
   std::vector<std::pair<Term, Term>> cases;  // (addr = j, value), outermost first
-  std::unordered_set<Term> shadowed;        // constant indices a store above covers
-  std::vector<std::pair<uint64_t, uint64_t>> shadowedRuns;  // [lo, hi] a run above covers
+  std::unordered_set<Term> shadowed;        // indices a store above writes (its case came first)
+  struct Run {
+    Term base;  // nullptr: constant indices
+    uint64_t lo, hi;
+  };
+  std::vector<Run> shadowedRuns;  // base + [lo, hi] a run above covers
   auto isShadowed = [&](const Term& j) {
-    if (!j->isConst()) return false;
     if (shadowed.count(j)) return true;
-    for (auto& [lo, hi] : shadowedRuns)
-      if (lo <= j->value && j->value <= hi) return true;
+    if (shadowedRuns.empty()) return false;
+    Term b;
+    uint64_t o;
+    smt::splitOffset(j, b, o);
+    for (auto& r : shadowedRuns)
+      if (r.base == b && r.lo <= o && o <= r.hi) return true;
     return false;
   };
   Term m = mem, below = nullptr;
@@ -52,7 +59,8 @@ Term ExprEncoder::readByte(Term mem, Term addr, unsigned depth) {
       below = tm_.select(m, addr);
     } else if (m->kind == smt::Kind::Store) {
       Term j = m->children[1];
-      Term run = nullptr;  // the end of a run of equal stores at consecutive constants
+      Term run = nullptr;  // the end of a run of equal stores at consecutive indices
+      Term base = nullptr;
       uint64_t lo = 0, hi = 0;
       if (j == addr) {
         below = m->children[2];
@@ -60,18 +68,23 @@ Term ExprEncoder::readByte(Term mem, Term addr, unsigned depth) {
         m = m->children[0];
       } else if (cases.size() >= kExpandStores || expanded_ >= kExpandBudget) {
         below = tm_.select(m, addr);
-      } else if (!addr->isConst() && (run = storeRun(m, lo, hi))) {
+      } else if ((run = storeRun(m, base, lo, hi))) {
         // One case for the whole run: every store of it writes the same value, and the
         // stores above that could shadow part of it come first in the if-then-else.
-        Term inRun = tm_.mkAnd(tm_.bvUle(tm_.bvVal(lo, ptrWidth_), addr), tm_.bvUle(addr, tm_.bvVal(hi, ptrWidth_)));
+        // On a base b: addr in b+lo .. b+hi iff addr - (b+lo) <= hi - lo (modulo 2^w,
+        // the run does not wrap its offsets).
+        Term inRun = base ? tm_.bvUle(tm_.bvSub(addr, tm_.bvAdd(base, tm_.bvVal(lo, ptrWidth_))),
+                                      tm_.bvVal(hi - lo, ptrWidth_))
+                          : tm_.mkAnd(tm_.bvUle(tm_.bvVal(lo, ptrWidth_), addr),
+                                      tm_.bvUle(addr, tm_.bvVal(hi, ptrWidth_)));
         cases.emplace_back(inRun, m->children[2]);
         ++expanded_;
-        shadowedRuns.emplace_back(lo, hi);
+        shadowedRuns.push_back({base, lo, hi});
         m = run;
       } else {
         cases.emplace_back(tm_.mkEq(addr, j), m->children[2]);
         ++expanded_;
-        if (j->isConst()) shadowed.insert(j);
+        shadowed.insert(j);
         m = m->children[0];
       }
     } else if (m->kind == smt::Kind::Ite && depth < 64) {
@@ -86,17 +99,19 @@ Term ExprEncoder::readByte(Term mem, Term addr, unsigned depth) {
   return below;
 }
 
-Term ExprEncoder::storeRun(Term m, uint64_t& lo, uint64_t& hi) const {
+Term ExprEncoder::storeRun(Term m, Term& base, uint64_t& lo, uint64_t& hi) const {
   Term v = m->children[2];
-  Term j = m->children[1];
-  if (!j->isConst()) return nullptr;
+  smt::splitOffset(m->children[1], base, lo);
+  hi = lo;
   const uint64_t top = ptrWidth_ >= 64 ? ~uint64_t(0) : (uint64_t(1) << ptrWidth_) - 1;
-  lo = hi = j->value;
-  int dir = 0;  // -1: indices fall going down the chain, +1: they rise
+  int dir = 0;  // -1: offsets fall going down the chain, +1: they rise
   size_t n = 1;
   Term below = m->children[0];
-  while (below->kind == smt::Kind::Store && below->children[2] == v && below->children[1]->isConst()) {
-    uint64_t k = below->children[1]->value;
+  while (below->kind == smt::Kind::Store && below->children[2] == v) {
+    Term b;
+    uint64_t k;
+    smt::splitOffset(below->children[1], b, k);
+    if (b != base) break;
     if (dir <= 0 && lo > 0 && k == lo - 1) {
       dir = -1;
       lo = k;

@@ -44,9 +44,15 @@ public:
   //    programs whose addresses are all symbolic keep the terms small;
   //  - a run of at least kMinRun stores of the same value term at consecutive constant
   //    indices lo..hi (a zero-initialised global array, a memset) becomes one case
-  //    ite(lo <= addr <= hi, value, read below) when addr is not a constant (issue 21,
-  //    github_1590-generic: a read at a symbolic index into a 1024-byte zeroed buffer
-  //    was 1024 cases, the last 512 of them a select over the rest of the chain);
+  //    ite(lo <= addr <= hi, value, read below) (issue 21, github_1590-generic: a read
+  //    at a symbolic index into a 1024-byte zeroed buffer was 1024 cases, the last 512
+  //    of them a select over the rest of the chain); so does a run at consecutive
+  //    offsets b+lo..b+hi of one symbolic base b (a memset through a pointer), as
+  //    ite(addr - (b+lo) <= hi - lo, value, read below) (issue 29: SQLite's debug
+  //    memset(p, 0xaa, 128) of a freed lookaside slot made every later read through
+  //    an unrelated pointer 128 cases per byte);
+  //  - a store at the very index term of a store above it is skipped (its case came
+  //    first);
   //  - an if-then-else of memories (the unwinding's merges) becomes an if-then-else of
   //    the reads of both sides (memoised per memory and address);
   //  - whatever remains (an array variable, a chain beyond the limits) is an SMT select.
@@ -85,9 +91,9 @@ public:
 private:
   smt::Term readByte(smt::Term mem, smt::Term addr, unsigned depth);
   // When `m` (a store) starts a run of >= kMinRun stores of its value at consecutive
-  // constant indices, [lo, hi] are the run's indices and the result is the memory
-  // below the run; otherwise nullptr.
-  smt::Term storeRun(smt::Term m, uint64_t& lo, uint64_t& hi) const;
+  // indices base+lo .. base+hi (base nullptr: constants lo..hi), the result is the
+  // memory below the run; otherwise nullptr.
+  smt::Term storeRun(smt::Term m, smt::Term& base, uint64_t& lo, uint64_t& hi) const;
   smt::Term fp(smt::Term bits);
   struct PairHash {
     size_t operator()(const std::pair<smt::Term, smt::Term>& p) const {

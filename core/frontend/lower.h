@@ -99,11 +99,13 @@ public:
   // another and back): union-find over canonical function types, nullptr standing for
   // every non-function type (void *, integers) a function pointer is cast to or from.
   // An indirect call through type T reaches the address-taken functions of a type
-  // compatible with T or joined with it (mayCallThrough).
+  // compatible with T, or joined with it and taking parameters of the same shapes
+  // (mayCallThrough, paramShape).
   std::map<const clang::Type*, const clang::Type*> fnTypeParent;
   const clang::Type* fnTypeClass(const clang::Type* t);
   void joinFnTypes(clang::QualType a, clang::QualType b);  // pre-pass: a cast from a to b
   bool mayCallThrough(const clang::FunctionDecl* def, clang::QualType calleeFnType, unsigned nargs);
+  std::string paramShape(clang::QualType t);
   // Function-pointer fields (issue 29 item 2, "refined by a points-to analysis where it is
   // cheap"; field-based, per translation unit): for a field of a struct, the functions the
   // unit stores in it (initialisers, assignments of a function, of null, or of the same

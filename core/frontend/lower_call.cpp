@@ -871,11 +871,34 @@ void Lowerer::joinFnTypes(QualType a, QualType b) {
 // compatible with the pointer's (C11 6.5.2.2p9: calling through an incompatible type is
 // undefined) or joined with it by casts in the program. A target left out is never a
 // wrong verdict: a pointer matching none of the candidates leads to an unsupported edge.
+//
+// A function joined by casts is a target only when its parameters have the shapes the
+// call passes (paramShape: a pointer for a pointer, an integer of the same size, the same
+// floating type, the same struct): a table of `void (*)(void)` into which functions of
+// every type are cast (SQLite's system-call table) joins them all, and a call of
+// `ftruncate(int, off_t)` through it must not reach `getcwd(char *, size_t)`, whose body
+// would treat the int as an address (reads over the whole memory). The C standard makes
+// either call undefined; the shape check keeps what real code does (a comparator taking
+// `const int *` called through `int (*)(const void *, const void *)`).
 bool Lowerer::mayCallThrough(const FunctionDecl* def, QualType calleeFnType, unsigned nargs) {
   if (def->getNumParams() != nargs) return false;
   if (calleeFnType.isNull() || !calleeFnType->isFunctionType()) return true;
   if (ctx.typesAreCompatible(def->getType(), calleeFnType)) return true;
-  return fnTypeClass(fnTypeKey(def->getType())) == fnTypeClass(fnTypeKey(calleeFnType));
+  if (fnTypeClass(fnTypeKey(def->getType())) != fnTypeClass(fnTypeKey(calleeFnType))) return false;
+  const auto* proto = calleeFnType->getAs<FunctionProtoType>();
+  if (!proto) return true;  // unprototyped: the arguments' shapes are the caller's
+  for (unsigned i = 0; i < nargs && i < proto->getNumParams(); ++i)
+    if (paramShape(def->getParamDecl(i)->getType()) != paramShape(proto->getParamType(i))) return false;
+  return true;
+}
+
+// The shape of a parameter type for mayCallThrough: how a value of it is passed.
+std::string Lowerer::paramShape(QualType t) {
+  t = t.getCanonicalType().getUnqualifiedType();
+  if (t->isPointerType() || t->isArrayType() || t->isFunctionType() || t->isNullPtrType()) return "p";
+  if (t->isIntegralOrEnumerationType()) return "i" + std::to_string(sizeOf(t));
+  if (t->isRealFloatingType()) return "f" + std::to_string(sizeOf(t));
+  return t.getAsString();
 }
 
 // Lowerer::fieldFuncs: a store of `value` in field `f`.

@@ -5,7 +5,9 @@
 //
 //  - a pointer parameter points to a fresh object of its pointee type (contents
 //    nondeterministic); a pointee of type void, char (signed/unsigned) or an incomplete
-//    type gets a buffer of kEntryBufferBytes;
+//    type gets a buffer of kEntryBufferBytes — except a `void *` parameter that the body
+//    casts to a pointer to a struct or union (`(RowSet *)pArg`): the object has that
+//    type (its first such cast; VoidParamUse);
 //  - the pointer slots inside such an object (struct fields, array elements up to
 //    kEntryArraySlots, a pointee that is itself a pointer) point to further fresh objects
 //    up to depth kEntryDepth (the parameter's own object is depth 1); beyond it they are
@@ -157,6 +159,31 @@ void Lowerer::entrySlots(QualType t, uint64_t offset, unsigned depth, std::vecto
   }
 }
 
+namespace {
+// The object type a `void *` parameter is used as: the pointee of the first cast of the
+// parameter itself (`(RowSet *)pArg`, `RowSet *p = pArg;`) to a pointer to a complete
+// struct or union type in the function's body (UC-KLEE's lazy initialisation types an
+// object by its first use). Null type when the body never casts it so.
+class VoidParamUse : public RecursiveASTVisitor<VoidParamUse> {
+ public:
+  explicit VoidParamUse(const ParmVarDecl* pd) : pd_(pd) {}
+  QualType type;
+  bool VisitCastExpr(CastExpr* ce) {
+    if (!type.isNull() || (ce->getCastKind() != CK_BitCast && ce->getCastKind() != CK_NoOp)) return true;
+    const auto* dr = dyn_cast<DeclRefExpr>(ce->getSubExpr()->IgnoreParenImpCasts());
+    if (!dr || dr->getDecl() != pd_) return true;
+    if (const auto* pt = ce->getType().getCanonicalType()->getAs<PointerType>()) {
+      QualType pointee = pt->getPointeeType();
+      if (pointee->isRecordType() && !pointee->isIncompleteType()) type = pointee;
+    }
+    return true;
+  }
+
+ private:
+  const ParmVarDecl* pd_;
+};
+}  // namespace
+
 void Lowerer::buildEntryModel(const FunctionDecl* fd) {
   std::vector<cfa::EntryParam> params(fd->getNumParams());
   std::vector<cfa::EntryObject> objs;
@@ -169,7 +196,14 @@ void Lowerer::buildEntryModel(const FunctionDecl* fd) {
       if (pt->getPointeeType()->isFunctionType()) continue;  // left as today: any target
       if (auto n = t->getNullability(ctx); n && *n == NullabilityKind::Nullable) params[i].nullable = true;
       if (nullTested.count(pd->getCanonicalDecl())) params[i].nullable = true;
-      params[i].object = entryObjectFor(pt->getPointeeType(), 1, objs, true);
+      QualType pointee = pt->getPointeeType();
+      const FunctionDecl* def = fd->getDefinition();
+      if (pointee->isVoidType() && def && def->getBody() && i < def->getNumParams()) {
+        VoidParamUse use(def->getParamDecl(i));  // the body names the definition's parameters
+        use.TraverseStmt(def->getBody());
+        if (!use.type.isNull()) pointee = use.type;
+      }
+      params[i].object = entryObjectFor(pointee, 1, objs, true);
       any = any || params[i].object >= 0;
     } else if (canon->isRecordType()) {
       params[i].object = entryObjectFor(canon, 0, objs, true);  // by value: its fields are depth 1

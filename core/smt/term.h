@@ -105,6 +105,9 @@ bool provablyDistinct(Term a, Term b);
 // An if-then-else tree whose leaves are all bit-vector constants (at most 8 leaves): a
 // pointer that is one of a few blocks, a merged constant.
 bool isConstTree(Term t);
+// Splits a bit-vector index into base + constant offset: base is nullptr for a constant
+// (off is its value), t itself with off 0 when t is not `x + c`.
+void splitOffset(Term t, Term& base, uint64_t& off);
 
 class TermManager {
 public:

@@ -457,6 +457,12 @@ Term TermManager::bvSub(Term a, Term b) {
   if (a->kind == Kind::BVConst && b->kind == Kind::BVConst) return bvVal(a->value - b->value, a->width());
   if (b->kind == Kind::BVConst) return bvAdd(a, bvVal(0 - b->value, a->width()));
   if (a == b) return bvVal(0, a->width());
+  // (x + c1) - (x + c2) -> c1 - c2, (x + c) - x -> c, x - (x + c) -> -c
+  Term ba, bb;
+  uint64_t oa, ob;
+  splitOffset(a, ba, oa);
+  splitOffset(b, bb, ob);
+  if (ba && ba == bb) return bvVal(oa - ob, a->width());
   return make(Kind::BVSub, a->sort, {a, b});
 }
 Term TermManager::bvMul(Term a, Term b) {
@@ -628,8 +634,7 @@ Term TermManager::intLt(Term a, Term b) {
 
 // ---------------------------------------------------------------- arrays, UF
 
-// Splits a bit-vector index into base + constant offset (base null for a constant).
-static void splitOffset(Term t, Term& base, uint64_t& off) {
+void splitOffset(Term t, Term& base, uint64_t& off) {
   if (t->kind == Kind::BVConst) {
     base = nullptr;
     off = t->value;

@@ -108,15 +108,18 @@ TEST(EntryClosure, StatisticsShowTheSlice) {
 // address-taken functions of a compatible type, or of a type a cast in the program joins
 // with it; ten address-taken functions of the same arity but another type (each calling
 // the previous one three times) do not enter the closure.
-std::string tenUnrelated(bool castJoins) {
+// `param` is the ten functions' parameter type: `long *` (another shape than int: never a
+// target, joined or not) or `unsigned` (the shape of int: a target once a cast joins it).
+std::string tenUnrelated(bool castJoins, const std::string& param = "long *") {
   std::string code = prelude() + "int inc(int x) { return x + 1; }\n"
                                  "int (*fp)(int) = inc;\n";
-  code += "long g0(long *p) { return *p; }\n";
+  std::string deref = param == "long *" ? "*p" : "(long)p";
+  code += "long g0(" + param + " p) { return " + deref + "; }\n";
   for (int i = 1; i < 10; ++i) {
     std::string prev = "g" + std::to_string(i - 1);
-    code += "long g" + std::to_string(i) + "(long *p) { return " + prev + "(p) + " + prev + "(p) + " + prev + "(p); }\n";
+    code += "long g" + std::to_string(i) + "(" + param + " p) { return " + prev + "(p) + " + prev + "(p) + " + prev + "(p); }\n";
   }
-  code += "long (*table[10])(long *) = {g0, g1, g2, g3, g4, g5, g6, g7, g8, g9};\n";
+  code += "long (*table[10])(" + param + ") = {g0, g1, g2, g3, g4, g5, g6, g7, g8, g9};\n";
   if (castJoins) code += "void join(void) { fp = (int (*)(int))table[9]; }\n";
   code += "int f(int x) { int r = fp(x); if (r == x + 1 || x == 2147483647) return r; reach_error(); return 0; }\n";
   return code;
@@ -130,10 +133,16 @@ TEST(EntryClosure, IndirectCallsReachOnlyCompatibleTypes) {
   // fp is a nondeterministic global at entry f: inc or a pointer to no candidate
   // (unsupported, never a wrong verdict)
   EXPECT_NE(o.result.verdict, Verdict::False) << o.result.reason;
-  // the same through a cast: g9 (and its callees) become possible targets
-  auto j = verifySource(tenUnrelated(true), engine::Algorithm::Ibmc, smt::SolverKind::Z3, frontend::DataModel::LP64, "f");
+  // the same through a cast of functions taking an int-shaped parameter: g9 (and its
+  // callees) become possible targets
+  auto j = verifySource(tenUnrelated(true, "unsigned"), engine::Algorithm::Ibmc, smt::SolverKind::Z3,
+                        frontend::DataModel::LP64, "f");
   ASSERT_TRUE(j.result.stats.extra.count("slice_functions"));
   EXPECT_GE(j.result.stats.extra.at("slice_functions"), 12) << "g0..g9 joined by the cast";
+  // joined, but taking a pointer where the call passes an int: not targets
+  auto k = verifySource(tenUnrelated(true), engine::Algorithm::Ibmc, smt::SolverKind::Z3, frontend::DataModel::LP64, "f");
+  ASSERT_TRUE(k.result.stats.extra.count("slice_functions"));
+  EXPECT_LE(k.result.stats.extra.at("slice_functions"), 5) << "f, inc, join? and the two init functions";
 }
 
 // Issue 29 item 2, "refined by a points-to analysis where it is cheap": a call through a
@@ -207,6 +216,40 @@ TEST(EntryClosure, ACastFunctionPointerStillReachesItsTarget) {
     EXPECT_EQ(verifySource(viaVoid, alg, smt::SolverKind::Z3).result.verdict, Verdict::False) << engine::algorithmName(alg);
     EXPECT_EQ(verifySource(viaTypedef, alg, smt::SolverKind::Z3).result.verdict, Verdict::False) << engine::algorithmName(alg);
   }
+}
+
+// A table of `void (*)(void)` into which functions of every type are cast (SQLite's
+// system-call table) joins their types; a call through one of its entries cast back to
+// `int (*)(int, long)` reaches only the joined functions whose parameters have those
+// shapes, not one taking a pointer where the call passes an int.
+TEST(EntryClosure, ACastJoinedCallReachesOnlyFunctionsOfTheSameParameterShapes) {
+  const std::string code = prelude() +
+                           "typedef void (*anyfn)(void);\n"
+                           "int trunc_(int h, long sz) { return h + (int)sz; }\n"
+                           "long other(int h, long sz) { if (sz == 42) reach_error(); return h; }\n"  // same shapes
+                           "char *cwd(char *buf, unsigned long n) { if (n == 9) reach_error(); buf[n - 1] = 0; return buf; }\n"
+                           "anyfn table[3] = {(anyfn)trunc_, (anyfn)other, (anyfn)cwd};\n"
+                           "int f(int h, long sz) { return ((int (*)(int, long))table[0])(h, sz); }\n";
+  for (auto dm : {frontend::DataModel::LP64, frontend::DataModel::ILP32}) {
+    auto o = verifySource(code, engine::Algorithm::Bmc, smt::SolverKind::Z3, dm, "f");
+    ASSERT_FALSE(o.inputError) << o.error;
+    // f, trunc_, other and the two init functions; cwd is not a target
+    EXPECT_EQ(o.result.stats.extra.at("slice_functions"), 5) << "cwd reached through an int parameter";
+    // table[0] is any value at entry f: other's error is reachable (a latent finding),
+    // cwd's (n == 9) is not a finding of this run
+    EXPECT_NE(o.result.verdict, Verdict::True) << o.result.reason;
+    EXPECT_EQ(o.result.reason.find("cwd"), std::string::npos) << o.result.reason;
+  }
+  // the same call with the pointer shapes reaches cwd (and not the two int functions)
+  const std::string ptrCall = prelude() +
+                              "typedef void (*anyfn)(void);\n"
+                              "int trunc_(int h, long sz) { if (sz == 3) reach_error(); return h + (int)sz; }\n"
+                              "char *cwd(char *buf, unsigned long n) { if (n == 9) reach_error(); return buf; }\n"
+                              "anyfn table[2] = {(anyfn)trunc_, (anyfn)cwd};\n"
+                              "char *g(char *b, unsigned long n) { return ((char *(*)(char *, unsigned long))table[1])(b, n); }\n";
+  auto p = verifySource(ptrCall, engine::Algorithm::Bmc, smt::SolverKind::Z3, frontend::DataModel::LP64, "g");
+  ASSERT_FALSE(p.inputError) << p.error;
+  EXPECT_EQ(p.result.stats.extra.at("slice_functions"), 4) << "g, cwd and the two init functions";
 }
 
 // ---------------------------------------------------------------- issue 29 item 6

@@ -135,6 +135,22 @@ TEST(EntryModel, BuffersForCharAndVoidPointees) {
                "f", Verdict::True);
 }
 
+TEST(EntryModel, AVoidPointerCastToAStructIsThatStruct) {
+  // `(struct S *)arg`: the object is an S, and its pointer field points to a fresh
+  // object (as a struct S * parameter's would), not to whatever 64 bytes of a buffer hold
+  const std::string s = "struct S { int a; int *q; };\n";
+  expectModels(s + "int f(void *arg) { struct S *p = (struct S *)arg; int x = 5; *p->q = 1;\n"
+                   "  if (p->q == &x || *p->q != 1) reach_error(); return 0; }\n",
+               "f", Verdict::True);
+  // an implicit conversion counts too (`struct S *p = arg;`), and the contents stay
+  // nondeterministic
+  expectModels(s + "int f(void *arg) { struct S *p = arg; if (p->a == 7) reach_error(); return 0; }\n", "f",
+               Verdict::False);
+  // a buffer still where the body never casts it to a struct
+  expectModels("int f(void *arg, char *d) { char *c = arg; c[63] = 1; d[0] = 2; if (c[63] != 1) reach_error(); return 0; }\n",
+               "f", Verdict::True);
+}
+
 TEST(EntryModel, StructsPassedByValueGetFreshPointerFields) {
   expectModels("struct P { int *x; int *y; };\n"
                "int f(struct P p) { *p.x = 1; *p.y = 2; if (*p.x != 1) reach_error(); return 0; }\n",
