@@ -1147,7 +1147,14 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
         // the write at the end reports it
       }
     }
-    if (req.stageFinished) req.stageFinished(i, st.spec, r);
+    if (req.stageFinished) {
+      req.stageFinished(i, st.spec, r);
+    } else if (req.progress) {  // nobody prints the stage's line (a follow-up, the daemon): its end
+      std::ostringstream o;
+      o << "stage " << i + 1 << "/" << stages.size() << " " << st.spec << ": " << result::verdictName(r.verdict)
+        << " after " << std::fixed << std::setprecision(1) << r.stats.wallTimeS << " s";
+      req.progress(o.str());
+    }
     std::string key = "stage" + std::to_string(i + 1) + "_";
     last.stats.extra[key + "cpu_time_s"] = r.stats.cpuTimeS;
     last.stats.extra[key + "verdict"] = r.verdict == result::Verdict::True ? 1 : r.verdict == result::Verdict::False ? -1 : 0;
