@@ -5,9 +5,10 @@
 //
 //  - a pointer parameter points to a fresh object of its pointee type (contents
 //    nondeterministic); a pointee of type void, char (signed/unsigned) or an incomplete
-//    type gets a buffer of kEntryBufferBytes — except a `void *` parameter that the body
-//    casts to a pointer to a struct or union (`(RowSet *)pArg`): the object has that
-//    type (its first such cast; VoidParamUse);
+//    type gets a buffer of kEntryBufferBytes — except a `void *` parameter, or a pointer
+//    to an incomplete (opaque) type, that the body casts to a pointer to a complete struct
+//    or union (`(RowSet *)pArg`, SQLite's `(Vdbe *)pStmt` of a `sqlite3_stmt *`): the
+//    object has that type (its first such cast; VoidParamUse);
 //  - the pointer slots inside such an object (struct fields, array elements up to
 //    kEntryArraySlots, a pointee that is itself a pointer) point to further fresh objects
 //    up to depth kEntryDepth (the parameter's own object is depth 1); beyond it they are
@@ -160,7 +161,8 @@ void Lowerer::entrySlots(QualType t, uint64_t offset, unsigned depth, std::vecto
 }
 
 namespace {
-// The object type a `void *` parameter is used as: the pointee of the first cast of the
+// The object type a `void *` parameter (or a pointer to an opaque type) is used as: the
+// pointee of the first cast of the
 // parameter itself (`(RowSet *)pArg`, `RowSet *p = pArg;`) to a pointer to a complete
 // struct or union type in the function's body (UC-KLEE's lazy initialisation types an
 // object by its first use). Null type when the body never casts it so.
@@ -198,7 +200,7 @@ void Lowerer::buildEntryModel(const FunctionDecl* fd) {
       if (nullTested.count(pd->getCanonicalDecl())) params[i].nullable = true;
       QualType pointee = pt->getPointeeType();
       const FunctionDecl* def = fd->getDefinition();
-      if (pointee->isVoidType() && def && def->getBody() && i < def->getNumParams()) {
+      if ((pointee->isVoidType() || pointee->isIncompleteType()) && def && def->getBody() && i < def->getNumParams()) {
         VoidParamUse use(def->getParamDecl(i));  // the body names the definition's parameters
         use.TraverseStmt(def->getBody());
         if (!use.type.isNull()) pointee = use.type;

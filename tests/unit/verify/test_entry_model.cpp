@@ -146,6 +146,10 @@ TEST(EntryModel, AVoidPointerCastToAStructIsThatStruct) {
   // nondeterministic
   expectModels(s + "int f(void *arg) { struct S *p = arg; if (p->a == 7) reach_error(); return 0; }\n", "f",
                Verdict::False);
+  // so is a pointer to an opaque type (SQLite's sqlite3_stmt * cast to Vdbe *)
+  expectModels(s + "struct opaque;\nint f(struct opaque *o) { struct S *p = (struct S *)o; int x = 5; *p->q = 1;\n"
+                   "  if (p->q == &x || *p->q != 1) reach_error(); return 0; }\n",
+               "f", Verdict::True);
   // a buffer still where the body never casts it to a struct
   expectModels("int f(void *arg, char *d) { char *c = arg; c[63] = 1; d[0] = 2; if (c[63] != 1) reach_error(); return 0; }\n",
                "f", Verdict::True);
