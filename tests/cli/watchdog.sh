@@ -89,6 +89,19 @@ assert "the checks after it overran the time limit" in d["reason"], d["reason"]
 c = d["counterexample"]
 assert c["finding"] == "latent" and c["steps"], c
 PY
+# the continuation's chain stages (no stage line of their own on stdout) report their end
+# in the progress: each "started" line after the finding has its "after N s" line
+"$ARGUS" verify "$dir/l.c" --function f --timeout 6 --progress > "$dir/out.txt" 2> "$dir/err.txt" \
+  || fail "continuation progress: run failed"
+python3 - "$dir/err.txt" <<'PY' || fail "continuation progress: a stage without its end line"
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+i = next(i for i, l in enumerate(lines) if "verifying the rest with its check cut" in l)
+started = [m.group(1) for l in lines[i:] for m in [re.match(r"argus: (stage \d+/\d+ \S+): started", l)] if m]
+ended = [m.group(1) for l in lines[i:] for m in [re.match(r"argus: (stage \d+/\d+ \S+): \w+ after [0-9.]+ s$", l)] if m]
+assert started, lines
+assert started == ended, (started, ended)
+PY
 # without the stall the same run prints its own answer, once
 "$ARGUS" verify "$dir/p.c" --algorithm cmc --chain "bmc:k=1,explicit:time=1" --timeout 4 --format json \
   > "$dir/out.json" 2> "$dir/err.txt" || fail "plain run failed"
