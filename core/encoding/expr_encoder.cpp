@@ -124,7 +124,7 @@ Term ExprEncoder::storeRun(Term m, Term& base, uint64_t& lo, uint64_t& hi) const
     ++n;
     below = below->children[0];
   }
-  return n >= kMinRun ? below : nullptr;
+  return n >= (base ? kMinSymbolicRun : kMinRun) ? below : nullptr;
 }
 
 Term ExprEncoder::load(Term mem, Term addr, uint32_t bytes) {

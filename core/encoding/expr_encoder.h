@@ -46,8 +46,9 @@ public:
   //    indices lo..hi (a zero-initialised global array, a memset) becomes one case
   //    ite(lo <= addr <= hi, value, read below) (issue 21, github_1590-generic: a read
   //    at a symbolic index into a 1024-byte zeroed buffer was 1024 cases, the last 512
-  //    of them a select over the rest of the chain); so does a run at consecutive
-  //    offsets b+lo..b+hi of one symbolic base b (a memset through a pointer), as
+  //    of them a select over the rest of the chain); so does a run of at least
+  //    kMinSymbolicRun stores at consecutive offsets b+lo..b+hi of one symbolic base b
+  //    (a memset through a pointer), as
   //    ite(addr - (b+lo) <= hi - lo, value, read below) (issue 29: SQLite's debug
   //    memset(p, 0xaa, 128) of a freed lookaside slot made every later read through
   //    an unrelated pointer 128 cases per byte);
@@ -61,6 +62,10 @@ public:
   smt::Term readByte(smt::Term mem, smt::Term addr);
   static constexpr size_t kExpandStores = 512;
   static constexpr size_t kMinRun = 4;
+  // On a symbolic base only runs longer than any scalar (a memset, not `p->next = NULL`):
+  // a range case for the 4 or 8 zero bytes of a scalar store made Z3 slower than their
+  // equalities (list-ext_1: solver 22 s -> 35 s).
+  static constexpr size_t kMinSymbolicRun = 17;
   static constexpr size_t kWalkSteps = 8192;
   static constexpr size_t kExpandBudget = 1 << 18;
   smt::Term store(smt::Term mem, smt::Term addr, smt::Term value, uint32_t bytes);
