@@ -162,10 +162,10 @@ void Lowerer::entrySlots(QualType t, uint64_t offset, unsigned depth, std::vecto
 
 namespace {
 // The object type a `void *` parameter (or a pointer to an opaque type) is used as: the
-// pointee of the first cast of the
-// parameter itself (`(RowSet *)pArg`, `RowSet *p = pArg;`) to a pointer to a complete
-// struct or union type in the function's body (UC-KLEE's lazy initialisation types an
-// object by its first use). Null type when the body never casts it so.
+// pointee of the first cast of the parameter itself (`(RowSet *)pArg`, `RowSet *p = pArg;`)
+// to a pointer to a complete struct or union type in the function's body (UC-KLEE's lazy
+// initialisation types an object by its first use). Null type when the body never casts
+// it so.
 class VoidParamUse : public RecursiveASTVisitor<VoidParamUse> {
  public:
   explicit VoidParamUse(const ParmVarDecl* pd) : pd_(pd) {}
