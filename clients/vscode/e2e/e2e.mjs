@@ -290,14 +290,21 @@ try {
   }
   if (!moved) throw new Error(`F10 (Argus: Next Trace Step) never moved the cursor: ${JSON.stringify(seen)}`);
   log(`F10 moved the cursor: Ln ${first.line}, Col ${first.col} → Ln ${moved.line}, Col ${moved.col}`);
-  // the inline values of the current step: an "after" decoration ("step k/n: a = ...")
-  const inline = await page.evaluate(() => {
+  // the inline values of the current step: an "after" decoration ("step k/n: a = ...");
+  // the extension host sets it after it moved the cursor, and the workbench renders it a
+  // frame later: poll (up to 5 s; one read right after the move found none under load)
+  const readInline = () => page.evaluate(() => {
     for (const el of document.querySelectorAll('.monaco-editor .view-lines span')) {
       const c = getComputedStyle(el, '::after').content;
       if (c && c.includes('step ')) return c;
     }
     return null;
   });
+  let inline = await readInline();
+  for (const until = Date.now() + 5_000; !inline && Date.now() < until; ) {
+    await page.waitForTimeout(100);
+    inline = await readInline();
+  }
   if (!inline || !/step \d+\/\d+/.test(inline)) throw new Error(`no inline values decoration after the current line (got ${inline})`);
   log(`inline decoration: ${inline}`);
   // previous step goes back

@@ -10,6 +10,9 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include <condition_variable>
 #include <mutex>
@@ -37,34 +40,40 @@ int freePort() {
 // One redis-server for the test (no persistence), stopped at the end.
 class RedisServer {
  public:
+  // The port comes from the kernel and is closed again before redis-server binds it: a
+  // test running beside this one can take the same port in between (its own redis-server,
+  // or a client's local port). So the server that answers must be ours (INFO's process_id),
+  // and a child that exited (bind failed) means another port.
   RedisServer() {
-    port_ = freePort();
-    std::string p = std::to_string(port_), d = dir_.path.string();
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      int null = ::open("/dev/null", O_WRONLY);
-      if (null >= 0) ::dup2(null, 1), ::dup2(null, 2);
-      ::execlp("redis-server", "redis-server", "--port", p.c_str(), "--bind", "127.0.0.1", "--save", "",
-               "--appendonly", "no", "--dir", d.c_str(), "--loglevel", "warning", nullptr);
-      ::_exit(127);
+    for (int attempt = 0; attempt < 5 && !up_; ++attempt) {
+      if (pid_ > 0) stopChild();
+      port_ = freePort();
+      std::string p = std::to_string(port_), d = dir_.path.string();
+      pid_ = ::fork();
+      if (pid_ == 0) {
+        int null = ::open("/dev/null", O_WRONLY);
+        if (null >= 0) ::dup2(null, 1), ::dup2(null, 2);
+        ::execlp("redis-server", "redis-server", "--port", p.c_str(), "--bind", "127.0.0.1", "--save", "",
+                 "--appendonly", "no", "--dir", d.c_str(), "--loglevel", "warning", nullptr);
+        ::_exit(127);
+      }
+      cfg_.port = port_;
+      int status = 0;
+      bool exited = false;
+      up_ = test::waitFor(
+          [&] {
+            if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+              exited = true, pid_ = -1;
+              return true;
+            }
+            return serverPid() == pid_;
+          },
+          10);
+      if (exited) up_ = false;
+      if (exited && WIFEXITED(status) && WEXITSTATUS(status) == 127) return;  // not installed: the tests skip
     }
-    cfg_.port = port_;
-    std::string err;
-    up_ = test::waitFor(
-        [&] {
-          redisContext* c = openRedis(cfg_, err, 500);
-          if (!c) return false;
-          redisFree(c);
-          return true;
-        },
-        10);
   }
-  ~RedisServer() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
+  ~RedisServer() { stopChild(); }
   bool up() const { return up_; }
   const RedisConfig& config() const { return cfg_; }
   long long integer(const std::vector<std::string>& args) {
@@ -85,6 +94,28 @@ class RedisServer {
   }
 
  private:
+  void stopChild() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    pid_ = -1;
+  }
+  // The process id of the redis-server answering on the port (-1: none answers).
+  long long serverPid() {
+    std::string err;
+    redisContext* c = openRedis(cfg_, err, 500);
+    if (!c) return -1;
+    long long pid = -1;
+    auto* r = static_cast<redisReply*>(redisCommand(c, "INFO server"));
+    if (r && r->type == REDIS_REPLY_STRING) {  // RESP2: a bulk string
+      std::string info(r->str, r->len);
+      if (auto at = info.find("process_id:"); at != std::string::npos) pid = std::atoll(info.c_str() + at + 11);
+    }
+    if (r) freeReplyObject(r);
+    redisFree(c);
+    return pid;
+  }
   test::TempDir dir_;
   int port_ = 0;
   pid_t pid_ = -1;
