@@ -53,7 +53,18 @@ public:
         // (each step about four times the size of the last), so that a condition comes
         // early; later bounds start at the depth reached.
         uint32_t d = *dMax;
-        if (d != UnwindingEstimate::kNoDepthLimit) {
+        // A closure that fits the budget but is large (SQLite's: hundreds of functions)
+        // is stepped up too on its first bound: a whole-closure query can take a solver
+        // longer than the run has (and ignore its limit), while a query with the deep
+        // calls cut answers at once and gives the condition "calls nested <= d deep".
+        // (Large: over a 40th of the budget, 50,000 nodes by default; and the calls are
+        // most of it, so that the cut query is much smaller.)
+        bool large = false;
+        if (d == UnwindingEstimate::kNoDepthLimit && !depthSteps_) {
+          uint64_t whole = estimate_->nodes(k, d);
+          large = whole > opts_.maxNodes / 40 && 4 * estimate_->nodes(k, 0) <= whole;
+        }
+        if (d != UnwindingEstimate::kNoDepthLimit || large) {
           uint32_t from = depthSteps_ ? std::min(lastDepth_, d) : 0;
           depthSteps_ = true;
           while (from < d) {

@@ -330,6 +330,40 @@ TEST(UnwindBudget, TheDeepBugIsFoundWhenTheBudgetAllows) {
   EXPECT_FALSE(o.result.stats.extra.count("call_depth"));
 }
 
+TEST(UnwindBudget, ALargeClosureWithinTheBudgetIsCheckedShallowFirst) {
+  // callTree(4, 4): about 2,500 nodes at bound 0, within a budget of 40,000 but over a
+  // 40th of it: the first bound is checked with calls cut (a condition at once, as on
+  // SQLite, where the whole closure's query can outlast the run), then whole; the deep
+  // bug is still found. Within the default budget the same closure is small: one query.
+  const std::string code = callTree(4, 4, false);
+  for (size_t budget : {size_t(40'000), size_t(0)}) {
+    engine::VerifyRequest req;
+    req.file = "test.c";
+    req.source = code;
+    req.algorithm = engine::Algorithm::Bmc;
+    req.solver = smt::SolverKind::Z3;
+    req.timeoutS = 60;
+    req.maxUnwindNodes = budget;
+    std::vector<std::string> lines;
+    req.progress = [&](const std::string& l) { lines.push_back(l); };
+    auto o = engine::verify(req);
+    EXPECT_TRUE(argus::testing::replayedWithValue(o, "x", "123456")) << budget;
+    EXPECT_FALSE(o.result.stats.extra.count("call_depth")) << budget << ": the counterexample expands every call";
+    std::string all;
+    for (auto& l : lines) all += l + "\n";
+    size_t shallow = all.find("(calls nested <= 0 deep): no error");
+    if (budget == 0) {
+      EXPECT_EQ(shallow, std::string::npos) << all;
+    } else {
+      ASSERT_NE(shallow, std::string::npos) << all;
+      // the first bound check is the shallow one
+      auto first = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("bound ", 0) == 0; });
+      ASSERT_NE(first, lines.end());
+      EXPECT_NE(first->find("(calls nested <= 0 deep)"), std::string::npos) << all;
+    }
+  }
+}
+
 TEST(UnwindBudget, ACutThatCannotBeReachedStillProvesSafety) {
   // the deep calls sit behind a condition that is never true: the forward condition
   // shows no path beyond the explored part, so the depth limit costs nothing
