@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/cfa/cfa_hash.h"
+#include "server/service/cfa_dir.h"
 #include <future>
 
 #include "core/frontend/frontend.h"
@@ -296,9 +297,14 @@ result::VerificationResult absolutize(const std::string& stored, const std::map<
 
 Service::Service(ServiceOptions options) : opts_(std::move(options)) {
   opts_.scheduler.analysisSlot = true;  // parsing must not wait behind verification jobs
-  // Private directory for the analysis worker's serialized CFAs (parse once per version).
-  std::string tmpl = (std::filesystem::temp_directory_path() / "argusd-cfa-XXXXXX").string();
-  if (::mkdtemp(tmpl.data())) cfaDir_ = tmpl;
+  // Private directory for the analysis worker's serialized CFAs (parse once per version);
+  // first the ones daemons killed without their destructor left behind (cfa_dir.h).
+  std::error_code tmpEc;
+  std::filesystem::path tmp = std::filesystem::temp_directory_path(tmpEc);
+  if (!tmpEc) {
+    sweepStaleCfaDirs(tmp);
+    cfaDir_ = makeCfaDir(tmp, cfaDirLock_);
+  }
   store_ = opts_.store ? opts_.store : std::make_shared<SqliteStore>(opts_.storePath);
   scheduler_ = std::make_unique<Scheduler>(opts_.scheduler);
   if (opts_.queue) {
@@ -342,6 +348,7 @@ Service::~Service() {
     std::error_code ec;
     std::filesystem::remove_all(cfaDir_, ec);
   }
+  if (cfaDirLock_ >= 0) ::close(cfaDirLock_);
 }
 
 // ---- documents -------------------------------------------------------------

@@ -247,6 +247,7 @@ class Service {
 
   ServiceOptions opts_;
   std::string cfaDir_;  // serialized CFAs of parsed TUs (removed at exit)
+  int cfaDirLock_ = -1;  // holds the lock on cfaDir_'s owner file while the service runs
   std::shared_ptr<ResultStore> store_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<RedisJobQueue> queue_;
