@@ -34,7 +34,9 @@ struct BmcOptions {
   // exceed it, calls nested deeper than the largest depth d that fits are not expanded
   // (depth cuts, unwinding.h) and the condition says "calls nested <= d deep". Within
   // the first such bound, d is raised step by step (each step about four times the
-  // previous size), so that a condition comes early; then k is raised.
+  // previous size), so that a condition comes early; then k is raised. So is the first
+  // bound of a closure that fits but is large (over maxNodes / 40 nodes, its calls at
+  // least three quarters of it): d from 0 up to no limit.
   size_t maxNodes = 2'000'000;
   // Progress callback: "bound k: ..." lines.
   std::function<void(const std::string&)> progress;
