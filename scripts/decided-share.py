@@ -1,15 +1,43 @@
 #!/usr/bin/env python3
 """Issue 29's figures from `argus project --format json` output.
 
-usage: decided-share.py PROJECT.json [--list-latent N] [--list-manifest N]
+usage: decided-share.py PROJECT.json [--list-latent N] [--list-manifest N] [--against OTHER.json]
 
 Decided (the issue's definition): verified, a manifest counterexample, or a condition
 covering every loop up to a bound >= 2 (no call-depth cut). Latent findings are counted
 apart, split by what the run verified of every other check after them.
+
+--against OTHER.json: the functions whose kind of answer differs between OTHER.json (an
+earlier run) and PROJECT.json, one line each ("name: before -> after"), and their count;
+a function in only one of the runs is listed as "(absent)" on the other side.
 """
 import json
 import re
 import sys
+
+
+def category(f):
+    """The kind of answer a function got, as the figures count it."""
+    v = f["verdict"]
+    if v == "conditional":
+        b = f.get("bound", 0)
+        detail = f.get("detail", "") or ""
+        return "conditional bound>=2" if b >= 2 and "calls nested" not in detail else "conditional bound<2 or depth cut"
+    if v == "unknown":
+        return "unknown: " + (f.get("reason") or "other")
+    return v
+
+
+def changes(before, after):
+    """(name, before, after) for each function whose category differs, in name order."""
+    a = {f["name"]: category(f) for f in before}
+    b = {f["name"]: category(f) for f in after}
+    out = []
+    for name in sorted(set(a) | set(b)):
+        x, y = a.get(name, "(absent)"), b.get(name, "(absent)")
+        if x != y:
+            out.append((name, x, y))
+    return out
 
 
 def main():
@@ -19,6 +47,7 @@ def main():
     path = args[0]
     n_latent = int(args[args.index("--list-latent") + 1]) if "--list-latent" in args else 0
     n_manifest = int(args[args.index("--list-manifest") + 1]) if "--list-manifest" in args else 0
+    against = args[args.index("--against") + 1] if "--against" in args else None
     d = json.load(open(path))
     fs = d["functions"]
     cat = {}
@@ -27,15 +56,8 @@ def main():
     at_once = [f for f in fs if not f.get("worker") and not f.get("from_store") and f["verdict"] == "verified"]
     for f in fs:
         v = f["verdict"]
-        detail = f.get("detail", "") or ""
         cond = f.get("condition", "") or ""
-        if v == "conditional":
-            b = f.get("bound", 0)
-            k = "conditional bound>=2" if b >= 2 and "calls nested" not in detail else "conditional bound<2 or depth cut"
-        elif v == "unknown":
-            k = "unknown: " + (f.get("reason") or "other")
-        else:
-            k = v
+        k = category(f)
         cat[k] = cat.get(k, 0) + 1
         if v == "latent":
             n_latent_findings += 1 + len(f.get("more_latent", []))
@@ -72,6 +94,11 @@ def main():
         for f in [f for f in fs if f["verdict"] == "latent"][:n_latent]:
             print(f"  {f['name']} ({f['file']}:{f['line']}): {f.get('detail')}"
                   + (f" [+{len(f['more_latent'])} more]" if f.get("more_latent") else ""))
+    if against:
+        diff = changes(json.load(open(against))["functions"], fs)
+        print(f"changed against {against}: {len(diff)}")
+        for name, x, y in diff:
+            print(f"  {name}: {x} -> {y}")
 
 
 if __name__ == "__main__":
