@@ -327,6 +327,21 @@ public:
   cfa::ExprPtr nondetResult(const clang::CallExpr* ce, const std::string& what, const std::string& external = "");
   cfa::ExprPtr scanfCall(const clang::CallExpr* ce, unsigned fmtIndex, bool& handled);
   std::vector<cfa::ExprPtr> lowerArgs(const clang::CallExpr* ce, const clang::FunctionDecl* callee);
+  // Variadic functions. A defined variadic function has one hidden pointer parameter after
+  // its named ones (declareSignature): a call stores the arguments after the named ones,
+  // as C's default argument promotions left them, in a fresh block, each in a slot of
+  // vaSlot(size) bytes, and passes the block's address (variadicArea). A va_list holds a
+  // cursor into that block (vaCursor: the first bytes of x86-64's __va_list_tag, or the
+  // va_list variable itself where it is a char *); va_start sets it to the hidden
+  // parameter, va_arg(ap, T) reads a T at the cursor and moves it on by vaSlot(sizeof T),
+  // va_copy copies it, va_end does nothing. A va_list passed to another function (as
+  // vprintf-style functions take it) shares the cursor, as the x86-64 ABI's does.
+  static uint64_t vaSlot(uint64_t bytes) { return bytes == 0 ? 8 : (bytes + 7) / 8 * 8; }
+  cfa::ExprPtr variadicArea(const clang::CallExpr* ce, unsigned named, const std::vector<cfa::ExprPtr>& args,
+                            const std::string& callee);
+  bool vaCursor(const clang::Expr* ap, LValue& out);  // false (and unsupported) when not modelled
+  cfa::ExprPtr vaArg(const clang::VAArgExpr* va);
+  cfa::ExprPtr vaBuiltin(const clang::CallExpr* ce, const std::string& name, bool& handled);
 
   // C models of library functions (lower_libc.cpp). models: name -> definition of every
   // __argus_* function of the models file; neededModels: canonical decls of those the

@@ -335,17 +335,22 @@ ExprPtr Lowerer::directCall(const CallExpr* ce, const FunctionDecl* callee) {
     return nondetResult(ce, "result of external function '" + name + "'", input ? "" : name);
   }
   const cfa::Function& target = prog.functions[it->second];
-  if (def->isVariadic()) {
-    lowerArgs(ce, def);
-    unsupported("call to variadic function '" + name + "'", ce);
-    return Expr::mkWideConst(0, rw);
-  }
   std::vector<ExprPtr> args = lowerArgs(ce, def);
+  ExprPtr vaArea;  // the variadic arguments' block: the hidden last parameter
+  if (def->isVariadic()) {
+    if (target.params.size() != def->getNumParams() + 1 || ce->getNumArgs() < def->getNumParams()) {
+      unsupported("call to variadic function '" + name + "'", ce);
+      return Expr::mkWideConst(0, rw);
+    }
+    vaArea = variadicArea(ce, def->getNumParams(), args, name);
+  }
   // Unprototyped calls may pass more or fewer arguments than parameters.
   std::vector<ExprPtr> passed;
   for (size_t i = 0; i < target.params.size(); ++i) {
     uint32_t pw = prog.vars[target.params[i]].width;
-    if (i < args.size()) {
+    if (vaArea && i + 1 == target.params.size()) {
+      passed.push_back(vaArea);
+    } else if (i < args.size()) {
       ExprPtr a = args[i];
       if (a->width != pw && i < ce->getNumArgs() && isFloatT(ce->getArg(i)->getType()))
         unsupported("floating-point argument of another size than the parameter (unprototyped call)", ce->getArg(i));
@@ -389,6 +394,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
   }
   if (!ce->getDirectCallee()->getDefinition()) {
     bool mine = false;
+    if (ExprPtr r = vaBuiltin(ce, name, mine); mine) return r;
     if (ExprPtr r = bitBuiltin(ce, name, mine); mine) return r;
     if (ExprPtr r = overflowBuiltin(ce, name, mine); mine) return r;
     if (ExprPtr r = mathBuiltin(ce, name, mine); mine) return r;
@@ -881,13 +887,14 @@ void Lowerer::joinFnTypes(QualType a, QualType b) {
 // either call undefined; the shape check keeps what real code does (a comparator taking
 // `const int *` called through `int (*)(const void *, const void *)`).
 bool Lowerer::mayCallThrough(const FunctionDecl* def, QualType calleeFnType, unsigned nargs) {
-  if (def->getNumParams() != nargs) return false;
+  // a variadic function takes its named parameters and any number more
+  if (def->isVariadic() ? nargs < def->getNumParams() : def->getNumParams() != nargs) return false;
   if (calleeFnType.isNull() || !calleeFnType->isFunctionType()) return true;
   if (ctx.typesAreCompatible(def->getType(), calleeFnType)) return true;
   if (fnTypeClass(fnTypeKey(def->getType())) != fnTypeClass(fnTypeKey(calleeFnType))) return false;
   const auto* proto = calleeFnType->getAs<FunctionProtoType>();
   if (!proto) return true;  // unprototyped: the arguments' shapes are the caller's
-  for (unsigned i = 0; i < nargs && i < proto->getNumParams(); ++i)
+  for (unsigned i = 0; i < nargs && i < proto->getNumParams() && i < def->getNumParams(); ++i)
     if (paramShape(def->getParamDecl(i)->getType()) != paramShape(proto->getParamType(i))) return false;
   return true;
 }

@@ -187,7 +187,7 @@ class VoidParamUse : public RecursiveASTVisitor<VoidParamUse> {
 }  // namespace
 
 void Lowerer::buildEntryModel(const FunctionDecl* fd) {
-  std::vector<cfa::EntryParam> params(fd->getNumParams());
+  std::vector<cfa::EntryParam> params(fn->params.size());
   std::vector<cfa::EntryObject> objs;
   bool any = false;
   for (size_t i = 0; i < fd->getNumParams(); ++i) {
@@ -211,6 +211,12 @@ void Lowerer::buildEntryModel(const FunctionDecl* fd) {
       params[i].object = entryObjectFor(canon, 0, objs, true);  // by value: its fields are depth 1
       any = any || params[i].object >= 0;
     }
+  }
+  if (fd->isVariadic() && fn->params.size() == fd->getNumParams() + 1) {
+    // The variadic arguments (the hidden parameter, Lowerer::declareSignature): a buffer
+    // of nondeterministic bytes, as for a `void *` parameter.
+    params.back().object = entryObjectFor(ctx.CharTy, 1, objs, true);
+    any = true;
   }
   if (!any) return;
   fn->entryParams = std::move(params);

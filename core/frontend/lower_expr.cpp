@@ -461,6 +461,11 @@ ExprPtr Lowerer::rvalueRaw(const clang::Expr* e) {
       return result;
     case Stmt::StmtExprClass:
       return stmtExpr(cast<StmtExpr>(e));
+    case Stmt::VAArgExprClass:
+      curStmt = e;
+      result = vaArg(cast<VAArgExpr>(e));
+      curStmt = saved;
+      return result;
     case Stmt::UnaryExprOrTypeTraitExprClass: {
       auto* ut = cast<UnaryExprOrTypeTraitExpr>(e);
       if (ut->getKind() == UETT_SizeOf) {
@@ -660,6 +665,7 @@ Lowerer::LValue Lowerer::lvalue(const clang::Expr* e) {
       break;
     }
     case Stmt::CallExprClass:
+    case Stmt::VAArgExprClass:
     case Stmt::StmtExprClass:
     case Stmt::ConditionalOperatorClass:
     case Stmt::BinaryOperatorClass:

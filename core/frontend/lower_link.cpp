@@ -49,8 +49,9 @@ void Lowerer::declareLinkStubs(TranslationUnitDecl* tu) {
     const FunctionDecl* canon = callee->getCanonicalDecl();
     std::string name = callee->getNameAsString();
     // only with a prototype: the stub's parameters must be the definition's
+    // (a variadic one too: its hidden parameter, declareSignature, is the definition's)
     if (funcIds.count(canon) || !linkOpts->linkFunctions.count(name) || !callee->hasPrototype() ||
-        callee->isVariadic() || linkageOf(callee) != cfa::Linkage::External)
+        linkageOf(callee) != cfa::Linkage::External)
       continue;
     cfa::Function f;
     f.id = static_cast<cfa::FuncId>(prog.functions.size());

@@ -686,6 +686,18 @@ void Lowerer::declareSignature(const FunctionDecl* fd) {
     in.shape = aggregate ? cfa::ValueShape::Pointer : shapeOf(t);
     fn->params.push_back(prog.addVar(std::move(in)));
   }
+  if (fd->isVariadic()) {
+    // The arguments after the named ones: one hidden pointer parameter to the block the
+    // caller stores them in (Lowerer::variadicArea), read by va_arg (vaArg).
+    cfa::Variable in;
+    in.cName = "__argus_va";
+    in.name = fn->name + "::__argus_va$in";
+    in.kind = cfa::VarKind::Param;
+    in.func = fn->id;
+    in.width = ptrWidth;
+    in.shape = cfa::ValueShape::Pointer;
+    fn->params.push_back(prog.addVar(std::move(in)));
+  }
   fn = nullptr;
 }
 
@@ -740,7 +752,6 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
   declareStackObjects(fd->getBody());
   std::vector<cfa::VarId> paramObjects;
 
-  if (fd->isVariadic()) unsupported("definition of a variadic function", fd->getBody());
   if (!fd->isMain()) buildEntryModel(fd);
   for (size_t i = 0; i < fd->getNumParams(); ++i) {
     const ParmVarDecl* pd = fd->getParamDecl(i);

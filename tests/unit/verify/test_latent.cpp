@@ -118,6 +118,43 @@ TEST(Latent, ACallerPassingTheBadValueMakesItManifest) {
     }
 }
 
+// A variadic function verified as its own entry: its variadic arguments are entry inputs
+// (the hidden parameter points to a buffer of any contents), so a finding that needs one
+// of them is latent; a caller that passes the bad value makes it manifest.
+TEST(Latent, VariadicArgumentsAreEntryInputs) {
+  const std::string good =
+      "typedef __builtin_va_list va_list;\n"
+      "int pick(int n, ...) {\n"
+      "  va_list ap;\n"
+      "  __builtin_va_start(ap, n);\n"
+      "  int v = __builtin_va_arg(ap, int);\n"
+      "  __builtin_va_end(ap);\n"
+      "  if (v == 5) reach_error();\n"
+      "  return v;\n"
+      "}\n"
+      "int main(void) { return pick(1, 4) + pick(2, 6, 5); }\n";
+  std::string bad = good;
+  bad.replace(bad.find("pick(2, 6, 5)"), 13, "pick(2, 5, 6)");
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      auto o = run(good, "pick", dm, alg);
+      ASSERT_FALSE(o.inputError) << o.error;
+      EXPECT_EQ(o.result.verdict, Verdict::Unknown) << name(dm, alg) << ": " << o.result.reason;
+      ASSERT_TRUE(o.result.counterexample) << name(dm, alg) << ": " << o.result.reason;
+      EXPECT_TRUE(o.result.counterexample->replayed);
+      EXPECT_EQ(o.result.counterexample->finding, "latent") << name(dm, alg);
+      EXPECT_FALSE(o.result.counterexample->precondition.empty()) << name(dm, alg);
+      // main passes 4, then 6 (and 5 after it, never read): latent still
+      auto c = run(good, "pick", dm, alg, true);
+      EXPECT_EQ(c.result.stats.extra.count("manifest_via_caller"), 0u) << name(dm, alg);
+      EXPECT_NE(c.result.verdict, Verdict::False) << name(dm, alg);
+      EXPECT_EQ(run(good, "main", dm, alg).result.verdict, Verdict::True) << name(dm, alg);
+      // main passes 5 first: manifest, from main
+      EXPECT_TRUE(manifest(run(bad, "pick", dm, alg, true), "main")) << name(dm, alg);
+      EXPECT_EQ(run(bad, "main", dm, alg).result.verdict, Verdict::False) << name(dm, alg);
+    }
+}
+
 TEST(Latent, FindingsThatDoNotDependOnInputsAreManifestFromAnyEntry) {
   // a local loop overrunning an assertion, a parameter that does not matter
   const std::string loop =

@@ -55,6 +55,26 @@ TEST(Link, CrossUnitBugIsFound) {
   EXPECT_NE(r.reason.find("x >= 0"), std::string::npos) << r.reason;
 }
 
+// A variadic function defined in another unit: its arguments cross the units in the
+// block the call builds (the hidden parameter is part of both signatures).
+TEST(Link, CrossUnitVariadicCall) {
+  const char* defs =
+      "typedef __builtin_va_list va_list;\n"
+      "int sum(int n, ...) { va_list ap; __builtin_va_start(ap, n); int s = 0;\n"
+      "  for (int i = 0; i < n; i++) s += __builtin_va_arg(ap, int);\n"
+      "  __builtin_va_end(ap); return s; }\n";
+  Linked l = linkSources({{"a.c", std::string(kDecls) + "int sum(int n, ...);\n"
+                                      "int f(void) { CHECK(sum(3, 1, 2, 3) == 6); return 0; }\n"
+                                      "int g(void) { CHECK(sum(2, 1, 2) == 4); return 0; }\n"},
+                          {"b.c", defs}});
+  ASSERT_TRUE(l.project.errors.empty()) << l.project.errors[0];
+  EXPECT_EQ(l.verify("f"), result::Verdict::True);
+  result::VerificationResult r = l.run("g");
+  EXPECT_EQ(r.verdict, result::Verdict::False) << r.reason;
+  ASSERT_TRUE(r.counterexample);
+  EXPECT_TRUE(r.counterexample->replayed);
+}
+
 TEST(Link, StaticsStayApart) {
   Linked l = linkSources({{"a.c", std::string(kDecls) +
                                       "static int k = 1;\nstatic int get(void) { return k; }\nint other(void);\n"
