@@ -562,6 +562,17 @@ result::VerificationResult runAlgorithm(const cfa::Program& program, const cfa::
     bo.incremental = alg == Algorithm::Ibmc;
     if (sp.bound > 0) bo.maxBound = sp.bound;
     if (req.maxUnwindNodes) bo.maxNodes = req.maxUnwindNodes;
+    if (req.checkpoint)
+      bo.checkpoint = [&](const result::VerificationResult& c) {
+        // what the run would answer now: the bound condition, as below for the end
+        result::VerificationResult cp = c;
+        attachBoundCondition(program, entry, cp);
+        if (!cp.condition.automaton)
+          cp.condition.automaton = cond ? std::make_shared<result::AssumptionAutomaton>(*cond)
+                                        : std::make_shared<result::AssumptionAutomaton>(
+                                              algorithms::trivialAutomaton(program, entry.name, false));
+        req.checkpoint(cp);
+      };
     if (req.sessions && alg == Algorithm::Ibmc && !req.sessionKey.empty() && req.keepAlive) {
       // continue a warm deepening, or start one that later stages can continue
       std::unique_ptr<SessionCache::Entry> e = req.sessions->take(req.sessionKey);
@@ -573,7 +584,8 @@ result::VerificationResult runAlgorithm(const cfa::Program& program, const cfa::
         e = std::make_unique<SessionCache::Entry>();
         e->keepAlive = acc ? std::shared_ptr<const void>(acc) : req.keepAlive;
         algorithms::BmcOptions kept = bo;
-        kept.progress = nullptr;  // the session outlives this request's callback
+        kept.progress = nullptr;  // the session outlives this request's callbacks
+        kept.checkpoint = nullptr;
         e->session = std::make_unique<algorithms::BmcSession>(uprog, entry.id, kept);
       }
       r = e->session->deepen(limit, bo.timeoutS);
@@ -811,6 +823,42 @@ result::VerificationResult runSingle(const cfa::Program& program, const cfa::Fun
                                      Algorithm alg, double timeoutS, const StageParams& sp,
                                      const result::AssumptionAutomaton* cond);
 
+// A member's messages (runParallel): NUL-terminated JSON texts, checkpoints
+// ({"checkpoint": result}) while it runs, then its answer (a result, or {"error": ...}).
+// The complete messages (a member stopped while writing leaves a partial one, dropped).
+std::vector<std::string_view> memberMessages(const std::string& out) {
+  std::vector<std::string_view> msgs;
+  size_t start = 0;
+  for (size_t nul = out.find('\0'); nul != std::string::npos; nul = out.find('\0', start)) {
+    msgs.emplace_back(out.data() + start, nul - start);
+    start = nul + 1;
+  }
+  return msgs;
+}
+
+// The answer: the last complete message, unless it is a checkpoint (null then).
+nlohmann::json finalMessage(const std::string& out) {
+  std::vector<std::string_view> msgs = memberMessages(out);
+  if (msgs.empty()) return nlohmann::json();
+  nlohmann::json j = nlohmann::json::parse(msgs.back(), nullptr, false);
+  return j.is_object() && !j.contains("checkpoint") ? j : nlohmann::json();
+}
+
+// The last complete checkpoint.
+std::optional<result::VerificationResult> lastCheckpoint(const std::string& out) {
+  std::vector<std::string_view> msgs = memberMessages(out);
+  for (auto it = msgs.rbegin(); it != msgs.rend(); ++it) {
+    nlohmann::json j = nlohmann::json::parse(*it, nullptr, false);
+    if (!j.is_object() || !j.contains("checkpoint")) continue;
+    try {
+      return result::decodeResult(j["checkpoint"]);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
 result::VerificationResult runParallel(const cfa::Program& program, const cfa::Function& entry,
                                        const VerifyRequest& req, const Stage& st, double t,
                                        const result::AssumptionAutomaton* cond, double graceS = 1.5) {
@@ -822,6 +870,7 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     bool done = false;
     std::optional<result::VerificationResult> r;
     int goFd = -1;  // a delayed member's start signal, open until it starts
+    size_t forwarded = 0;  // messages of `out` looked at for checkpoints to pass on
   };
   // nothing to check: every member answers `true` at once; no process for it
   if (!hasCheckEdge(program)) return runSingle(program, entry, req, st.parallel[0].algorithm, t, st.parallel[0].params, nullptr);
@@ -870,6 +919,16 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
       try {
         VerifyRequest mr = req;
         mr.sessions = nullptr;  // warm sessions belong to the parent
+        // what the member verified so far goes to the parent as it comes (each message
+        // ends with a NUL, which JSON text never holds): if the member overruns its
+        // deadline and is stopped, the parent answers with the last one
+        int out = p[1];
+        mr.checkpoint = [out](const result::VerificationResult& c) {
+          std::string m = nlohmann::json{{"checkpoint", result::encodeResult(c)}}.dump(
+              -1, ' ', false, nlohmann::json::error_handler_t::replace);
+          m.push_back('\0');
+          writeAllFd(out, m);
+        };
         std::string name = ms.spec;
         // a stage isolated in a process of its own (runChain) speaks as if in process
         if (req.progress && st.parallel.size() > 1)
@@ -897,6 +956,7 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
         body = nlohmann::json{{"error", e.what()}, {"memory", isOutOfMemory(e)}}.dump(
             -1, ' ', false, nlohmann::json::error_handler_t::replace);
       }
+      body.push_back('\0');
       writeAllFd(p[1], body);
       ::_exit(0);
     }
@@ -926,7 +986,20 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     m.pid = -1;
     result::VerificationResult r;
     r.algorithm = algorithmName(m.stage->algorithm);
-    nlohmann::json j = nlohmann::json::parse(m.out, nullptr, false);
+    nlohmann::json j = finalMessage(m.out);
+    if (!j.is_object()) {
+      if (std::optional<result::VerificationResult> cp = lastCheckpoint(m.out)) {
+        // the member died (a solver's own abort, the memory cap's kill) after verifying
+        // something: that stands
+        bool killed = WIFSIGNALED(status);
+        r = std::move(*cp);
+        r.reason = (killed ? "the " + m.stage->spec + " process died (signal " + std::to_string(WTERMSIG(status)) + ")"
+                           : "the " + m.stage->spec + " process ended without a result") +
+                   "; condition of what it had verified";
+        m.r = std::move(r);
+        return;
+      }
+    }
     if (j.is_object() && j.contains("error")) {
       bool memory = j.value("memory", false);
       r.reason = memory ? std::string("out of memory") : "internal error: " + j.value("error", std::string());
@@ -996,6 +1069,20 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
       if (got < 0 && errno == EINTR) continue;
       if (got > 0) {
         m.out.append(buf, static_cast<size_t>(got));
+        // new checkpoints: passed on as they come (argus's watchdog, a project worker)
+        if (req.checkpoint && std::memchr(buf, '\0', static_cast<size_t>(got))) {
+          std::vector<std::string_view> msgs = memberMessages(m.out);
+          for (size_t i = m.forwarded; i < msgs.size(); ++i) {
+            nlohmann::json j = nlohmann::json::parse(msgs[i], nullptr, false);
+            if (!j.is_object() || !j.contains("checkpoint")) continue;
+            try {
+              req.checkpoint(result::decodeResult(j["checkpoint"]));
+            } catch (const std::exception&) {
+              // an unreadable checkpoint is skipped; the answer decides
+            }
+          }
+          m.forwarded = msgs.size();
+        }
         continue;
       }
       finish(m);
@@ -1020,11 +1107,18 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
   const result::VerificationResult* best = nullptr;
   for (Member& m : members) {
     if (!m.r) {
-      m.r = result::VerificationResult();
-      m.r->algorithm = algorithmName(m.stage->algorithm);
-      m.r->reason = "timeout: stopped after the stage's time (it ignored its own deadline)";
-      m.r->condition.kind = "timeout";
-      m.r->condition.summary = "nothing verified";
+      if (std::optional<result::VerificationResult> cp = lastCheckpoint(m.out)) {
+        // stopped in a query after it had verified a bound: that bound stands
+        m.r = std::move(*cp);
+        m.r->reason = "timeout: stopped after the stage's time (it ignored its own deadline); condition of what it "
+                      "had verified";
+      } else {
+        m.r = result::VerificationResult();
+        m.r->algorithm = algorithmName(m.stage->algorithm);
+        m.r->reason = "timeout: stopped after the stage's time (it ignored its own deadline)";
+        m.r->condition.kind = "timeout";
+        m.r->condition.summary = "nothing verified";
+      }
     }
     reasons += (reasons.empty() ? "" : "; ") + m.stage->spec + ": " + m.r->reason;
     const result::VerificationResult& r = *m.r;
@@ -1086,10 +1180,20 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
     // deadline plus a grace period and the next stage still runs. Not for warm sessions
     // (argusd keeps an ibmc deepening in this process; it runs a plan stage by stage).
     const bool isolate = !st.isParallel() && stages.size() > 1 && !req.sessions && req.isolateStages;
+    // a checkpoint of this stage is passed on when it verified more than the stages before
+    VerifyRequest stageReq = req;
+    if (req.checkpoint)
+      stageReq.checkpoint = [&req, &bestCondition, i, &st](const result::VerificationResult& c) {
+        if (c.verdict != result::Verdict::Unknown || (bestCondition && !verifiedMore(c.condition, *bestCondition)))
+          return;
+        result::VerificationResult cp = c;
+        cp.reason = "timeout: stopped in chain stage " + std::to_string(i + 1) + " (" + st.spec + ")";
+        req.checkpoint(cp);
+      };
     result::VerificationResult r;
     try {
       if (st.isParallel()) {
-        r = runParallel(program, entry, req, st, t, cond.get());
+        r = runParallel(program, entry, stageReq, st, t, cond.get());
       } else if (isolate) {
         Stage one = st;
         one.params = sp;
@@ -1102,9 +1206,9 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
         // as long as the run's deadline leaves it that; the last one keeps the 1.5 s
         double spare = req.timeoutS > 0 ? req.timeoutS - secondsSince(wall0) - t : t;
         double grace = 1.5 + (i + 1 < stages.size() ? std::max(0.0, std::min(t, spare)) : 0.0);
-        r = runParallel(program, entry, req, wrap, t, cond.get(), grace);
+        r = runParallel(program, entry, stageReq, wrap, t, cond.get(), grace);
       } else {
-        r = runSingle(program, entry, req, st.algorithm, t, sp, restrictable ? cond.get() : nullptr);
+        r = runSingle(program, entry, stageReq, st.algorithm, t, sp, restrictable ? cond.get() : nullptr);
       }
     } catch (const std::exception& e) {
       // one stage running out of memory (std::bad_alloc, or a solver's own "out of
@@ -1131,6 +1235,12 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
     }
     if (r.verdict == result::Verdict::Unknown && (!bestCondition || verifiedMore(r.condition, *bestCondition)))
       bestCondition = r.condition;
+    if (r.verdict == result::Verdict::Unknown && req.checkpoint && i + 1 < stages.size()) {
+      // what the stages so far verified, in case the run is stopped in a later one
+      result::VerificationResult cp = r;
+      cp.reason = "timeout: stopped after chain stage " + std::to_string(i + 1) + " (" + st.spec + ")";
+      req.checkpoint(cp);
+    }
     records.push_back({st.spec, r.algorithm, r.verdict, r.stats.wallTimeS, r.stats.cpuTimeS,
                        r.verdict == result::Verdict::Unknown ? r.reason : std::string()});
     // a stage that could not use the condition passes on what it got, unless it proved more
@@ -1209,6 +1319,7 @@ static VerifyRequest followUp(const VerifyRequest& req, double timeout) {
   cr.sessionKey.clear();
   cr.stageFinished = nullptr;
   cr.provisional = nullptr;
+  cr.checkpoint = nullptr;
   return cr;
 }
 
@@ -1523,6 +1634,19 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
       return out;
     }
   }
+  if (!req.conditionOut.empty())
+    // the condition file follows the checkpoints too: a run stopped in a stage leaves
+    // what that stage had verified
+    slicedReq.checkpoint = [&req, &program](const result::VerificationResult& c) {
+      result::VerificationResult partial = c;
+      partial.reason = "written while the run went on (" + c.reason + ")";
+      try {
+        writeCondition(program, req, partial);
+      } catch (const std::runtime_error&) {
+        // the write at the end reports it
+      }
+      if (req.checkpoint) req.checkpoint(c);
+    };
   double remaining = req.timeoutS > 0 ? std::max(0.1, req.timeoutS - secondsSince(wall0)) : 0;
   if (chained) {
     out.result = runChain(program, *entry, slicedReq, wall0);
@@ -1595,5 +1719,7 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   }
   return out;
 }
+
+bool conditionVerifiedMore(const result::Condition& a, const result::Condition& b) { return verifiedMore(a, b); }
 
 }  // namespace argus::engine

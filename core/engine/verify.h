@@ -100,6 +100,9 @@ Chain parseChain(const std::string& spec);
 std::string chainSpec(const Chain& chain);
 // The most processes any stage of the chain runs at once (bench counts them as cores).
 unsigned chainWidth(const Chain& chain);
+// Condition a verified more than b: a larger bound, or at the same bound more calls
+// expanded (no depth cut is best); nothing verified (no bound) is least.
+bool conditionVerifiedMore(const result::Condition& a, const result::Condition& b);
 
 struct VerifyRequest {
   std::string file;                    // path (also the name used in diagnostics)
@@ -207,6 +210,13 @@ struct VerifyRequest {
   // result would carry it, so that a caller that must answer by a deadline (argus verify's
   // watchdog) never loses it to a follow-up that overruns.
   std::function<void(const result::VerificationResult&)> provisional;
+  // Called while a stage runs, each time it has verified more (bmc and ibmc: after each
+  // bound, at each call depth): the unknown result with the condition so far that the run
+  // would answer if it were stopped now. A caller that stops a run from outside when a
+  // solver ignores its limit (a chain stage's member process, argus verify's watchdog, a
+  // project worker) answers with the last one instead of "nothing verified". In a chain,
+  // only checkpoints that verified more than the earlier stages are passed on.
+  std::function<void(const result::VerificationResult&)> checkpoint;
   // Limits of the explicit-value analysis (0 = none; see core/algorithms/cmc/explicit_analysis.h).
   uint64_t maxStates = 0;
   uint32_t maxPathLength = 0, maxAssumeEdges = 0, maxRepeats = 0, maxStatesPerLocation = 0;

@@ -205,6 +205,17 @@ public:
     std::lock_guard<std::mutex> lock(mu_);
     fallback_ = std::move(r);
   }
+  // a bound verified while a stage runs (VerifyRequest::checkpoint): the fallback when it
+  // verified more than the fallback so far
+  void checkpoint(const argus::result::VerificationResult& r) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fallback_.counterexample || !argus::engine::conditionVerifiedMore(r.condition, fallback_.condition)) return;
+    fallback_ = r;
+    fallback_.verdict = argus::result::Verdict::Unknown;
+    fallback_.reason = "timeout: the run overran its time limit (a solver query ignored its limit); condition of "
+                       "what it had verified";
+    fallback_.algorithm = algorithm_;
+  }
   // a latent finding before the run's own follow-ups (caller checks, continuation): the
   // fallback is that answer, so a follow-up whose solver overruns does not lose it
   void provisional(const argus::result::VerificationResult& r) {
@@ -448,6 +459,7 @@ int runVerify(const std::vector<std::string>& args) {
     if (r.verdict == argus::result::Verdict::Unknown) watchdog->stageFinished(spec, r);
   };
   req.provisional = [](const argus::result::VerificationResult& r) { watchdog->provisional(r); };
+  req.checkpoint = [](const argus::result::VerificationResult& r) { watchdog->checkpoint(r); };
   req.checkCallers = true;  // a latent finding is checked against the unit's callers
   // the solvers' own allocations stay within the same total (Z3 fails the query instead)
   if (req.maxMemoryMb) argus::engine::setSolverMemoryLimitMb(req.maxMemoryMb);

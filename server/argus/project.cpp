@@ -500,6 +500,28 @@ int runProject(const std::vector<std::string>& args) {
         ::signal(SIGTERM, SIG_DFL);
         if (solverMemoryMb) engine::setSolverMemoryLimitMb(solverMemoryMb);
         engine::VerifyRequest req = request(work[ji]);
+        // What the run has verified so far goes to the parent as it comes (each message
+        // ends with a NUL, which JSON text never holds): a worker killed after overrunning
+        // its time keeps what it had verified (a bound, a latent finding).
+        int out = fds[1];
+        auto send = [out](const json& m) {
+          std::string t = m.dump(-1, ' ', false, json::error_handler_t::replace);
+          t.push_back('\0');
+          const char* p = t.data();
+          size_t left = t.size();
+          while (left > 0) {
+            ssize_t w = ::write(out, p, left);
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) break;
+            p += w;
+            left -= static_cast<size_t>(w);
+          }
+        };
+        auto checkpoint = [send](const result::VerificationResult& r) {
+          send(json{{"checkpoint", result::encodeResult(r)}});
+        };
+        req.checkpoint = checkpoint;
+        req.provisional = checkpoint;
         json reply;
         try {
           engine::VerifyOutcome o = engine::verifyParsed(prog, req);
@@ -508,15 +530,7 @@ int runProject(const std::vector<std::string>& args) {
         } catch (const std::exception& e) {
           reply = {{"error", std::string("internal error: ") + e.what()}};
         }
-        std::string s = reply.dump(-1, ' ', false, json::error_handler_t::replace);
-        const char* p = s.data();
-        size_t left = s.size();
-        while (left > 0) {
-          ssize_t w = ::write(fds[1], p, left);
-          if (w <= 0) break;
-          p += w;
-          left -= static_cast<size_t>(w);
-        }
+        send(reply);
         ::_exit(0);
       }
       ::close(fds[1]);
@@ -558,9 +572,33 @@ int runProject(const std::vector<std::string>& args) {
       ::waitpid(r.pid, &status, 0);
       Job& j = work[r.job];
       j.timeS = std::chrono::duration<double>(Clock::now() - r.start).count();
-      json reply = json::parse(r.out, nullptr, false);
+      // the worker's messages: NUL-terminated JSON texts, checkpoints, then the reply
+      std::vector<json> msgs;
+      for (size_t start = 0, nul; (nul = r.out.find('\0', start)) != std::string::npos; start = nul + 1)
+        msgs.push_back(json::parse(r.out.begin() + static_cast<std::ptrdiff_t>(start),
+                                   r.out.begin() + static_cast<std::ptrdiff_t>(nul), nullptr, false));
+      json reply = !msgs.empty() && msgs.back().is_object() && !msgs.back().contains("checkpoint") ? msgs.back() : json();
+      std::optional<result::VerificationResult> checkpoint;
+      for (auto it = msgs.rbegin(); it != msgs.rend() && !checkpoint; ++it)
+        if (it->is_object() && it->contains("checkpoint")) try {
+            checkpoint = result::decodeResult((*it)["checkpoint"]);
+          } catch (const std::exception&) {
+            break;
+          }
       if (r.killed && gInterrupted) {
         j.verdict = "";  // not run
+      } else if ((r.killed || !reply.is_object()) && checkpoint) {
+        // what it had verified when it was killed (or died): that stands; not stored,
+        // so that a later run tries again
+        result::VerificationResult cp = std::move(*checkpoint);
+        cp.verdict = result::Verdict::Unknown;
+        std::string why = r.killed ? "killed after overrunning its time limit"
+                          : WIFSIGNALED(status) ? "worker died of signal " + std::to_string(WTERMSIG(status))
+                                                : "worker ended without a reply";
+        cp.reason = "timeout: " + why + "; condition of what it had verified";
+        classify(j, cp);
+        if (j.verdict == "unknown") j.reason = "timeout";
+        j.detail += " (" + why + ")";
       } else if (r.killed) {
         j.verdict = "unknown";
         j.reason = "timeout";

@@ -52,8 +52,10 @@ assert cond["summary"] == d["condition"]["summary"] and cond["summary"] != "noth
 assert "after chain stage 2 (explicit:time=1)" in cond["reason"], cond
 assert c["states"], "the file holds no automaton"
 PY
-# stalled before any result: the condition file says nothing was verified
-ARGUS_TEST_STALL_S=60 ARGUS_TEST_STALL_AT="bound 1:" "$ARGUS" verify "$dir/p.c" --algorithm bmc --timeout 4 \
+# stalled before any result (when the first stage starts): the condition file says
+# nothing was verified
+ARGUS_TEST_STALL_S=60 ARGUS_TEST_STALL_AT="stage 1/2" "$ARGUS" verify "$dir/p.c" --algorithm cmc \
+  --chain "bmc:k=1,explicit:time=1" --timeout 4 \
   --progress --format json --condition-out "$dir/cond0.json" > "$dir/out.json" 2> "$dir/err.txt"
 [ "$?" -eq 0 ] || fail "early stall: exit code"
 python3 - "$dir/out.json" "$dir/cond0.json" <<'PY' || fail "early stall: bad answer or condition file"
@@ -65,6 +67,23 @@ assert cond["verdict"] == "unknown" and cond["summary"] == "nothing verified", c
 assert "when the run started" in cond["reason"], cond
 PY
 ls "$dir"/*.part 2>/dev/null && fail "a temporary condition file was left behind"
+# stalled in the middle of bmc, after bound 2 was verified (VerifyRequest::checkpoint):
+# the answer and the condition file hold bound 2, not "nothing verified"
+ARGUS_TEST_STALL_S=60 ARGUS_TEST_STALL_AT="bound 2:" "$ARGUS" verify "$dir/p.c" --algorithm bmc --timeout 4 \
+  --progress --format json --condition-out "$dir/cond2.json" > "$dir/out.json" 2> "$dir/err.txt"
+[ "$?" -eq 0 ] || fail "bound stall: exit code"
+python3 - "$dir/out.json" "$dir/cond2.json" <<'PY' || fail "bound stall: what bmc had verified was lost"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "unknown", d["verdict"]
+assert "overran its time limit" in d["reason"] and "condition of what it had verified" in d["reason"], d["reason"]
+assert d["condition"]["summary"].startswith("verified for loops and recursion unrolled <= 2 times"), d["condition"]
+c = json.load(open(sys.argv[2]))
+cond = c["condition"]
+assert cond["summary"] == d["condition"]["summary"], (cond, d["condition"])
+assert "written while the run went on" in cond["reason"], cond
+assert c["states"], "the file holds no automaton"
+PY
 # stalled in the run's own follow-up after a latent finding (the continuation that
 # verifies the rest with the finding's check cut): the answer is the latent finding
 cat > "$dir/l.c" <<'C'

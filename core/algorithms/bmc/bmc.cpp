@@ -115,6 +115,7 @@ private:
     verifiedBound = k;
     verifiedDepth_ = depthCut ? std::optional<uint32_t>(d) : std::nullopt;
     anyBound = true;
+    if (opts_.checkpoint) opts_.checkpoint(unknown(r, "timeout", verifiedBound, anyBound));
     // 2. forward condition: does any path go beyond the bound?
     auto cuts = unw_->currentCuts();
     t0 = solverSeconds();

@@ -40,6 +40,11 @@ struct BmcOptions {
   size_t maxNodes = 2'000'000;
   // Progress callback: "bound k: ..." lines.
   std::function<void(const std::string&)> progress;
+  // Called each time the run verifies a bound (at a call depth): the result it would end
+  // with if it were stopped there (unknown, reason "timeout", the condition so far). A
+  // caller that stops the run from outside (a chain stage's deadline, argus's watchdog)
+  // reports that instead of "nothing verified" when a later query ignores its limit.
+  std::function<void(const result::VerificationResult&)> checkpoint;
   // Test hook: perturbs the nondeterministic values before replay, to check that a path
   // that does not replay is never reported as `false`.
   bool corruptReplayForTest = false;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <memory>
+#include <thread>
 
 #include <unistd.h>
 
@@ -362,6 +363,80 @@ TEST(UnwindBudget, ALargeClosureWithinTheBudgetIsCheckedShallowFirst) {
       EXPECT_NE(first->find("(calls nested <= 0 deep)"), std::string::npos) << all;
     }
   }
+}
+
+// VerifyRequest::checkpoint: while bmc runs, each bound (and call depth) it verifies is
+// handed out as the unknown result it would answer if stopped there; in a chain, from the
+// stage's own process too, and only when it verified more than the stages before.
+TEST(Checkpoints, EachVerifiedBoundIsHandedOutAsItComes) {
+  const std::string loop =
+      "int main(void){ int n = __VERIFIER_nondet_int(), s = 0; for (int i = 0; i < n; i++) s += 2;"
+      " if (s == 7) reach_error(); return 0; }";
+  auto run = [&](const char* chain, std::vector<result::VerificationResult>& seen) {
+    engine::VerifyRequest req = argus::testing::snippetRequest(loop, engine::Algorithm::Bmc, smt::SolverKind::Z3, 60);
+    req.maxBound = 3;
+    if (*chain) {
+      req.algorithm = engine::Algorithm::Cmc;
+      req.chain = chain;
+      req.isolateStages = true;  // as argus project runs them
+    }
+    req.checkpoint = [&](const result::VerificationResult& r) { seen.push_back(r); };
+    auto o = engine::verify(req);
+    EXPECT_FALSE(o.inputError) << o.error;
+    EXPECT_EQ(o.result.verdict, Verdict::Unknown) << o.result.reason;
+    for (const auto& r : seen) {
+      EXPECT_EQ(r.verdict, Verdict::Unknown) << chain;
+      EXPECT_TRUE(r.condition.automaton) << chain;
+    }
+  };
+  auto bound = [](const result::VerificationResult& r) { return r.condition.bound.value_or(0); };
+  std::vector<result::VerificationResult> seen;
+  run("", seen);
+  ASSERT_EQ(seen.size(), 3u);
+  for (uint32_t k = 1; k <= 3; ++k) {
+    EXPECT_EQ(bound(seen[k - 1]), k);
+    EXPECT_NE(seen[k - 1].condition.summary.find("unrolled <= " + std::to_string(k) + " times"), std::string::npos)
+        << seen[k - 1].condition.summary;
+  }
+  // two stages, each in a process of its own: stage 1's bounds 1 and 2 through its pipe,
+  // the chain's own after stage 1, then of stage 2's bounds only 3 (1 and 2 verified no more)
+  seen.clear();
+  run("bmc:k=2,bmc:k=3", seen);
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(bound(seen[0]), 1u);
+  EXPECT_EQ(bound(seen[1]), 2u);
+  EXPECT_NE(seen[1].reason.find("stopped in chain stage 1"), std::string::npos) << seen[1].reason;
+  EXPECT_EQ(bound(seen[2]), 2u);
+  EXPECT_NE(seen[2].reason.find("stopped after chain stage 1"), std::string::npos) << seen[2].reason;
+  EXPECT_EQ(bound(seen[3]), 3u);
+  EXPECT_NE(seen[3].reason.find("stopped in chain stage 2"), std::string::npos) << seen[3].reason;
+}
+
+// A stage's process that overruns its deadline after verifying bound 2 (here: it sleeps in
+// its progress callback, as a solver that ignores its limit would hold it) is stopped;
+// the stage answers with what it had verified, not "nothing verified".
+TEST(Checkpoints, AStoppedStageKeepsWhatItHadVerified) {
+  const std::string loop =
+      "int main(void){ int n = __VERIFIER_nondet_int(), s = 0; for (int i = 0; i < n; i++) s += 2;"
+      " if (s == 7) reach_error(); return 0; }";
+  engine::VerifyRequest req = argus::testing::snippetRequest(loop, engine::Algorithm::Cmc, smt::SolverKind::Z3, 60);
+  req.chain = "bmc:k=5:time=1,bmc:k=1";
+  req.isolateStages = true;
+  req.progress = [](const std::string& line) {
+    if (line.rfind("bound 2:", 0) == 0) std::this_thread::sleep_for(std::chrono::seconds(30));  // in the stage's process
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  auto o = engine::verify(req);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_FALSE(o.inputError) << o.error;
+  EXPECT_LT(s, 25) << "the stalled stage was not stopped";
+  EXPECT_EQ(o.result.verdict, Verdict::Unknown);
+  ASSERT_TRUE(o.result.condition.bound.has_value()) << o.result.condition.summary;
+  EXPECT_EQ(*o.result.condition.bound, 2u) << o.result.condition.summary;
+  ASSERT_FALSE(o.result.stages.empty());
+  EXPECT_NE(o.result.stages[0].reason.find("ignored its own deadline); condition of what it had verified"),
+            std::string::npos)
+      << o.result.stages[0].reason;
 }
 
 TEST(UnwindBudget, ACutThatCannotBeReachedStillProvesSafety) {
