@@ -200,4 +200,6 @@ std::string dump(const Program& p) {
   return os.str();
 }
 
+uint64_t zeroPageEnd(const Program& p) { return p.objectBits ? 0 : p.heapBase; }
+
 }  // namespace argus::cfa

@@ -265,6 +265,16 @@ struct InitPart {
   std::vector<VarId> defines;
 };
 
+struct Program;
+// The zero page of the flat layout (README "Memory"): no object lies below heapBase, the
+// first address brk hands out; an access there is a null pointer plus an offset, and
+// every engine reads it as zero (the program would crash there: nothing it does after
+// such a read is real, so any value is sound for `true`, and one fixed value keeps the
+// encodings small and the replay in step with them). Its end, or 0 under the
+// memory-safety layout (objectBits > 0), where the metadata lives at low addresses and
+// valid-deref checks every access.
+uint64_t zeroPageEnd(const Program& p);
+
 struct Program {
   std::string mainFile;
   uint32_t ptrWidth = 64;           // 32 (ILP32) or 64 (LP64)

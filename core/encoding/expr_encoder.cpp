@@ -12,7 +12,8 @@ using cfa::BinOp;
 using cfa::ExprKind;
 using smt::Term;
 
-ExprEncoder::ExprEncoder(smt::TermManager& tm, uint32_t ptrWidth) : tm_(tm), ptrWidth_(ptrWidth) {
+ExprEncoder::ExprEncoder(smt::TermManager& tm, uint32_t ptrWidth, uint64_t zeroPageEnd)
+    : zeroPageEnd_(zeroPageEnd), tm_(tm), ptrWidth_(ptrWidth) {
   memSort_ = tm_.arraySort(tm_.bvSort(ptrWidth), tm_.bvSort(8));
 }
 
@@ -22,9 +23,16 @@ static Term boolToBV(smt::TermManager& tm, Term b, uint32_t width) {
   return tm.mkIte(b, tm.bvVal(1, width), tm.bvVal(0, width));
 }
 
-Term ExprEncoder::readByte(Term mem, Term addr) { return readByte(mem, addr, 0); }
+Term ExprEncoder::readByte(Term mem, Term addr) {
+  // the zero page: constants (and if-then-elses of constants) below; another address
+  // reads zero when it is in the page
+  if (zeroPageEnd_ && addr->kind != smt::Kind::BVConst && !smt::isConstTree(addr))
+    return tm_.mkIte(tm_.bvUlt(addr, tm_.bvVal(zeroPageEnd_, ptrWidth_)), tm_.bvVal(0, 8), readByte(mem, addr, 0));
+  return readByte(mem, addr, 0);
+}
 
 Term ExprEncoder::readByte(Term mem, Term addr, unsigned depth) {
+  if (zeroPageEnd_ && addr->kind == smt::Kind::BVConst && addr->value < zeroPageEnd_) return tm_.bvVal(0, 8);
   auto key = std::make_pair(mem, addr);
   auto hit = reads_.find(key);
   if (hit != reads_.end()) return hit->second;

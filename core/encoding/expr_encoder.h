@@ -23,7 +23,8 @@ struct Env {
 
 class ExprEncoder {
 public:
-  ExprEncoder(smt::TermManager& tm, uint32_t ptrWidth);
+  // zeroPageEnd: reads below it are zero (cfa::zeroPageEnd; 0 = none)
+  ExprEncoder(smt::TermManager& tm, uint32_t ptrWidth, uint64_t zeroPageEnd = 0);
 
   smt::Term encode(const cfa::ExprPtr& e, const Env& env);
   // bv != 0 as a Boolean term
@@ -58,7 +59,13 @@ public:
   //    the reads of both sides (memoised per memory and address);
   //  - whatever remains (an array variable, a chain beyond the limits) is an SMT select.
   // Each step is an equivalence of the array theory, so the term equals select(mem,
-  // addr) in every model; only its shape changes.
+  // addr) in every model; only its shape changes. The one exception is the zero page
+  // (cfa::zeroPageEnd, issue 29): a read at an address below zeroPageEnd is 0 — at once
+  // for a constant address (and each constant of an if-then-else of constants), as
+  // ite(addr < end, 0, read) for any other — whatever was stored there. On SQLite, a
+  // nullable field read as `p->db->mutex` took, with `db` null, a pointer from the
+  // arbitrary bytes at address 24, and every read through it was compared with every
+  // store of the closure (sqlite3BtreeGetAutoVacuum: no answer in 25 s, now 3 s).
   smt::Term readByte(smt::Term mem, smt::Term addr);
   static constexpr size_t kExpandStores = 512;
   static constexpr size_t kMinRun = 4;
@@ -107,6 +114,7 @@ private:
   };
   std::unordered_map<std::pair<smt::Term, smt::Term>, smt::Term, PairHash> reads_;
   size_t expanded_ = 0;  // ite cases made by readByte so far
+  uint64_t zeroPageEnd_ = 0;
   smt::TermManager& tm_;
   uint32_t ptrWidth_;
   smt::Sort memSort_;

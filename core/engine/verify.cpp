@@ -496,6 +496,22 @@ result::VerificationResult runAlgorithm(const cfa::Program& program, const cfa::
     r.stats.extra["no_error_location"] = 1;
     return r;
   }
+  // The checkpoints of a run that verifies bound after bound (bmc, ibmc, the base case
+  // of kind): what it would answer if stopped now, with the bound condition it ends with
+  // (attachBoundCondition). Not on a program with recursion inlined: its automaton
+  // would name the copies (runSingle).
+  auto boundCheckpoint = [&]() -> std::function<void(const result::VerificationResult&)> {
+    if (!req.checkpoint || recursionInlined) return nullptr;
+    return [&](const result::VerificationResult& c) {
+      result::VerificationResult cp = c;
+      attachBoundCondition(program, entry, cp);
+      if (!cp.condition.automaton)
+        cp.condition.automaton = cond ? std::make_shared<result::AssumptionAutomaton>(*cond)
+                                      : std::make_shared<result::AssumptionAutomaton>(
+                                            algorithms::trivialAutomaton(program, entry.name, false));
+      req.checkpoint(cp);
+    };
+  };
   if (alg == Algorithm::Pred || alg == Algorithm::Impact) {
     auto po = commonOptions<algorithms::PredicateAnalysisOptions>(req, timeoutS);
     po.refiner = algorithms::RefinerConfig::parse(req.refiner.empty() ? defaultRefiner(alg, req.solver) : req.refiner);
@@ -518,6 +534,7 @@ result::VerificationResult runAlgorithm(const cfa::Program& program, const cfa::
     if (req.maxUnwindNodes) ko.maxNodes = req.maxUnwindNodes;
     ko.invariants = alg == Algorithm::Kind;
     ko.stopAtUnsupported = recursionInlined;
+    ko.checkpoint = boundCheckpoint();
     r = algorithms::runKInduction(program, entry.id, ko);
     attachBoundCondition(program, entry, r);
   } else if (alg == Algorithm::Kiki || alg == Algorithm::KikiIbmc || alg == Algorithm::KikiKind ||
@@ -562,17 +579,7 @@ result::VerificationResult runAlgorithm(const cfa::Program& program, const cfa::
     bo.incremental = alg == Algorithm::Ibmc;
     if (sp.bound > 0) bo.maxBound = sp.bound;
     if (req.maxUnwindNodes) bo.maxNodes = req.maxUnwindNodes;
-    if (req.checkpoint)
-      bo.checkpoint = [&](const result::VerificationResult& c) {
-        // what the run would answer now: the bound condition, as below for the end
-        result::VerificationResult cp = c;
-        attachBoundCondition(program, entry, cp);
-        if (!cp.condition.automaton)
-          cp.condition.automaton = cond ? std::make_shared<result::AssumptionAutomaton>(*cond)
-                                        : std::make_shared<result::AssumptionAutomaton>(
-                                              algorithms::trivialAutomaton(program, entry.name, false));
-        req.checkpoint(cp);
-      };
+    bo.checkpoint = boundCheckpoint();
     if (req.sessions && alg == Algorithm::Ibmc && !req.sessionKey.empty() && req.keepAlive) {
       // continue a warm deepening, or start one that later stages can continue
       std::unique_ptr<SessionCache::Entry> e = req.sessions->take(req.sessionKey);

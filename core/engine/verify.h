@@ -210,8 +210,8 @@ struct VerifyRequest {
   // result would carry it, so that a caller that must answer by a deadline (argus verify's
   // watchdog) never loses it to a follow-up that overruns.
   std::function<void(const result::VerificationResult&)> provisional;
-  // Called while a stage runs, each time it has verified more (bmc and ibmc: after each
-  // bound, at each call depth): the unknown result with the condition so far that the run
+  // Called while a stage runs, each time it has verified more (bmc, ibmc and the base case
+  // of kind and kind-noinv: after each bound, at each call depth): the unknown result with the condition so far that the run
   // would answer if it were stopped now. A caller that stops a run from outside when a
   // solver ignores its limit (a chain stage's member process, argus verify's watchdog, a
   // project worker) answers with the last one instead of "nothing verified". In a chain,

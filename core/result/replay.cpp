@@ -341,13 +341,16 @@ class FlatExpr {
 };
 
 // Flat byte memory: bytes written by Store, zero-initialised ranges from Alloc, and the
-// caller-provided initial contents for everything else.
+// caller-provided initial contents for everything else; the zero page (cfa::zeroPageEnd)
+// reads as zero, as the encoders read it.
 class Memory {
  public:
-  Memory(uint32_t ptrWidth, const ReplayInput& in) : amask_(maskOf64(ptrWidth)), in_(in) {}
+  Memory(uint32_t ptrWidth, const ReplayInput& in, uint64_t zeroPageEnd)
+      : amask_(maskOf64(ptrWidth)), zeroPageEnd_(zeroPageEnd), in_(in) {}
 
   uint8_t read(uint64_t addr) const {
     addr &= amask_;
+    if (addr < zeroPageEnd_) return 0;
     if (auto it = bytes_.find(addr); it != bytes_.end()) return it->second;
     if (inZero(addr)) return 0;
     ++uninitialisedReads_;
@@ -358,6 +361,7 @@ class Memory {
   // read() without counting an uninitialised read (the input tracking's own evaluation)
   uint8_t peek(uint64_t addr) const {
     addr &= amask_;
+    if (addr < zeroPageEnd_) return 0;
     if (auto it = bytes_.find(addr); it != bytes_.end()) return it->second;
     if (inZero(addr)) return 0;
     if (in_.initialMemory)
@@ -367,7 +371,7 @@ class Memory {
   // written or zeroed before
   bool known(uint64_t addr) const {
     addr &= amask_;
-    return bytes_.count(addr) != 0 || inZero(addr);
+    return addr < zeroPageEnd_ || bytes_.count(addr) != 0 || inZero(addr);
   }
 
   void write(uint64_t addr, uint8_t v) { bytes_[addr & amask_] = v; }
@@ -418,6 +422,7 @@ class Memory {
   }
 
   uint64_t amask_;
+  uint64_t zeroPageEnd_;
   mutable size_t uninitialisedReads_ = 0;
   const ReplayInput& in_;
   std::unordered_map<uint64_t, uint8_t> bytes_;
@@ -436,7 +441,7 @@ class Interpreter {
  public:
   Interpreter(const cfa::Program& p, const ReplayInput& in, size_t maxSteps, bool record)
       : p_(p), in_(in), maxSteps_(maxSteps), record_(record), amask_(maskOf64(p.ptrWidth)),
-        mem_(p.ptrWidth, in), globals_(p.vars.size(), 0) {}
+        mem_(p.ptrWidth, in, cfa::zeroPageEnd(p)), globals_(p.vars.size(), 0) {}
 
   ReplayResult run(FuncId entry);
 

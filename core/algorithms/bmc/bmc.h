@@ -60,9 +60,10 @@ struct BmcOptions {
 };
 
 // Incremental BMC as the base case of an algorithm built on it (k-induction, kIkI),
-// with that algorithm's solver, time, bound, progress and test settings.
+// with that algorithm's solver, time, bound, progress, checkpoint and test settings; a
+// checkpoint reads as `algorithm`'s.
 template <class Options>
-BmcOptions incrementalBmcOptions(const Options& o) {
+BmcOptions incrementalBmcOptions(const Options& o, const std::string& algorithm) {
   BmcOptions bo;
   bo.incremental = true;
   bo.solver = o.solver;
@@ -70,6 +71,12 @@ BmcOptions incrementalBmcOptions(const Options& o) {
   bo.maxBound = o.maxBound;
   bo.maxNodes = o.maxNodes;
   bo.progress = o.progress;
+  if (o.checkpoint)
+    bo.checkpoint = [cp = o.checkpoint, algorithm](const result::VerificationResult& r) {
+      result::VerificationResult c = r;
+      c.algorithm = algorithm;
+      cp(c);
+    };
   bo.corruptReplayForTest = o.corruptReplayForTest;
   bo.stopAtUnsupported = o.stopAtUnsupported;
   return bo;

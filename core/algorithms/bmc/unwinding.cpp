@@ -197,7 +197,7 @@ bool Unwinding::Key::operator<(const Key& o) const {
 }
 
 Unwinding::Unwinding(const cfa::Program& prog, cfa::FuncId entry, smt::TermManager& tm, bool incremental)
-    : prog_(prog), entry_(entry), tm_(tm), enc_(tm, prog.ptrWidth), incremental_(incremental) {
+    : prog_(prog), entry_(entry), tm_(tm), enc_(tm, prog.ptrWidth, cfa::zeroPageEnd(prog)), incremental_(incremental) {
   loops_.resize(prog.functions.size());
   globalAssigned_.assign(prog.vars.size(), false);
   for (cfa::VarId v = 0; v < prog.vars.size(); ++v)

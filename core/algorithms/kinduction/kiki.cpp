@@ -688,7 +688,7 @@ result::VerificationResult runKiki(const cfa::Program& prog, cfa::FuncId entry, 
   support::Deadline deadline = support::Deadline::in(opts.timeoutS);
   const std::string name = opts.mode == KikiMode::Full ? "kiki" : std::string("kiki-") + kikiModeName(opts.mode);
 
-  BmcOptions bo = incrementalBmcOptions(opts);
+  BmcOptions bo = incrementalBmcOptions(opts, name);
   if (opts.mode == KikiMode::Ibmc) {
     result::VerificationResult r = runBmc(prog, entry, bo);
     r.algorithm = name;

@@ -105,6 +105,7 @@ struct KikiOptions {
   uint32_t maxBound = 1u << 20;
   size_t maxNodes = 2'000'000;  // the base case's unwinding budget (BmcOptions::maxNodes)
   std::function<void(const std::string&)> progress;
+  std::function<void(const result::VerificationResult&)> checkpoint;  // as KInductionOptions::checkpoint
   bool corruptReplayForTest = false;
 };
 

@@ -212,7 +212,7 @@ result::VerificationResult runKInduction(const cfa::Program& prog, cfa::FuncId e
     return any;
   };
 
-  BmcOptions bo = incrementalBmcOptions(opts);
+  BmcOptions bo = incrementalBmcOptions(opts, opts.invariants ? "kind" : "kind-noinv");
   if (step) {
     bo.inductiveStep = [&](uint32_t k) -> bool {
       if (!step) return false;

@@ -60,6 +60,9 @@ struct KInductionOptions {
   size_t maxNodes = 2'000'000;  // the base case's unwinding budget (BmcOptions::maxNodes)
   bool invariants = true;  // run the concurrent interval invariant generator
   std::function<void(const std::string&)> progress;
+  // BmcOptions::checkpoint for the base case: each bound it verifies (the result reads
+  // as this algorithm's, unknown with the bound condition so far).
+  std::function<void(const result::VerificationResult&)> checkpoint;
   bool corruptReplayForTest = false;
   // Test hooks: invariants are injected only once the step case has failed at this k
   // (0: as soon as they are available); wait for the generator before each step check.

@@ -8,7 +8,7 @@ using cfa::EdgeKind;
 using smt::Term;
 
 SegmentEncoding::SegmentEncoding(const FlatProgram& fp, smt::TermManager& tm, bool rootStart)
-    : fp_(fp), prog_(*fp.prog), tm_(tm), enc_(tm, fp.prog->ptrWidth), rootStart_(rootStart) {
+    : fp_(fp), prog_(*fp.prog), tm_(tm), enc_(tm, fp.prog->ptrWidth, cfa::zeroPageEnd(*fp.prog)), rootStart_(rootStart) {
   // segment DAG: all flat edges except those entering a loop head
   size_t nn = fp_.nodes.size();
   std::vector<uint32_t> indeg(nn, 0);

@@ -439,6 +439,54 @@ TEST(Checkpoints, AStoppedStageKeepsWhatItHadVerified) {
       << o.result.stages[0].reason;
 }
 
+// k-induction's base case hands out its bounds as bmc does, under its own name; a kind
+// stage stopped after its deadline keeps them (argus project's stage 2, where SQLite's
+// functions were stopped with "nothing verified").
+TEST(Checkpoints, KInductionHandsOutItsBaseCaseBounds) {
+  // the error is 11 iterations deep and the loop counter is no invariant the step case
+  // can use: k-induction deepens its base case until the bound limit
+  const std::string deep =
+      "int main(void){ int n = __VERIFIER_nondet_int(); for (int i = 0; i < n; i++) if (i == 10) reach_error();"
+      " return 0; }";
+  for (auto alg : {engine::Algorithm::Kind, engine::Algorithm::KindNoInv}) {
+    std::vector<result::VerificationResult> seen;
+    engine::VerifyRequest req = argus::testing::snippetRequest(deep, alg, smt::SolverKind::Z3, 60);
+    req.maxBound = 3;
+    req.checkpoint = [&](const result::VerificationResult& r) { seen.push_back(r); };
+    auto o = engine::verify(req);
+    ASSERT_FALSE(o.inputError) << o.error;
+    EXPECT_EQ(o.result.verdict, Verdict::Unknown) << o.result.reason;
+    ASSERT_EQ(seen.size(), 3u) << engine::algorithmName(alg);
+    for (uint32_t k = 1; k <= 3; ++k) {
+      const result::VerificationResult& c = seen[k - 1];
+      EXPECT_EQ(c.verdict, Verdict::Unknown);
+      EXPECT_EQ(c.algorithm, engine::algorithmName(alg));
+      EXPECT_EQ(c.condition.bound.value_or(0), k);
+      EXPECT_TRUE(c.condition.automaton);
+      EXPECT_NE(c.condition.summary.find("unrolled <= " + std::to_string(k) + " times"), std::string::npos)
+          << c.condition.summary;
+    }
+  }
+  // a kind stage's process stalled after its bound 2 is stopped at its deadline; the
+  // chain ends with bound 2 (before: "nothing verified" from that stage)
+  engine::VerifyRequest req = argus::testing::snippetRequest(deep, engine::Algorithm::Cmc, smt::SolverKind::Z3, 60);
+  req.chain = "kind:k=5:time=1,bmc:k=1";
+  req.isolateStages = true;
+  req.progress = [](const std::string& line) {
+    if (line.rfind("bound 2:", 0) == 0) std::this_thread::sleep_for(std::chrono::seconds(30));  // in the stage's process
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  auto o = engine::verify(req);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_FALSE(o.inputError) << o.error;
+  EXPECT_LT(s, 25) << "the stalled stage was not stopped";
+  EXPECT_EQ(o.result.verdict, Verdict::Unknown);
+  EXPECT_EQ(o.result.condition.bound.value_or(0), 2u) << o.result.condition.summary;
+  ASSERT_FALSE(o.result.stages.empty());
+  EXPECT_NE(o.result.stages[0].reason.find("condition of what it had verified"), std::string::npos)
+      << o.result.stages[0].reason;
+}
+
 TEST(UnwindBudget, ACutThatCannotBeReachedStillProvesSafety) {
   // the deep calls sit behind a condition that is never true: the forward condition
   // shows no path beyond the explored part, so the depth limit costs nothing

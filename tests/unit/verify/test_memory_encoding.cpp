@@ -249,6 +249,35 @@ TEST(ReadByteRuns, FoldsAMemsetThroughAPointerIntoOneCase) {
   EXPECT_EQ(enc.readByte(mem, tm.bvAdd(p, tm.bvVal(6, 32))), tm.bvVal(0xaa, 8));
 }
 
+// The zero page (cfa::zeroPageEnd, issue 29): below its end a read is 0 whatever was
+// stored there; above it reads are the array's. A constant address folds at once, and so
+// does the null side of "null or an object, plus an offset"; a symbolic address gets one
+// if-then-else in front of the usual read, and the solvers agree with that reading.
+TEST_P(ReadByte, TheZeroPageReadsAsZero) {
+  smt::TermManager tm;
+  encoding::ExprEncoder enc(tm, 32, 0x1000), flat(tm, 32);
+  Term x = tm.var("x", tm.bvSort(32)), c = tm.var("c", tm.boolSort());
+  Term m0 = tm.var("m0", enc.memSort());
+  Term mem = enc.store(enc.store(m0, tm.bvVal(24, 32), tm.bvVal(7, 8), 1), x, tm.bvVal(9, 8), 1);
+  mem = enc.store(mem, tm.bvVal(0x1008, 32), tm.bvVal(5, 8), 1);
+  EXPECT_EQ(enc.readByte(mem, tm.bvVal(24, 32)), tm.bvVal(0, 8));
+  EXPECT_NE(flat.readByte(mem, tm.bvVal(24, 32)), tm.bvVal(0, 8));  // without the page: the store (or x's)
+  Term field = enc.readByte(mem, tm.bvAdd(tm.mkIte(c, tm.bvVal(0, 32), tm.bvVal(0x1000, 32)), tm.bvVal(8, 32)));
+  EXPECT_EQ(field, tm.mkIte(c, tm.bvVal(0, 8), tm.bvVal(5, 8))) << field->str();
+  Term rx = enc.readByte(mem, x);
+  Term inPage = tm.bvUlt(x, tm.bvVal(0x1000, 32));
+  auto unsat = [&](std::vector<Term> fs) {
+    auto solver = smt::makeSolver(GetParam(), tm);
+    for (Term f : fs) solver->add(f);
+    return solver->check() == smt::CheckResult::Unsat;
+  };
+  EXPECT_TRUE(unsat({inPage, tm.mkNot(tm.mkEq(rx, tm.bvVal(0, 8)))}));
+  EXPECT_TRUE(unsat({tm.mkNot(inPage), tm.mkNot(tm.mkEq(x, tm.bvVal(0x1008, 32))), tm.mkNot(tm.mkEq(rx, tm.bvVal(9, 8)))}));
+  EXPECT_FALSE(unsat({tm.mkNot(inPage), tm.mkNot(tm.mkEq(rx, tm.bvVal(0, 8)))}));
+  // the flat reading of the same address can be anything in the page
+  EXPECT_FALSE(unsat({inPage, tm.mkNot(tm.mkEq(x, tm.bvVal(24, 32))), tm.mkEq(flat.readByte(mem, x), tm.bvVal(9, 8))}));
+}
+
 INSTANTIATE_TEST_SUITE_P(Solvers, ReadByte, ::testing::Values(smt::SolverKind::Z3, smt::SolverKind::CVC5),
                          [](const auto& info) { return std::string(smt::solverName(info.param)); });
 
@@ -350,6 +379,87 @@ TEST_P(EurekaShape, BmcDecidesReadsFromAZeroedBuffer) {
   ASSERT_TRUE(out.result.counterexample);
   EXPECT_TRUE(out.result.counterexample->replayed);
 }
+
+// The zero page in whole programs: a pointer that may be null is read through. A real
+// run crashes on the null side; Argus reads zero there (README "Memory"), so no error
+// that needs another value is reported, every engine agrees, and the replay reads the
+// same zero. With valid-deref checked, the read is the violation.
+const char* kNullRead = R"(
+int x;
+int main() {
+  int *p = __VERIFIER_nondet_int() ? &x : 0;
+  int v = *p;
+  if (v == 5) reach_error();
+  if (p == 0 && v != 0) reach_error();
+  return 0;
+}
+)";
+
+// The entry-model shape that made SQLite's queries hang: a field tested against NULL
+// somewhere (so the harness may make it null) and read through for a pointer further
+// down. With `db` null, `m` came from the bytes at address 4 or 8: arbitrary, a garbage
+// pointer, and a latent finding "fails if p[+0] is null, m" that no real run has (it
+// crashes reading p->db->mutex). The harness's depth-2 slots are null, so `m` is null
+// on every other path too. `enter2` is the control: a pointer the harness fills.
+const char* kNullableField = R"(
+struct Mutex { int held; };
+struct Db { int flags; struct Mutex *mutex; };
+struct Btree { struct Db *db; int locked; struct Mutex *mutex; };
+int isOpen(struct Btree *p) { return p->db != 0; }
+int enter(struct Btree *p) {
+  struct Mutex *m = p->db->mutex;
+  if (m) __VERIFIER_assert(m->held == 0 || m->held == 1 || p->locked);
+  return p->locked;
+}
+int enter2(struct Btree *p) {
+  struct Mutex *m = p->mutex;
+  if (m) __VERIFIER_assert(m->held == 0 || m->held == 1 || p->locked);
+  return p->locked;
+}
+)";
+
+class ZeroPage : public ::testing::TestWithParam<frontend::DataModel> {};
+
+TEST_P(ZeroPage, EveryEngineReadsZeroThroughANullPointer) {
+  for (auto alg : {engine::Algorithm::Bmc, engine::Algorithm::Kind, engine::Algorithm::Pred}) {
+    for (auto solver : {smt::SolverKind::Z3, smt::SolverKind::CVC5}) {
+      auto req = testing::snippetRequest(kNullRead, alg, solver, 30);
+      req.dataModel = GetParam();
+      auto out = engine::verify(req);
+      EXPECT_EQ(out.result.verdict, result::Verdict::True)
+          << engine::algorithmName(alg) << "/" << smt::solverName(solver) << ": " << out.result.reason;
+    }
+  }
+  auto req = testing::snippetRequest(kNullRead, engine::Algorithm::Bmc, smt::SolverKind::Z3, 30);
+  req.dataModel = GetParam();
+  req.property = "valid-deref";
+  auto out = engine::verify(req);
+  ASSERT_EQ(out.result.verdict, result::Verdict::False) << out.result.reason;
+  ASSERT_TRUE(out.result.counterexample);
+  EXPECT_TRUE(out.result.counterexample->replayed);
+}
+
+TEST_P(ZeroPage, NoFindingFromAPointerReadAtANullField) {
+  for (auto alg : {engine::Algorithm::Bmc, engine::Algorithm::Kind, engine::Algorithm::Pred}) {
+    auto req = testing::snippetRequest(kNullableField, alg, smt::SolverKind::Z3, 30);
+    req.dataModel = GetParam();
+    req.function = "enter";
+    auto out = engine::verify(req);
+    EXPECT_EQ(out.result.verdict, result::Verdict::True) << engine::algorithmName(alg) << ": " << out.result.reason;
+    req.function = "enter2";
+    out = engine::verify(req);
+    ASSERT_EQ(out.result.verdict, result::Verdict::Unknown) << engine::algorithmName(alg) << ": " << out.result.reason;
+    EXPECT_NE(out.result.reason.find("latent"), std::string::npos) << out.result.reason;
+    ASSERT_TRUE(out.result.counterexample) << out.result.reason;
+    EXPECT_TRUE(out.result.counterexample->replayed);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DataModels, ZeroPage,
+                         ::testing::Values(frontend::DataModel::ILP32, frontend::DataModel::LP64),
+                         [](const auto& info) {
+                           return std::string(info.param == frontend::DataModel::ILP32 ? "ILP32" : "LP64");
+                         });
 
 }  // namespace
 }  // namespace argus
