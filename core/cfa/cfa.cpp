@@ -200,6 +200,9 @@ std::string dump(const Program& p) {
   return os.str();
 }
 
-uint64_t zeroPageEnd(const Program& p) { return p.objectBits ? 0 : p.heapBase; }
+uint64_t zeroPageEnd(const Program& p) {
+  constexpr uint64_t kPage = 0x1000;
+  return !p.objectBits && p.heapBase == kPage ? kPage : 0;
+}
 
 }  // namespace argus::cfa

@@ -190,10 +190,12 @@ struct ExplicitCpa::Ops final : AbstractDomain, TransferRelation, StopOperator {
   const cfa::Program& prog;
   std::vector<std::vector<cfa::VarId>> ownVars;  // per function: variables it owns
   uint64_t amask;
+  uint64_t zeroPage;  // cfa::zeroPageEnd: reads below are 0, writes lost
   bool monitor;
   std::vector<std::string> names;  // for the monitor's messages
 
-  Ops(const cfa::Program& p, bool monitor) : prog(p), ownVars(p.functions.size()), amask(maskOf(p.ptrWidth)), monitor(monitor) {
+  Ops(const cfa::Program& p, bool monitor)
+      : prog(p), ownVars(p.functions.size()), amask(maskOf(p.ptrWidth)), zeroPage(cfa::zeroPageEnd(p)), monitor(monitor) {
     for (cfa::VarId v = 0; v < p.vars.size(); ++v)
       if (p.vars[v].func != cfa::kNoFunc && p.vars[v].func < p.functions.size()) ownVars[p.vars[v].func].push_back(v);
     if (monitor)
@@ -269,6 +271,7 @@ struct ExplicitCpa::Ops final : AbstractDomain, TransferRelation, StopOperator {
         uint32_t bytes = (e.width + 7) / 8;
         uint64_t v = 0;
         for (uint32_t i = 0; i < bytes && i < 8; ++i) {
+          if (((*addr + i) & amask) < zeroPage) continue;  // the zero page: a zero byte
           auto it = s.mem->find((*addr + i) & amask);
           if (it == s.mem->end()) return std::nullopt;
           v |= uint64_t{it->second} << (8 * i);
@@ -467,6 +470,7 @@ struct ExplicitCpa::Ops final : AbstractDomain, TransferRelation, StopOperator {
             auto& m = wmem();
             for (uint32_t i = 0; i < e.bytes; ++i) {
               uint64_t a = (*addr + i) & amask;
+              if (a < zeroPage) continue;  // lost (the zero page)
               if (val && i < 8) m[a] = static_cast<uint8_t>(*val >> (8 * i));
               else m.erase(a);
             }
