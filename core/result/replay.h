@@ -35,10 +35,13 @@
 // "main" (and ReplayInput::trackInputs is set), every value carries a taint bit that says
 // whether it depends on what the entry's caller supplies. Sources: the entry's parameter
 // values; values the init function havocs (globals the entry model leaves arbitrary);
-// values the entry harness chooses (its Havoc edges, text "entry model: ..."); bytes of
+// values the entry harness chooses (its Havoc edges, text "entry model: ..."), and the
+// nulls it stores in pointer slots beyond its depth bound ("... = null (depth bound)": a
+// bound of the model, not of the callers); bytes of
 // memory read without having been written or zeroed, unless they lie in a block allocated
 // by an Alloc edge of the program's own code (a local or malloc'd block: its contents are
-// the program's own nondeterminism, not an input). Nondeterministic values the function
+// the program's own nondeterminism, not an input). The zero page (cfa::zeroPageEnd) reads
+// as zero and is no input. Nondeterministic values the function
 // itself asks for (__VERIFIER_nondet_*, body-less calls) are not inputs. Taint flows
 // through expressions, register assignments, calls and returns, stores (a byte is tainted
 // iff the stored value or the address is) and loads (tainted if the address or a loaded
