@@ -268,9 +268,10 @@ struct InitPart {
 struct Program;
 // The zero page of the flat layout (README "Memory model"): the first 4 KiB, below
 // heapBase, the first address brk hands out, so no object lies there; an access there is
-// a null pointer plus an offset, and every engine reads it as zero (the program would crash there: nothing it does after
-// such a read is real, so any value is sound for `true`, and one fixed value keeps the
-// encodings small and the replay in step with them). Its end (0x1000), or 0 under the
+// a null pointer plus an offset, and every engine reads it as zero (the program would
+// crash there: nothing it does after such a read is real, so any value is sound for
+// `true`, and one fixed value keeps the encodings small and the replay in step with
+// them). Its end (0x1000), or 0 under the
 // memory-safety layout (objectBits > 0), where the metadata lives at low addresses and
 // valid-deref checks every access, and for any other heapBase (tests that build programs
 // with their own layout, e.g. one whose break wraps around to address 0).
