@@ -12,8 +12,8 @@ using cfa::BinOp;
 using cfa::ExprKind;
 using smt::Term;
 
-ExprEncoder::ExprEncoder(smt::TermManager& tm, uint32_t ptrWidth, uint64_t zeroPageEnd)
-    : zeroPageEnd_(zeroPageEnd), tm_(tm), ptrWidth_(ptrWidth) {
+ExprEncoder::ExprEncoder(smt::TermManager& tm, uint32_t ptrWidth, uint64_t zeroPageEnd, bool symbolicZeroPage)
+    : zeroPageEnd_(zeroPageEnd), symbolicZeroPage_(symbolicZeroPage), tm_(tm), ptrWidth_(ptrWidth) {
   memSort_ = tm_.arraySort(tm_.bvSort(ptrWidth), tm_.bvSort(8));
 }
 
@@ -26,7 +26,7 @@ static Term boolToBV(smt::TermManager& tm, Term b, uint32_t width) {
 Term ExprEncoder::readByte(Term mem, Term addr) {
   // the zero page: constants (and if-then-elses of constants) below; another address
   // reads zero when it is in the page
-  if (zeroPageEnd_ && addr->kind != smt::Kind::BVConst && !smt::isConstTree(addr))
+  if (zeroPageEnd_ && symbolicZeroPage_ && addr->kind != smt::Kind::BVConst && !smt::isConstTree(addr))
     return tm_.mkIte(tm_.bvUlt(addr, tm_.bvVal(zeroPageEnd_, ptrWidth_)), tm_.bvVal(0, 8), readByte(mem, addr, 0));
   return readByte(mem, addr, 0);
 }

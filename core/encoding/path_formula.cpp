@@ -27,7 +27,7 @@ void SsaMap::rehash() {
 }
 
 PathFormulaManager::PathFormulaManager(const cfa::Program& prog, smt::TermManager& tm)
-    : prog_(prog), tm_(tm), enc_(tm, prog.ptrWidth, cfa::zeroPageEnd(prog)) {
+    : prog_(prog), tm_(tm), enc_(tm, prog.ptrWidth, cfa::zeroPageEnd(prog), false) {
   localsOf_.resize(prog.functions.size());
   for (cfa::VarId v = 0; v < prog.vars.size(); ++v)
     if (prog.vars[v].func != cfa::kNoFunc && prog.vars[v].func < localsOf_.size()) localsOf_[prog.vars[v].func].push_back(v);
