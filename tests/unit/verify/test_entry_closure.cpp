@@ -412,6 +412,20 @@ TEST(Checkpoints, EachVerifiedBoundIsHandedOutAsItComes) {
   EXPECT_NE(seen[3].reason.find("stopped in chain stage 2"), std::string::npos) << seen[3].reason;
 }
 
+// `chain` with each stage in its own process, whose progress callback sleeps after bound 2
+// (as a solver that ignores its limit would hold it): the outcome and the wall seconds.
+std::pair<engine::VerifyOutcome, double> stalledAfterBound2(const std::string& code, const std::string& chain) {
+  engine::VerifyRequest req = argus::testing::snippetRequest(code, engine::Algorithm::Cmc, smt::SolverKind::Z3, 60);
+  req.chain = chain;
+  req.isolateStages = true;
+  req.progress = [](const std::string& line) {
+    if (line.rfind("bound 2:", 0) == 0) std::this_thread::sleep_for(std::chrono::seconds(30));  // in the stage's process
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  auto o = engine::verify(req);
+  return {o, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+}
+
 // A stage's process that overruns its deadline after verifying bound 2 (here: it sleeps in
 // its progress callback, as a solver that ignores its limit would hold it) is stopped;
 // the stage answers with what it had verified, not "nothing verified".
@@ -419,15 +433,7 @@ TEST(Checkpoints, AStoppedStageKeepsWhatItHadVerified) {
   const std::string loop =
       "int main(void){ int n = __VERIFIER_nondet_int(), s = 0; for (int i = 0; i < n; i++) s += 2;"
       " if (s == 7) reach_error(); return 0; }";
-  engine::VerifyRequest req = argus::testing::snippetRequest(loop, engine::Algorithm::Cmc, smt::SolverKind::Z3, 60);
-  req.chain = "bmc:k=5:time=1,bmc:k=1";
-  req.isolateStages = true;
-  req.progress = [](const std::string& line) {
-    if (line.rfind("bound 2:", 0) == 0) std::this_thread::sleep_for(std::chrono::seconds(30));  // in the stage's process
-  };
-  auto t0 = std::chrono::steady_clock::now();
-  auto o = engine::verify(req);
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto [o, s] = stalledAfterBound2(loop, "bmc:k=5:time=1,bmc:k=1");
   ASSERT_FALSE(o.inputError) << o.error;
   EXPECT_LT(s, 25) << "the stalled stage was not stopped";
   EXPECT_EQ(o.result.verdict, Verdict::Unknown);
@@ -469,15 +475,7 @@ TEST(Checkpoints, KInductionHandsOutItsBaseCaseBounds) {
   }
   // a kind stage's process stalled after its bound 2 is stopped at its deadline; the
   // chain ends with bound 2 (before: "nothing verified" from that stage)
-  engine::VerifyRequest req = argus::testing::snippetRequest(deep, engine::Algorithm::Cmc, smt::SolverKind::Z3, 60);
-  req.chain = "kind:k=5:time=1,bmc:k=1";
-  req.isolateStages = true;
-  req.progress = [](const std::string& line) {
-    if (line.rfind("bound 2:", 0) == 0) std::this_thread::sleep_for(std::chrono::seconds(30));  // in the stage's process
-  };
-  auto t0 = std::chrono::steady_clock::now();
-  auto o = engine::verify(req);
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto [o, s] = stalledAfterBound2(deep, "kind:k=5:time=1,bmc:k=1");
   ASSERT_FALSE(o.inputError) << o.error;
   EXPECT_LT(s, 25) << "the stalled stage was not stopped";
   EXPECT_EQ(o.result.verdict, Verdict::Unknown);
