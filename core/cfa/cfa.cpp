@@ -201,8 +201,7 @@ std::string dump(const Program& p) {
 }
 
 uint64_t zeroPageEnd(const Program& p) {
-  constexpr uint64_t kPage = 0x1000;
-  return !p.objectBits && p.heapBase == kPage ? kPage : 0;
+  return !p.objectBits && (p.heapBase == kFlatHeapBase || p.heapBase == kFlatHeapBase64) ? p.heapBase : 0;
 }
 
 }  // namespace argus::cfa

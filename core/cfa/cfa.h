@@ -266,21 +266,25 @@ struct InitPart {
 };
 
 struct Program;
-// The zero page of the flat layout (README "Memory model"): the first 4 KiB, below
-// heapBase, the first address brk hands out, so no object lies there; an access there is
-// a null pointer plus an offset, and every engine reads it as zero (the program would
-// crash there: nothing it does after such a read is real, so any value is sound for
+// The zero page of the flat layout (README "Memory model"): the addresses below heapBase,
+// the first address brk hands out (kFlatHeapBase = 4 KiB under ILP32, kFlatHeapBase64 =
+// 1 TiB under LP64, so that a null pointer plus any 32-bit index times a record size
+// stays in it), so no object lies there; an access there is a null pointer plus an
+// offset, and every engine reads it as zero (the program would crash there, or is outside
+// every object: nothing it does after such a read is defined, so any value is sound for
 // `true`, and one fixed value keeps the encodings small and the replay in step with
-// them). Its end (0x1000), or 0 under the
+// them). Its end (= heapBase), or 0 under the
 // memory-safety layout (objectBits > 0), where the metadata lives at low addresses and
 // valid-deref checks every access, and for any other heapBase (tests that build programs
 // with their own layout, e.g. one whose break wraps around to address 0).
 uint64_t zeroPageEnd(const Program& p);
+constexpr uint64_t kFlatHeapBase = 0x1000;
+constexpr uint64_t kFlatHeapBase64 = uint64_t(1) << 40;
 
 struct Program {
   std::string mainFile;
   uint32_t ptrWidth = 64;           // 32 (ILP32) or 64 (LP64)
-  uint64_t heapBase = 0x1000;       // first address brk hands out
+  uint64_t heapBase = 0x1000;       // first address brk hands out (the frontend: kFlatHeapBase64 under LP64)
   // Memory-safety layout (memlayout above): offset bits of an address, 0 = the flat
   // layout. Set by the frontend when a memory-safety property is checked.
   uint32_t objectBits = 0;

@@ -1,5 +1,6 @@
 #include "core/encoding/expr_encoder.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <unordered_set>
 #include <vector>
@@ -24,14 +25,52 @@ static Term boolToBV(smt::TermManager& tm, Term b, uint32_t width) {
 }
 
 Term ExprEncoder::readByte(Term mem, Term addr) {
-  // the zero page: constants (and if-then-elses of constants) below; another address
-  // reads zero when it is in the page
-  if (zeroPageEnd_ && symbolicZeroPage_ && addr->kind != smt::Kind::BVConst && !smt::isConstTree(addr))
-    return tm_.mkIte(tm_.bvUlt(addr, tm_.bvVal(zeroPageEnd_, ptrWidth_)), tm_.bvVal(0, 8), readByte(mem, addr, 0));
-  return readByte(mem, addr, 0);
+  const smt::Ranges& r = ranges_.of(addr);
+  if (zeroPageEnd_) {
+    // every value the address can take is in the zero page: 0 (for predicate analysis
+    // too: as exact as a constant address there)
+    if (smt::ValueRanges::within(r, 0, zeroPageEnd_ - 1)) return tm_.bvVal(0, 8);
+    const smt::Ranges page{{0, zeroPageEnd_ - 1}};
+    // constants (and if-then-elses of constants) fold below; another address reads zero
+    // when it is in the page, and the stores it is compared with are those above the page
+    if (symbolicZeroPage_ && addr->kind != smt::Kind::BVConst && !smt::isConstTree(addr) &&
+        smt::ValueRanges::meet(r, page)) {
+      smt::Ranges above = smt::ValueRanges::intersect(r, {{zeroPageEnd_, ~uint64_t(0)}});
+      return tm_.mkIte(tm_.bvUlt(addr, tm_.bvVal(zeroPageEnd_, ptrWidth_)), tm_.bvVal(0, 8),
+                       readByte(mem, addr, 0, above));
+    }
+  }
+  return readByte(mem, addr, 0, r);
 }
 
-Term ExprEncoder::readByte(Term mem, Term addr, unsigned depth) {
+const ExprEncoder::ConstSegment& ExprEncoder::constSegment(Term m) {
+  auto hit = segments_.find(m);
+  if (hit != segments_.end()) return hit->second;
+  // the stores at constant indices from m down, then their segments from the bottom up
+  std::vector<Term> chain;
+  Term cur = m;
+  while (cur->kind == smt::Kind::Store && cur->children[1]->kind == smt::Kind::BVConst && !segments_.count(cur)) {
+    chain.push_back(cur);
+    cur = cur->children[0];
+  }
+  ConstSegment below;
+  if (auto it = segments_.find(cur); it != segments_.end()) below = it->second;
+  else below = {cur, 1, 0};  // empty: lo > hi
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    uint64_t j = (*it)->children[1]->value;
+    ConstSegment s = below;
+    if (s.lo > s.hi) {
+      s.lo = s.hi = j;
+    } else {
+      s.lo = std::min(s.lo, j);
+      s.hi = std::max(s.hi, j);
+    }
+    below = segments_.emplace(*it, s).first->second;
+  }
+  return segments_.at(m);
+}
+
+Term ExprEncoder::readByte(Term mem, Term addr, unsigned depth, const smt::Ranges& where) {
   if (zeroPageEnd_ && addr->kind == smt::Kind::BVConst && addr->value < zeroPageEnd_) return tm_.bvVal(0, 8);
   auto key = std::make_pair(mem, addr);
   auto hit = reads_.find(key);
@@ -39,8 +78,8 @@ Term ExprEncoder::readByte(Term mem, Term addr, unsigned depth) {
   // an address that is one of a few constants (smt::isConstTree): one read per constant,
   // each resolved against the stores at constant addresses
   if (addr->kind == smt::Kind::Ite && smt::isConstTree(addr) && depth < 64) {
-    Term r = tm_.mkIte(addr->children[0], readByte(mem, addr->children[1], depth + 1),
-                       readByte(mem, addr->children[2], depth + 1));
+    Term r = tm_.mkIte(addr->children[0], readByte(mem, addr->children[1], depth + 1, ranges_.of(addr->children[1])),
+                       readByte(mem, addr->children[2], depth + 1, ranges_.of(addr->children[2])));
     reads_.emplace(key, r);
     return r;
   }
@@ -72,7 +111,9 @@ Term ExprEncoder::readByte(Term mem, Term addr, unsigned depth) {
       uint64_t lo = 0, hi = 0;
       if (j == addr) {
         below = m->children[2];
-      } else if (smt::provablyDistinct(j, addr) || isShadowed(j)) {
+      } else if (j->kind == smt::Kind::BVConst && !segmentMeets(m, where)) {
+        m = constSegment(m).bottom;  // a run of stores at constant indices the read cannot see
+      } else if (smt::provablyDistinct(j, addr) || isShadowed(j) || !smt::ValueRanges::meet(ranges_.of(j), where)) {
         m = m->children[0];
       } else if (cases.size() >= kExpandStores || expanded_ >= kExpandBudget) {
         below = tm_.select(m, addr);
@@ -81,6 +122,10 @@ Term ExprEncoder::readByte(Term mem, Term addr, unsigned depth) {
         // stores above that could shadow part of it come first in the if-then-else.
         // On a base b: addr in b+lo .. b+hi iff addr - (b+lo) <= hi - lo (modulo 2^w,
         // the run does not wrap its offsets).
+        if (!base && !smt::ValueRanges::meet(where, {{lo, hi}})) {
+          m = run;
+          continue;
+        }
         Term inRun = base ? tm_.bvUle(tm_.bvSub(addr, tm_.bvAdd(base, tm_.bvVal(lo, ptrWidth_))),
                                       tm_.bvVal(hi - lo, ptrWidth_))
                           : tm_.mkAnd(tm_.bvUle(tm_.bvVal(lo, ptrWidth_), addr),
@@ -96,8 +141,8 @@ Term ExprEncoder::readByte(Term mem, Term addr, unsigned depth) {
         m = m->children[0];
       }
     } else if (m->kind == smt::Kind::Ite && depth < 64) {
-      below = tm_.mkIte(m->children[0], readByte(m->children[1], addr, depth + 1),
-                        readByte(m->children[2], addr, depth + 1));
+      below = tm_.mkIte(m->children[0], readByte(m->children[1], addr, depth + 1, where),
+                        readByte(m->children[2], addr, depth + 1, where));
     } else {
       below = tm_.select(m, addr);  // an array variable, a constant array, or too deep
     }

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/cfa/expr.h"
+#include "core/smt/ranges.h"
 #include "core/smt/term.h"
 
 namespace argus::encoding {
@@ -41,6 +42,10 @@ public:
   //  - a store at an index provablyDistinct from addr is skipped, one at addr itself
   //    gives its value, a store at a constant index that a store above it shadows is
   //    skipped;
+  //  - so is a store whose index's value ranges (smt::ValueRanges) do not meet addr's,
+  //    and a whole stretch of stores at constant indices (ConstSegment) whose span does
+  //    not (issue 29: `p->aVar[i-1].z` with p->aVar a harness object lies at or above
+  //    that object, so the globals' initialiser stores below it are not its cases);
   //  - any other store at index j becomes ite(addr = j, value, read below), at most
   //    kExpandStores of them per walk and kExpandBudget in all (per encoder), so that
   //    programs whose addresses are all symbolic keep the terms small;
@@ -62,8 +67,10 @@ public:
   // Each step is an equivalence of the array theory, so the term equals select(mem,
   // addr) in every model; only its shape changes. The one exception is the zero page
   // (cfa::zeroPageEnd, issue 29): a read at an address below zeroPageEnd is 0 — at once
-  // for a constant address (and each constant of an if-then-else of constants), as
-  // ite(addr < end, 0, read) for any other — whatever was stored there. On SQLite, a
+  // for a constant address (and each constant of an if-then-else of constants) and for
+  // an address whose value ranges lie below it, as ite(addr < end, 0, read) for any
+  // other (the read then compared only with stores that can lie above) — whatever was
+  // stored there. On SQLite, a
   // nullable field read as `p->db->mutex` took, with `db` null, a pointer from the
   // arbitrary bytes at address 24, and every read through it was compared with every
   // store of the closure (sqlite3BtreeGetAutoVacuum: no answer in 25 s; now its latent
@@ -109,7 +116,21 @@ public:
   smt::TermManager& tm() { return tm_; }
 
 private:
-  smt::Term readByte(smt::Term mem, smt::Term addr, unsigned depth);
+  // `where`: the values addr can take here (ranges_, less the zero page once its
+  // if-then-else has taken it)
+  smt::Term readByte(smt::Term mem, smt::Term addr, unsigned depth, const smt::Ranges& where);
+  // The stores at constant indices from `m` down to `bottom` (lo..hi: their indices).
+  struct ConstSegment {
+    smt::Term bottom = nullptr;
+    uint64_t lo = 1, hi = 0;
+  };
+  const ConstSegment& constSegment(smt::Term m);
+  bool segmentMeets(smt::Term m, const smt::Ranges& where) {
+    const ConstSegment& s = constSegment(m);
+    return s.lo <= s.hi && smt::ValueRanges::meet(where, {{s.lo, s.hi}});
+  }
+  std::unordered_map<smt::Term, ConstSegment> segments_;
+  smt::ValueRanges ranges_;
   // When `m` (a store) starts a run of >= kMinRun stores of its value at consecutive
   // indices base+lo .. base+hi (base nullptr: constants lo..hi), the result is the
   // memory below the run; otherwise nullptr.

@@ -178,6 +178,8 @@ std::unique_ptr<cfa::Program> lowerTranslationUnit(ASTUnit& ast, const std::stri
         prog->heapBase = uint64_t(1) << prog->objectBits;
       }
   }
+  // the flat layout's zero page under LP64 (cfa::zeroPageEnd): 1 TiB
+  if (!prog->objectBits && prog->ptrWidth == 64) prog->heapBase = cfa::kFlatHeapBase64;
   l.unitFile = file;
   l.run();
   prog->markLoopHeads();

@@ -486,15 +486,21 @@ TEST(Properties, MemoryLayoutOnlyForMemorySafety) {
   auto flat = argus::frontend::parseSource(src, "test.c", fo);
   ASSERT_TRUE(flat.ok());
   EXPECT_EQ(flat.program->objectBits, 0u);
-  EXPECT_EQ(flat.program->heapBase, 0x1000u);
+  EXPECT_EQ(flat.program->heapBase, uint64_t(1) << 40);  // LP64: the zero page is 1 TiB (cfa::zeroPageEnd)
+  EXPECT_EQ(argus::cfa::zeroPageEnd(*flat.program), uint64_t(1) << 40);
   fo.properties = {"no-overflow"};
   EXPECT_EQ(argus::frontend::parseSource(src, "test.c", fo).program->objectBits, 0u);
   fo.properties = {"valid-memcleanup"};
   auto mem = argus::frontend::parseSource(src, "test.c", fo);
   EXPECT_EQ(mem.program->objectBits, 33u);  // an object of any unsigned size fits (github_330_5)
   EXPECT_EQ(mem.program->heapBase, uint64_t(1) << 33);
+  EXPECT_EQ(argus::cfa::zeroPageEnd(*mem.program), 0u);
   fo.dataModel = DataModel::ILP32;
   EXPECT_EQ(argus::frontend::parseSource(src, "test.c", fo).program->objectBits, 20u);
+  fo.properties.clear();
+  auto flat32 = argus::frontend::parseSource(src, "test.c", fo);
+  EXPECT_EQ(flat32.program->heapBase, 0x1000u);
+  EXPECT_EQ(argus::cfa::zeroPageEnd(*flat32.program), 0x1000u);
 }
 
 TEST(Properties, ParsesNamesAndPropertyFiles) {
