@@ -193,6 +193,7 @@ CheckResult PredicateCpa::check(std::span<const Term> assumptions) {
     if (solver_.kind() == smt::SolverKind::Z3) budget = budget ? std::min(budget, post->remainingMs()) : post->remainingMs();
   }
   solver_.setTimeoutMs(budget);
+  if (solver_.kind() == smt::SolverKind::Z3) solver_.setResourceLimit(opts_.queryResourceLimit);
   CheckResult r = solver_.check(assumptions);
   if (post && post->expired()) throw support::BudgetExceeded();
   if (r == CheckResult::Unknown) {

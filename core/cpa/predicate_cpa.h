@@ -86,11 +86,17 @@ struct PredicateCpaOptions {
   // All-SAT enumeration stops after this many models and the (weaker, still sound)
   // cartesian abstraction is used instead; 0 = no limit.
   uint32_t maxAllSatModels = 64;
-  // Per-query limit for abstraction and coverage queries with Z3 (0 = only the run's
-  // deadline; cvc5 cannot be used after a per-query limit hit, see predicate_cpa.cpp).
-  // An undecided query is answered conservatively: all-SAT falls back to cartesian, a
-  // cartesian literal is left out, a coverage check fails.
-  unsigned queryTimeoutMs = 1000;
+  // Per-query limits for abstraction and coverage queries with Z3 (0 = none; cvc5
+  // cannot be used after a per-query limit hit, see predicate_cpa.cpp). An undecided
+  // query is answered conservatively: all-SAT falls back to cartesian, a cartesian
+  // literal is left out, a coverage check fails. The limit is in Z3's units of work
+  // (rlimit), so which queries give up, and so the abstraction and the verdict, do not
+  // depend on the machine's load (with a limit of 1 s they did: a run of 9 s alone took
+  // 16 s in two of four copies run side by side on two cores, 45-48 s in the other two,
+  // which gave up on more queries; session 35). 2.5 million units are about a second of
+  // Z3's work on these queries; the time limit only backs the count up.
+  unsigned queryResourceLimit = 2500000;
+  unsigned queryTimeoutMs = 10000;
   // Time per post (conditional model checking; borrowed, may be null): while CPA++ has
   // it armed, every query is bounded by what is left of it (Z3; with cvc5 it is checked
   // between queries only) and support::BudgetExceeded is thrown when it is used up.

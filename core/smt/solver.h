@@ -14,7 +14,8 @@
 //  - unsatCore() is valid only right after a check() that returned Unsat; it returns
 //    the subset of that call's assumptions the backend found responsible.
 //  - interrupt() may be called from any thread; the running check() returns Unknown.
-//  - Per-query time limit: Options::timeoutMs (0 = none), also settable later.
+//  - Per-query time limit: Options::timeoutMs (0 = none), also settable later; Z3 also
+//    takes a per-query limit in units of work (setResourceLimit).
 //  - interpolant(A, B) (needs Options::interpolants): for an unsatisfiable A ∧ B, a
 //    Craig interpolant I with A ⇒ I, I ∧ B unsatisfiable, over the symbols A and B
 //    share; the assertion stack is left as it was. Returns nullptr when the backend
@@ -83,6 +84,10 @@ public:
   virtual Term interpolant(Term a, Term b) = 0;
 
   virtual void setTimeoutMs(unsigned ms) = 0;
+  // A per-check limit in the backend's own units of work (0 = none): unlike a time
+  // limit, where a check stops does not depend on how loaded the machine is. Z3: its
+  // resource limit (rlimit); cvc5: not supported (returns false, no limit set).
+  virtual bool setResourceLimit(unsigned units) = 0;
   virtual void interrupt() = 0;  // thread-safe
 
   const SolverStats& stats() const { return stats_; }

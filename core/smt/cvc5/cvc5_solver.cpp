@@ -99,6 +99,9 @@ public:
   }
   SolverKind kind() const override { return SolverKind::CVC5; }
   std::string reasonUnknown() const override { return reason_; }
+  // cvc5 1.0.3 has per-check resource limits (rlimit-per), but a limit that fires inside
+  // CaDiCaL aborts it (see setTimeoutMs): not offered.
+  bool setResourceLimit(unsigned) override { return false; }
   // With cvc5 a limit is what is left of a run's deadline (the short per-query probes
   // are Z3-only): cvc5 gets kDeadlineGraceMs beyond it, so that a check that straddles
   // the deadline finishes and the caller's own deadline test between checks ends the

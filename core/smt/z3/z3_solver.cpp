@@ -38,6 +38,12 @@ public:
     p.set("timeout", ms ? ms : 4294967295u);
     solver_.set(p);
   }
+  bool setResourceLimit(unsigned units) override {
+    z3::params p(ctx_);
+    p.set("rlimit", units);
+    solver_.set(p);
+    return true;
+  }
   void interrupt() override { ctx_.interrupt(); }
   Term interpolant(Term, Term) override {
     reason_ = "interpolation is not supported by z3 4.8.12";

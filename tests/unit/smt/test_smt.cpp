@@ -265,6 +265,40 @@ TEST_P(Smt, PerQueryTimeoutGivesUnknown) {
   s->pop();
 }
 
+// A limit in units of work (Z3's rlimit): the hard instance gives up, every time, and the
+// limit is per check (Z3's own counter runs on across checks): easy checks after a
+// limit-exhausting one still get their full allowance. cvc5 offers none.
+TEST_P(Smt, ResourceLimitIsPerCheck) {
+  auto s = make(false, 0);
+  if (GetParam() == SolverKind::CVC5) {
+    EXPECT_FALSE(s->setResourceLimit(100000));
+    return;
+  }
+  ASSERT_TRUE(s->setResourceLimit(200000));
+  Sort bv = tm.bvSort(32);
+  Term x = tm.var("x", bv), y = tm.var("y", bv);
+  // x * 7 = 91 and y = x + 1: a multiplication circuit to bit-blast, one solution
+  Term easy = tm.mkAnd(tm.mkEq(tm.bvMul(x, tm.bvVal(7, 32)), tm.bvVal(91, 32)), tm.mkEq(y, tm.bvAdd(x, tm.bvVal(1, 32))));
+  for (int round = 0; round < 3; ++round) {
+    s->push();
+    s->add(hardInstance(tm));
+    auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(s->check(), CheckResult::Unknown) << round;
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);
+    s->pop();
+    s->push();
+    s->add(easy);
+    ASSERT_EQ(s->check(), CheckResult::Sat) << round;
+    EXPECT_EQ(modelBits(*s, x), 13u);
+    EXPECT_EQ(modelBits(*s, y), 14u);
+    s->pop();
+  }
+  // 0 lifts the limit
+  ASSERT_TRUE(s->setResourceLimit(0));
+  s->add(easy);
+  EXPECT_EQ(s->check(), CheckResult::Sat);
+}
+
 // A time limit that fires while bit-vectors are combined with arrays: cvc5 1.0.3 used
 // to abort the process here (core/smt/cvc5/cvc5_solver.cpp); the check must give
 // `unknown`, and the assertions made before the instance switched its bit-blaster must
