@@ -39,9 +39,11 @@ public:
     solver_.set(p);
   }
   bool setResourceLimit(unsigned units) override {
+    if (units == rlimit_) return true;  // setting parameters is not free (a check's worth)
     z3::params p(ctx_);
     p.set("rlimit", units);
     solver_.set(p);
+    rlimit_ = units;
     return true;
   }
   void interrupt() override { ctx_.interrupt(); }
@@ -161,6 +163,7 @@ private:
   std::unique_ptr<z3::model> model_;
   std::unordered_map<Term, z3::expr> cache_;
   std::string reason_;
+  unsigned rlimit_ = 0;
 
   z3::sort sortOf(Sort s) {
     switch (s->kind) {
