@@ -92,9 +92,10 @@ struct PredicateCpaOptions {
   // literal is left out, a coverage check fails. The limit is in Z3's units of work
   // (rlimit), so which queries give up, and so the abstraction and the verdict, do not
   // depend on the machine's load (with a limit of 1 s they did: a run of 9 s alone took
-  // 16 s in two of four copies run side by side on two cores, 45-48 s in the other two,
-  // which gave up on more queries; session 35). 2.5 million units are about a second of
-  // Z3's work on these queries; the time limit only backs the count up.
+  // 16 s in two of four copies run side by side on two cores and 45-48 s in the other
+  // two; with this limit 20-24 s in each; session 35). 2.5 million units are about a
+  // second of Z3's work on the queries measured (fewer seconds on some, more on others);
+  // the time limit only backs the count up.
   unsigned queryResourceLimit = 2500000;
   unsigned queryTimeoutMs = 10000;
   // Time per post (conditional model checking; borrowed, may be null): while CPA++ has
