@@ -39,7 +39,7 @@ public:
     solver_.set(p);
   }
   bool setResourceLimit(unsigned units) override {
-    if (units == rlimit_) return true;  // setting parameters is not free (a check's worth)
+    if (units == rlimit_) return true;  // pred sets it before every check; setting is not free
     z3::params p(ctx_);
     p.set("rlimit", units);
     solver_.set(p);

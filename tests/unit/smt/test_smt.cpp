@@ -293,7 +293,7 @@ TEST_P(Smt, ResourceLimitIsPerCheck) {
     EXPECT_EQ(modelBits(*s, y), 14u);
     s->pop();
   }
-  // 0 lifts the limit
+  // 0 (no limit) is accepted and the solver goes on
   ASSERT_TRUE(s->setResourceLimit(0));
   s->add(easy);
   EXPECT_EQ(s->check(), CheckResult::Sat);
