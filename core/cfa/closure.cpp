@@ -384,8 +384,18 @@ std::unique_ptr<Program> slice(const Program& p, FuncId entry, const Dependencie
       a.text = "globals outside the entry's closure";
       a.from = cur;
       a.to = nf.addLoc();
+      // a piece of its own, so that the sliced init function is still represented by
+      // its pieces (Dependencies; the unwinding's depth limit drops pieces too)
+      InitPart gp;
+      gp.func = nf.id;
+      gp.from = cur;
+      gp.firstEdge = static_cast<uint32_t>(nf.edges.size());
+      gp.endEdge = gp.firstEdge + 1;
+      gp.to = a.to;
+      gp.defines = {*gapVar};
       cur = a.to;
       nf.addEdge(std::move(a));
+      out->initParts.push_back(std::move(gp));
       gap = 0;
     };
     for (uint32_t i : deps.partsOf(f)) {

@@ -58,19 +58,22 @@ public:
         // longer than the run has (and ignore its limit), while a query with the deep
         // calls cut answers at once and gives the condition "calls nested <= d deep".
         // (Large: over a 40th of the budget, 50,000 nodes by default; and the calls are
-        // most of it, so that the cut query is much smaller.)
+        // most of it, so that the cut query is much smaller: the entry's own part, as the
+        // initialisation's pieces only deeper calls use are dropped, unwinding.h.)
         bool large = false;
         if (d == UnwindingEstimate::kNoDepthLimit && !depthSteps_) {
           uint64_t whole = estimate_->nodes(k, d);
-          large = whole > opts_.maxNodes / 40 && 4 * estimate_->nodes(k, 0) <= whole;
+          large = whole > opts_.maxNodes / 40 && 4 * estimate_->entryNodes(k, 0) <= whole;
         }
         if (d != UnwindingEstimate::kNoDepthLimit || large) {
           uint32_t from = depthSteps_ ? std::min(lastDepth_, d) : 0;
           depthSteps_ = true;
           while (from < d) {
-            uint64_t size = estimate_->nodes(k, from);
+            // the entry's own unwinding sets the pace: the initialisation's part of it
+            // is mostly dropped below the limit (unwinding.h)
+            uint64_t size = estimate_->entryNodes(k, from);
             if (auto done = checkBound(r, k, from, false)) return std::move(*done);
-            from = std::max(from + 1, estimate_->depthFor(k, 4 * size, from, d));
+            from = std::max(from + 1, estimate_->depthFor(k, 4 * size, from, d, true));
           }
         }
         if (auto done = checkBound(r, k, d, true)) return std::move(*done);
@@ -104,6 +107,8 @@ private:
     r.stats.unrollNodes = unw_->nodeCount();
     const bool depthCut = unw_->depthCutCount() > 0;
     if (unw_->skippedCalls()) r.stats.extra["skipped_calls"] = static_cast<double>(unw_->skippedCalls());
+    if (unw_->droppedInitParts()) r.stats.extra["init_parts_beyond_depth"] = static_cast<double>(unw_->droppedInitParts());
+    else r.stats.extra.erase("init_parts_beyond_depth");
     if (depthCut) r.stats.extra["call_depth"] = d;
     else r.stats.extra.erase("call_depth");
     // 1. any error within the bound?
@@ -202,6 +207,8 @@ private:
     tm_ = std::make_unique<smt::TermManager>();
     smt::SolverOptions so;
     so.models = true;
+    // a solver per bound: its checks need no incremental state (SolverOptions)
+    so.oneShotChecks = !opts_.incremental;
     solver_ = smt::makeSolver(opts_.solver, *tm_, so);
     unw_ = std::make_unique<Unwinding>(prog_, entry_, *tm_, opts_.incremental);
     unw_->setDeadline(deadline_.at());

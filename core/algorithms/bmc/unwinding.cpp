@@ -2,6 +2,7 @@
 #include "core/algorithms/bmc/unwinding.h"
 
 #include "core/cfa/accelerate.h"
+#include "core/cfa/closure.h"
 #include "core/cfa/dead_ends.h"
 #include "core/cfa/loops.h"
 #include "core/support/deadline.h"
@@ -290,6 +291,7 @@ void Unwinding::unwindTo(uint32_t k, const std::function<void(Term)>& sink) {
     bool isMain = prog_.functions[entry_].name == "main";
     cfa::FuncId initF = isMain ? prog_.initFunc : prog_.initNondetFunc;
     if (initF == cfa::kNoFunc) initF = entry_;
+    if (initF != entry_ && maxCallDepth_ != UINT32_MAX) dropPartsBeyondDepth(initF);
     init.func = initF;
     instances_.push_back(init);
     bool created;
@@ -356,7 +358,92 @@ void Unwinding::exploreFrom(uint32_t n) {
     }
     return;
   }
+  if (key.inst == 0 && !gapAt_.empty()) {
+    auto gap = gapAt_.find(key.loc);
+    if (gap != gapAt_.end()) {
+      const Edge& e = *gap->second.first;
+      if (dead(inst.func, e.to)) return;
+      Key tk{0, e.to, {}};  // a dropped piece holds no loop (no Assume edge)
+      const auto& tl = loopInfo(inst.func).loopsOf[e.to];
+      for (auto& [h, c] : key.counts)
+        if (std::binary_search(tl.begin(), tl.end(), h)) tk.counts.push_back({h, c});
+      bool created;
+      uint32_t t = getNode(tk, created);
+      InEdge in;
+      in.from = n;
+      in.kind = InKind::Cfa;
+      in.edge = &e;
+      in.edgeIndex = gap->second.second;
+      addIn(t, std::move(in));
+      return;
+    }
+  }
   for (uint32_t ei : f.locs[key.loc].out) exploreEdge(n, ei);
+}
+
+void Unwinding::dropPartsBeyondDepth(cfa::FuncId initF) {
+  cfa::Dependencies deps(prog_);
+  if (!deps.hasParts(initF)) return;
+  const uint32_t nf = deps.numFunctions();
+  // the functions expanded within the depth limit: the entry at level 0, a callee of a
+  // function at level L < d at level L + 1 (exploreEdge cuts calls from level d)
+  std::vector<uint32_t> level(nf, UINT32_MAX);
+  std::vector<uint32_t> work{entry_}, succ;
+  level[entry_] = 0;
+  std::vector<bool> needed(deps.numNodes(), false);
+  std::vector<uint32_t> parts;
+  auto needPart = [&](uint32_t node) {
+    if (node >= nf && !needed[node]) {
+      needed[node] = true;
+      parts.push_back(node);
+    }
+  };
+  while (!work.empty()) {
+    uint32_t f = work.back();
+    work.pop_back();
+    succ.clear();
+    deps.successors(f, succ);
+    for (uint32_t s : succ) {
+      if (s >= nf) needPart(s);
+      else if (level[f] < maxCallDepth_ && level[s] > level[f] + 1) {
+        level[s] = level[f] + 1;
+        work.push_back(s);
+      }
+    }
+  }
+  for (uint32_t a : deps.alwaysKept()) needPart(a);
+  // what the needed pieces need (a global whose initialiser takes another's address)
+  while (!parts.empty()) {
+    uint32_t p = parts.back();
+    parts.pop_back();
+    succ.clear();
+    deps.successors(p, succ);
+    for (uint32_t s : succ) needPart(s);
+  }
+  const cfa::Function& init = prog_.functions[initF];
+  for (uint32_t i : deps.partsOf(initF)) {
+    if (needed[nf + i]) continue;
+    const cfa::InitPart& part = prog_.initParts[i];
+    bool plain = true;  // allocations and constant stores only: no choice, no check
+    for (uint32_t k = part.firstEdge; k < part.endEdge && plain; ++k) {
+      EdgeKind kind = init.edges[k].kind;
+      plain = kind == EdgeKind::Alloc || kind == EdgeKind::Store || kind == EdgeKind::Assign || kind == EdgeKind::Blank;
+    }
+    uint64_t gap = deps.partGap(i);
+    if (!plain || (gap > 0 && part.defines.empty())) continue;
+    Edge g;
+    g.kind = gap > 0 ? EdgeKind::Alloc : EdgeKind::Blank;
+    if (gap > 0) {
+      g.lhs = part.defines.front();
+      g.size = cfa::Expr::mkConst(gap, prog_.ptrWidth);
+    }
+    g.from = part.from;
+    g.to = part.to;
+    g.text = "globals only calls beyond the depth limit use";
+    gapEdges_.push_back(std::move(g));
+    gapAt_[part.from] = {&gapEdges_.back(), part.firstEdge};
+    ++droppedParts_;
+  }
 }
 
 void Unwinding::exploreEdge(uint32_t n, uint32_t ei) {
@@ -697,7 +784,7 @@ bool Unwinding::encodeNode(uint32_t n, const std::function<void(Term)>& sink) {
   node.encoded = true;
   // terminal edges and cuts leaving this node
   const cfa::Function& f = prog_.functions[inst.func];
-  if (node.key.loc != f.exit) {
+  if (node.key.loc != f.exit && !(node.key.inst == 0 && gapAt_.count(node.key.loc))) {
     for (uint32_t ei : f.locs[node.key.loc].out) {
       const Edge& e = f.edges[ei];
       if (e.kind == EdgeKind::Error) errors_.push_back({node.act, n, &e, inst.func});

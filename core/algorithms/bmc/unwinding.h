@@ -26,6 +26,17 @@
 // `true` while one is reachable) but never explored by raising k. BMC chooses d from
 // the node budget before it builds the unwinding (unwinding_estimate.h).
 //
+// Globals beyond the call depth: with a depth limit d, an initialisation piece
+// (Program::initParts: a global's allocation, its initialiser, a string literal) that no
+// function expanded within depth d needs (cfa::Dependencies, the same graph the entry's
+// slice is cut by) is not unwound: its allocations become one gap of the same size, as
+// slice() does for what lies outside the closure, so every kept address stays where it
+// was, and its bytes stay nondeterministic. No expanded edge names such a global, and a
+// depth cut ends its path, so no check sees the difference; a counterexample is replayed on
+// the whole program. Only pieces with no nondeterministic choice are dropped (the
+// replay's inputs stay in step). On SQLite a one-level-deep unwinding of a five-line
+// function carried 19,000 initialiser stores of globals only its deeper callees use.
+//
 // Calls that cannot matter (issue 29 item 1, cone of influence): a call whose callee's
 // closure has no error, unsupported, abort, havoc, store, allocation or free edge and
 // assigns no global, and whose result is dead (or absent), cannot influence a check:
@@ -44,6 +55,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -115,6 +127,8 @@ public:
   uint32_t maxCallDepth() const { return maxCallDepth_; }
   // Depth cuts recorded so far (reachable or not): 0 means the depth limit cut nothing.
   size_t depthCutCount() const { return depthCuts_; }
+  // Initialisation pieces not unwound because no function within the depth limit needs them.
+  size_t droppedInitParts() const { return droppedParts_; }
   // Calls passed over because they cannot influence a check.
   size_t skippedCalls() const { return skippedCalls_; }
   // Cuts a larger bound would explore (loop iterations, recursion): none means raising
@@ -228,6 +242,12 @@ private:
   size_t maxNodes_ = 2'000'000;
   uint32_t maxCallDepth_ = UINT32_MAX;
   size_t depthCuts_ = 0;
+  // globals beyond the call depth (above): location of the initialisation where a dropped
+  // piece starts -> the gap edge that replaces it (owned by gapEdges_)
+  std::unordered_map<cfa::LocId, std::pair<const cfa::Edge*, uint32_t>> gapAt_;
+  std::deque<cfa::Edge> gapEdges_;
+  size_t droppedParts_ = 0;
+  void dropPartsBeyondDepth(cfa::FuncId initF);
 
   const LoopInfo& loopInfo(cfa::FuncId f);
   uint32_t getNode(const Key& k, bool& created);

@@ -150,17 +150,24 @@ uint64_t UnwindingEstimate::nodes(uint32_t k, uint32_t d) {
   return satAdd(total, count(entry_, k, d, depthOf), limit_);
 }
 
+uint64_t UnwindingEstimate::entryNodes(uint32_t k, uint32_t d) {
+  std::map<cfa::FuncId, uint32_t> depthOf;
+  depthOf[entry_] = 1;
+  return count(entry_, k, d, depthOf);
+}
+
 std::optional<uint32_t> UnwindingEstimate::maxDepth(uint32_t k) {
   if (nodes(k, kNoDepthLimit) <= limit_) return kNoDepthLimit;
   if (nodes(k, 0) > limit_) return std::nullopt;
   return depthFor(k, limit_, 0, kNoDepthLimit);
 }
 
-uint32_t UnwindingEstimate::depthFor(uint32_t k, uint64_t target, uint32_t minD, uint32_t maxD) {
+uint32_t UnwindingEstimate::depthFor(uint32_t k, uint64_t target, uint32_t minD, uint32_t maxD, bool entryOnly) {
+  auto size = [&](uint32_t depth) { return entryOnly ? entryNodes(k, depth) : nodes(k, depth); };
   uint32_t d = minD;
-  uint64_t prev = nodes(k, d);
+  uint64_t prev = size(d);
   while (d < maxD) {
-    uint64_t next = nodes(k, d + 1);
+    uint64_t next = size(d + 1);
     if (next > target) break;
     if (next == prev) return maxD;  // nothing is nested deeper than d: no depth cut left
     prev = next;

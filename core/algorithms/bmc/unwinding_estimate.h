@@ -43,8 +43,13 @@ public:
   // entry function alone (d = 0) fits.
   std::optional<uint32_t> maxDepth(uint32_t k);
 
-  // The largest d <= maxD whose estimate is at most `target` (at least minD).
-  uint32_t depthFor(uint32_t k, uint64_t target, uint32_t minD, uint32_t maxD);
+  // The entry's own part of nodes(k, d): without the initialisation's instance, which an
+  // unwinding with a depth limit mostly drops (unwinding.h, "Globals beyond the call depth").
+  uint64_t entryNodes(uint32_t k, uint32_t d);
+
+  // The largest d <= maxD whose estimate (entryOnly: entryNodes) is at most `target`
+  // (at least minD).
+  uint32_t depthFor(uint32_t k, uint64_t target, uint32_t minD, uint32_t maxD, bool entryOnly = false);
 
   uint64_t limit() const { return limit_; }
 

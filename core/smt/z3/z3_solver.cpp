@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "core/smt/solver_base.h"
@@ -18,12 +19,12 @@ namespace {
 
 class Z3Solver final : public SolverBase {
 public:
-  Z3Solver(TermManager& tm, const SolverOptions& opts) : tm_(tm), solver_(ctx_) {
-    z3::params p(ctx_);
-    p.set("model", opts.models);
-    p.set("unsat_core", opts.unsatCores);
-    if (opts.timeoutMs) p.set("timeout", opts.timeoutMs);
-    solver_.set(p);
+  Z3Solver(TermManager& tm, const SolverOptions& opts)
+      : tm_(tm), solver_(ctx_), params_(ctx_), oneShot_(opts.oneShotChecks) {
+    params_.set("model", opts.models);
+    params_.set("unsat_core", opts.unsatCores);
+    if (opts.timeoutMs) params_.set("timeout", opts.timeoutMs);
+    solver_.set(params_);
   }
   // Z3 allocates while it frees a context, and its memory cap (setSolverMemoryLimitMb)
   // would throw out of that destructor (noexcept: the process aborts) when the context
@@ -36,12 +37,14 @@ public:
   void setTimeoutMs(unsigned ms) override {
     z3::params p(ctx_);
     p.set("timeout", ms ? ms : 4294967295u);
+    params_.set("timeout", ms ? ms : 4294967295u);
     solver_.set(p);
   }
   bool setResourceLimit(unsigned units) override {
     if (units == rlimit_) return true;  // pred sets it before every check; setting is not free
     z3::params p(ctx_);
     p.set("rlimit", units);
+    params_.set("rlimit", units);
     solver_.set(p);
     rlimit_ = units;
     return true;
@@ -73,13 +76,24 @@ protected:
       z3::expr_vector as(ctx_);
       for (Term a : assumptions) as.push_back(toZ3(a));
       dumpQuery(as);
-      z3::check_result r = solver_.check(as);
+      // SolverOptions::oneShotChecks: the assumptions become assertions of a fresh solver
+      std::optional<z3::solver> once;
+      if (oneShot_ && !as.empty()) {
+        once.emplace(ctx_);
+        once->set(params_);
+        z3::expr_vector asserted = solver_.assertions();
+        for (unsigned i = 0; i < asserted.size(); ++i) once->add(asserted[i]);
+        for (unsigned i = 0; i < as.size(); ++i) once->add(as[i]);
+      }
+      z3::solver& s = once ? *once : solver_;
+      lastOneShot_ = once.has_value();
+      z3::check_result r = once ? s.check() : s.check(as);
       if (r == z3::sat) {
-        model_ = std::make_unique<z3::model>(solver_.get_model());
+        model_ = std::make_unique<z3::model>(s.get_model());
         return CheckResult::Sat;
       }
       if (r == z3::unsat) return CheckResult::Unsat;
-      reason_ = solver_.reason_unknown();
+      reason_ = s.reason_unknown();
       if (reason_ == "canceled" || reason_ == "timeout") reason_ = "timeout";
       if (reason_.find("memory") != std::string::npos) reason_ = "out of memory";
       return CheckResult::Unknown;
@@ -114,6 +128,7 @@ protected:
     throw SolverError("z3: model values of arrays are not supported; select an element");
   }
   std::vector<Term> unsatCoreImpl() override {
+    if (lastOneShot_) return {};  // SolverOptions::oneShotChecks: no cores
     z3::expr_vector core = solver_.unsat_core();
     std::vector<Term> out;
     for (unsigned i = 0; i < core.size(); ++i)
@@ -160,6 +175,9 @@ private:
   } capBack_;  // destroyed after every Z3 object below
   z3::context ctx_;
   z3::solver solver_;
+  z3::params params_;   // what solver_ was given (a one-shot solver gets the same)
+  bool oneShot_;
+  bool lastOneShot_ = false;
   std::unique_ptr<z3::model> model_;
   std::unordered_map<Term, z3::expr> cache_;
   std::string reason_;

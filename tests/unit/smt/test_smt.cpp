@@ -299,6 +299,50 @@ TEST_P(Smt, ResourceLimitIsPerCheck) {
   EXPECT_EQ(s->check(), CheckResult::Sat);
 }
 
+// SolverOptions::oneShotChecks (BMC's solvers): a check with assumptions runs on a fresh
+// solver with the assumptions asserted; the answers and models are those of a check on the
+// solver itself, the assumptions do not stay, and a resource limit still holds.
+TEST_P(Smt, OneShotChecksAnswerAsChecksWithAssumptions) {
+  SolverOptions o;
+  o.oneShotChecks = true;
+  auto s = makeSolver(GetParam(), tm, o);
+  Sort bv = tm.bvSort(32);
+  Term x = tm.var("x", bv), y = tm.var("y", bv);
+  Term mem = tm.var("mem", tm.arraySort(bv, tm.bvSort(8)));
+  Term a = tm.var("a", tm.boolSort()), b = tm.var("b", tm.boolSort());
+  // a: mem[x] = 7 and x = y + 3; b: mem[y + 3] = 9 (with a: a contradiction)
+  s->add(tm.mkImplies(a, tm.mkAnd(tm.mkEq(tm.select(mem, x), tm.bvVal(7, 8)), tm.mkEq(x, tm.bvAdd(y, tm.bvVal(3, 32))))));
+  s->add(tm.mkImplies(b, tm.mkEq(tm.select(mem, tm.bvAdd(y, tm.bvVal(3, 32))), tm.bvVal(9, 8))));
+  s->add(tm.bvUgt(y, tm.bvVal(100, 32)));
+  for (int round = 0; round < 2; ++round) {
+    Term ab[] = {a, b};
+    EXPECT_EQ(s->check(ab), CheckResult::Unsat) << round;
+    Term onlyA[] = {a};
+    ASSERT_EQ(s->check(onlyA), CheckResult::Sat) << round;
+    EXPECT_EQ(modelBits(*s, x), modelBits(*s, y) + 3);
+    EXPECT_EQ(modelBits(*s, tm.select(mem, x)), 7u);
+    EXPECT_GT(modelBits(*s, y), 100u);
+    Term onlyB[] = {b};
+    ASSERT_EQ(s->check(onlyB), CheckResult::Sat) << round << ": a is not asserted for good";
+    EXPECT_EQ(modelBits(*s, tm.select(mem, tm.bvAdd(y, tm.bvVal(3, 32)))), 9u);
+    s->push();
+    s->add(tm.mkEq(y, tm.bvVal(200, 32)));
+    ASSERT_EQ(s->check(onlyA), CheckResult::Sat) << round;
+    EXPECT_EQ(modelBits(*s, x), 203u);
+    s->pop();
+  }
+  if (GetParam() == SolverKind::Z3) {
+    ASSERT_TRUE(s->setResourceLimit(200000));
+    Term c = tm.var("c", tm.boolSort());
+    s->add(tm.mkImplies(c, hardInstance(tm)));
+    Term onlyC[] = {c};
+    EXPECT_EQ(s->check(onlyC), CheckResult::Unknown);
+    ASSERT_TRUE(s->setResourceLimit(0));
+    Term onlyA[] = {a};
+    EXPECT_EQ(s->check(onlyA), CheckResult::Sat);
+  }
+}
+
 // A time limit that fires while bit-vectors are combined with arrays: cvc5 1.0.3 used
 // to abort the process here (core/smt/cvc5/cvc5_solver.cpp); the check must give
 // `unknown`, and the assertions made before the instance switched its bit-blaster must
