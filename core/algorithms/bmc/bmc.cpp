@@ -167,13 +167,21 @@ private:
     // treats those constructs as errors; the base case must exclude them as well),
     // and so does a depth cut (the base case did not cover the calls below it).
     CheckResult unsupportedReach = CheckResult::Unknown;
-    if (opts_.stopAtUnsupported || (opts_.inductiveStep && !depthCut))
-      unsupportedReach = checkAny(unw_->unsupported());
-    if (opts_.stopAtUnsupported && unsupportedReach == CheckResult::Sat) {
-      const cfa::Edge* e = firstReachable(unw_->unsupported());
-      std::string what = e ? e->text + " at " + edgeWhere(e) : "an unsupported construct";
-      r.condition.excluded.push_back(what);
-      return unknown(std::move(r), "unsupported: " + what, verifiedBound, anyBound, "unsupported");
+    if (opts_.inductiveStep && !depthCut) unsupportedReach = checkAny(unw_->unsupported());
+    if (opts_.stopAtUnsupported && unsupportedReach != CheckResult::Unsat) {
+      // only the recursion-depth edges stop the run (a deeper inlining is tried); any other
+      // unsupported construct rules out a proof, but the base case goes on finding errors
+      // and verifying larger bounds, as plain BMC does (on SQLite an indirect call through
+      // a nondeterministic pointer stopped it after its first query)
+      std::vector<Unwinding::Marked> deeper;
+      for (const Unwinding::Marked& m : unw_->unsupported())
+        if (m.edge && cfa::mentionsRecursionBound(m.edge->text)) deeper.push_back(m);
+      if (checkAny(deeper) == CheckResult::Sat) {
+        const cfa::Edge* e = firstReachable(deeper);
+        std::string what = e ? e->text + " at " + edgeWhere(e) : "an unsupported construct";
+        r.condition.excluded.push_back(what);
+        return unknown(std::move(r), "unsupported: " + what, verifiedBound, anyBound, "unsupported");
+      }
     }
     if (opts_.inductiveStep && !depthCut && unsupportedReach == CheckResult::Unsat && opts_.inductiveStep(k)) {
       r.verdict = Verdict::True;

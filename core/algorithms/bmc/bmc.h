@@ -52,10 +52,11 @@ struct BmcOptions {
   // and longer paths exist; returns true when the inductive step for k holds, which
   // proves the program safe. Needs `incremental`.
   std::function<bool(uint32_t k)> inductiveStep;
-  // Stop with unknown ("unsupported: ...") as soon as an Unsupported edge is reachable
-  // within the bound (and no error is): k-induction on a program whose recursion is
-  // inlined up to a depth (core/cfa/recursion.h) can prove nothing once the depth edge is
-  // reachable, and the engine then tries a larger depth instead.
+  // Stop with unknown ("unsupported: ...") as soon as a recursion-depth edge (an
+  // Unsupported edge of core/cfa/recursion.h) is reachable within the bound (and no error
+  // is): k-induction on a program whose recursion is inlined up to a depth can prove
+  // nothing once the depth edge is reachable, and the engine then tries a larger depth
+  // instead. Other unsupported constructs do not stop it.
   bool stopAtUnsupported = false;
 };
 

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <new>
-#include <optional>
 #include <string>
 
 #include "core/smt/solver_base.h"
@@ -20,7 +19,7 @@ namespace {
 class Z3Solver final : public SolverBase {
 public:
   Z3Solver(TermManager& tm, const SolverOptions& opts)
-      : tm_(tm), solver_(ctx_), params_(ctx_), oneShot_(opts.oneShotChecks) {
+      : tm_(tm), solver_(ctx_), params_(ctx_), oneShot_(opts.oneShotChecks), oneShotAfter_(opts.oneShotAfterUnits) {
     params_.set("model", opts.models);
     params_.set("unsat_core", opts.unsatCores);
     if (opts.timeoutMs) params_.set("timeout", opts.timeoutMs);
@@ -76,32 +75,52 @@ protected:
       z3::expr_vector as(ctx_);
       for (Term a : assumptions) as.push_back(toZ3(a));
       dumpQuery(as);
-      // SolverOptions::oneShotChecks: the assumptions become assertions of a fresh solver
-      std::optional<z3::solver> once;
-      if (oneShot_ && !as.empty()) {
-        once.emplace(ctx_);
-        once->set(params_);
+      // SolverOptions::oneShotChecks: the solver itself within oneShotAfter_ units, then
+      // (when those run out) a fresh solver within the solver's own limits
+      lastOneShot_ = false;
+      if (oneShot_ && !as.empty() && (rlimit_ == 0 || rlimit_ > oneShotAfter_)) {
+        z3::params p(ctx_);
+        p.set("rlimit", oneShotAfter_);
+        solver_.set(p);
+        uint64_t before = rlimitCount();
+        z3::check_result r = solver_.check(as);
+        p.set("rlimit", rlimit_);  // back to the solver's own (0: none)
+        solver_.set(p);
+        // out of units? (Z3 4.8.12 says "canceled" for a time limit and an interrupt too)
+        if (r != z3::unknown || rlimitCount() - before < oneShotAfter_) return answer(solver_, r);
+        z3::solver once(ctx_);
+        once.set(params_);
         z3::expr_vector asserted = solver_.assertions();
-        for (unsigned i = 0; i < asserted.size(); ++i) once->add(asserted[i]);
-        for (unsigned i = 0; i < as.size(); ++i) once->add(as[i]);
+        for (unsigned i = 0; i < asserted.size(); ++i) once.add(asserted[i]);
+        for (unsigned i = 0; i < as.size(); ++i) once.add(as[i]);
+        lastOneShot_ = true;
+        return answer(once, once.check());
       }
-      z3::solver& s = once ? *once : solver_;
-      lastOneShot_ = once.has_value();
-      z3::check_result r = once ? s.check() : s.check(as);
-      if (r == z3::sat) {
-        model_ = std::make_unique<z3::model>(s.get_model());
-        return CheckResult::Sat;
-      }
-      if (r == z3::unsat) return CheckResult::Unsat;
-      reason_ = s.reason_unknown();
-      if (reason_ == "canceled" || reason_ == "timeout") reason_ = "timeout";
-      if (reason_.find("memory") != std::string::npos) reason_ = "out of memory";
-      return CheckResult::Unknown;
+      return answer(solver_, solver_.check(as));
     } catch (const z3::exception& e) {
       reason_ = e.msg();
       if (reason_.find("memory") != std::string::npos) reason_ = "out of memory";
       return CheckResult::Unknown;
     }
+  }
+  // Z3's count of units of work so far (cumulative; the rlimit of a check counts from it).
+  uint64_t rlimitCount() {
+    z3::stats st = solver_.statistics();
+    for (unsigned i = 0; i < st.size(); ++i)
+      if (st.key(i) == "rlimit count") return st.is_uint(i) ? st.uint_value(i) : static_cast<uint64_t>(st.double_value(i));
+    return 0;
+  }
+  // The result of a check of `s` (the solver or a one-shot one): its model kept.
+  CheckResult answer(z3::solver& s, z3::check_result r) {
+    if (r == z3::sat) {
+      model_ = std::make_unique<z3::model>(s.get_model());
+      return CheckResult::Sat;
+    }
+    if (r == z3::unsat) return CheckResult::Unsat;
+    reason_ = s.reason_unknown();
+    if (reason_ == "canceled" || reason_ == "timeout") reason_ = "timeout";
+    if (reason_.find("memory") != std::string::npos) reason_ = "out of memory";
+    return CheckResult::Unknown;
   }
   Term modelValueImpl(Term t) override {
     z3::expr v(ctx_);
@@ -178,6 +197,7 @@ private:
   z3::params params_;   // what solver_ was given (a one-shot solver gets the same)
   bool oneShot_;
   bool lastOneShot_ = false;
+  unsigned oneShotAfter_;
   std::unique_ptr<z3::model> model_;
   std::unordered_map<Term, z3::expr> cache_;
   std::string reason_;

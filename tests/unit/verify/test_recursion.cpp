@@ -165,6 +165,23 @@ TEST(RecursionBound, DeepeningFindsADeeperBug) {
   }
 }
 
+// An unsupported construct other than the recursion depth (a `long double`) reachable
+// early does not stop k-induction's base case on the inlined program: it goes on to the
+// bug at bound 4 (it stopped after its first bound, "unsupported", before; on SQLite an
+// indirect call through a nondeterministic pointer did that to most functions).
+TEST(RecursionBound, AnotherUnsupportedConstructDoesNotStopTheBaseCase) {
+  const char* body =
+      "int f(int n) { return n <= 0 ? 0 : f(n - 1); }\n"
+      "int main(void) { int n = __VERIFIER_nondet_int();\n"
+      "  if (n == 100) { long double d = n; if (d > 1) return 1; }\n"
+      "  int s = 0; for (int i = 0; i < n; i++) s++;\n"
+      "  __VERIFIER_assert(s != 3 || f(1) != 0); return 0; }\n";
+  for (Algorithm alg : {Algorithm::Kind, Algorithm::Kiki}) {
+    auto out = verifySource(std::string(kPrelude) + body, alg, SolverKind::Z3);
+    EXPECT_TRUE(replayedWithValue(out, "s", "3")) << engine::algorithmName(alg);
+  }
+}
+
 // The transformation itself: no cycle is left, each level has its own variables, the
 // deepest calls are the bound edges, and the original functions keep their numbering.
 TEST(InlineRecursion, CopiesPerLevelAndBoundEdges) {
