@@ -215,8 +215,9 @@ private:
     tm_ = std::make_unique<smt::TermManager>();
     smt::SolverOptions so;
     so.models = true;
-    // a solver per bound: its checks need no incremental state (SolverOptions)
-    so.oneShotChecks = !opts_.incremental;
+    // a check that runs long goes one-shot (SolverOptions): incremental BMC (k-induction's
+    // base case) keeps its solver for what is quick
+    so.oneShotChecks = true;
     solver_ = smt::makeSolver(opts_.solver, *tm_, so);
     unw_ = std::make_unique<Unwinding>(prog_, entry_, *tm_, opts_.incremental);
     unw_->setDeadline(deadline_.at());
