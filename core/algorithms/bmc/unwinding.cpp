@@ -367,14 +367,7 @@ void Unwinding::exploreFrom(uint32_t n) {
       const auto& tl = loopInfo(inst.func).loopsOf[e.to];
       for (auto& [h, c] : key.counts)
         if (std::binary_search(tl.begin(), tl.end(), h)) tk.counts.push_back({h, c});
-      bool created;
-      uint32_t t = getNode(tk, created);
-      InEdge in;
-      in.from = n;
-      in.kind = InKind::Cfa;
-      in.edge = &e;
-      in.edgeIndex = gap->second.second;
-      addIn(t, std::move(in));
+      addCfaIn(n, tk, e, gap->second.second);
       return;
     }
   }
@@ -532,13 +525,17 @@ void Unwinding::exploreEdge(uint32_t n, uint32_t ei) {
     tk.counts.erase(std::remove_if(tk.counts.begin(), tk.counts.end(), [&](auto& p) { return p.first == e.to; }),
                     tk.counts.end());
   }
+  addCfaIn(n, tk, e, ei);
+}
+
+void Unwinding::addCfaIn(uint32_t from, const Key& target, const Edge& e, uint32_t edgeIndex) {
   bool created;
-  uint32_t t = getNode(tk, created);
+  uint32_t t = getNode(target, created);
   InEdge in;
-  in.from = n;
+  in.from = from;
   in.kind = InKind::Cfa;
   in.edge = &e;
-  in.edgeIndex = ei;
+  in.edgeIndex = edgeIndex;
   addIn(t, std::move(in));
 }
 

@@ -252,6 +252,9 @@ private:
   const LoopInfo& loopInfo(cfa::FuncId f);
   uint32_t getNode(const Key& k, bool& created);
   void addIn(uint32_t target, InEdge in);
+  // A Cfa in-edge (edge `e`, index `edgeIndex` of its function) from node `from` into the
+  // node of `target` (created if new).
+  void addCfaIn(uint32_t from, const Key& target, const cfa::Edge& e, uint32_t edgeIndex);
   void exploreFrom(uint32_t node);
   void exploreEdge(uint32_t node, uint32_t edgeIndex);
   void encodePending(const std::function<void(smt::Term)>& sink);
