@@ -55,12 +55,14 @@ struct SolverOptions {
   bool unsatCores = false;
   unsigned timeoutMs = 0;  // per check(); 0 = no limit
   bool interpolants = false;  // enable interpolant() (cvc5 only)
-  // Z3: a check() with assumptions that runs out of oneShotAfterUnits units of work
-  // (Z3's rlimit) is run again on a fresh solver holding the assertions and the
+  // Z3: a check() with assumptions over arrays that runs out of oneShotAfterUnits units
+  // of work (Z3's rlimit) is run again on a fresh solver holding the assertions and the
   // assumptions as assertions, so that Z3 takes its one-shot path (its tactics: equations
   // solved, unconstrained terms eliminated, before search) instead of its incremental
-  // core, which a check with assumptions switches to for good. On SQLite's BMC queries the
-  // incremental core ran > 60 s where the one-shot path answered in 4.8 s; most checks end
+  // core, which a check with assumptions switches to for good. On SQLite's BMC queries
+  // (memory: thousands of stores) the incremental core ran > 60 s where the one-shot path
+  // answered in 4.8 s; without arrays it went the other way (a 128-bit multiplication:
+  // 2.9 s incremental, > 40 s one-shot), so only checks over arrays. Most checks end
   // within the first units, and a fresh solver would cost each of them its set-up (some
   // milliseconds; a BMC run can make thousands). No unsat core after a one-shot check
   // (unsatCore() is empty). cvc5 ignores both.

@@ -2,7 +2,9 @@
 
 #include <z3++.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <new>
@@ -24,6 +26,7 @@ public:
     params_.set("unsat_core", opts.unsatCores);
     if (opts.timeoutMs) params_.set("timeout", opts.timeoutMs);
     solver_.set(params_);
+    timeoutMs_ = opts.timeoutMs;
   }
   // Z3 allocates while it frees a context, and its memory cap (setSolverMemoryLimitMb)
   // would throw out of that destructor (noexcept: the process aborts) when the context
@@ -38,6 +41,7 @@ public:
     p.set("timeout", ms ? ms : 4294967295u);
     params_.set("timeout", ms ? ms : 4294967295u);
     solver_.set(p);
+    timeoutMs_ = ms;
   }
   bool setResourceLimit(unsigned units) override {
     if (units == rlimit_) return true;  // pred sets it before every check; setting is not free
@@ -76,13 +80,15 @@ protected:
       for (Term a : assumptions) as.push_back(toZ3(a));
       dumpQuery(as);
       // SolverOptions::oneShotChecks: the solver itself within oneShotAfter_ units, then
-      // (when those run out) a fresh solver within the solver's own limits
+      // (when those run out, and the assertions have arrays) a fresh solver within the
+      // solver's own limits
       lastOneShot_ = false;
-      if (oneShot_ && !as.empty() && (rlimit_ == 0 || rlimit_ > oneShotAfter_)) {
+      if (oneShot_ && hasArrays_ && !as.empty() && (rlimit_ == 0 || rlimit_ > oneShotAfter_)) {
         z3::params p(ctx_);
         p.set("rlimit", oneShotAfter_);
         solver_.set(p);
         uint64_t before = rlimitCount();
+        auto t0 = std::chrono::steady_clock::now();
         z3::check_result r = solver_.check(as);
         p.set("rlimit", rlimit_);  // back to the solver's own (0: none)
         solver_.set(p);
@@ -90,6 +96,12 @@ protected:
         if (r != z3::unknown || rlimitCount() - before < oneShotAfter_) return answer(solver_, r);
         z3::solver once(ctx_);
         once.set(params_);
+        if (timeoutMs_) {  // what is left of the check's time
+          auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
+          z3::params left(ctx_);
+          left.set("timeout", static_cast<unsigned>(std::max<int64_t>(1, int64_t(timeoutMs_) - spent.count())));
+          once.set(left);
+        }
         z3::expr_vector asserted = solver_.assertions();
         for (unsigned i = 0; i < asserted.size(); ++i) once.add(asserted[i]);
         for (unsigned i = 0; i < as.size(); ++i) once.add(as[i]);
@@ -198,6 +210,8 @@ private:
   bool oneShot_;
   bool lastOneShot_ = false;
   unsigned oneShotAfter_;
+  unsigned timeoutMs_ = 0;  // per check (0: none)
+  bool hasArrays_ = false;
   std::unique_ptr<z3::model> model_;
   std::unordered_map<Term, z3::expr> cache_;
   std::string reason_;
@@ -208,7 +222,9 @@ private:
       case SortKind::Bool: return ctx_.bool_sort();
       case SortKind::Int: return ctx_.int_sort();
       case SortKind::BV: return ctx_.bv_sort(s->width);
-      case SortKind::Array: return ctx_.array_sort(sortOf(s->index), sortOf(s->elem));
+      case SortKind::Array:
+        hasArrays_ = true;  // a term over arrays was translated (SolverOptions::oneShotChecks)
+        return ctx_.array_sort(sortOf(s->index), sortOf(s->elem));
       case SortKind::FP: return ctx_.fpa_sort(s->eb, s->sb);
     }
     throw SolverError("z3: unknown sort");
