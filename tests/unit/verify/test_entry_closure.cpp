@@ -273,7 +273,7 @@ std::string callTree(int depth, int fanout, bool shallowBug) {
   return code;
 }
 
-engine::VerifyOutcome verifyWithBudget(const std::string& code, engine::Algorithm alg, size_t budget, double timeout = 60) {
+engine::VerifyRequest budgetRequest(const std::string& code, engine::Algorithm alg, size_t budget, double timeout = 60) {
   engine::VerifyRequest req;
   req.file = "test.c";
   req.source = code;
@@ -281,7 +281,11 @@ engine::VerifyOutcome verifyWithBudget(const std::string& code, engine::Algorith
   req.solver = smt::SolverKind::Z3;
   req.timeoutS = timeout;
   req.maxUnwindNodes = budget;
-  return engine::verify(req);
+  return req;
+}
+
+engine::VerifyOutcome verifyWithBudget(const std::string& code, engine::Algorithm alg, size_t budget, double timeout = 60) {
+  return engine::verify(budgetRequest(code, alg, budget, timeout));
 }
 
 const engine::Algorithm kBudgetAlgorithms[] = {engine::Algorithm::Bmc, engine::Algorithm::Ibmc,
@@ -588,13 +592,7 @@ TEST(UnwindBudget, GlobalsOnlyDeeperCallsUseAreNotUnwound) {
   // verdicts: what the entry reads keeps its initialiser at every depth; a bug behind the
   // deep table's initialiser is found once the depth reaches it
   auto run = [&](const std::string& code, size_t budget, std::vector<std::string>* lines) {
-    engine::VerifyRequest req;
-    req.file = "test.c";
-    req.source = code;
-    req.algorithm = engine::Algorithm::Bmc;
-    req.solver = smt::SolverKind::Z3;
-    req.timeoutS = 60;
-    req.maxUnwindNodes = budget;
+    engine::VerifyRequest req = budgetRequest(code, engine::Algorithm::Bmc, budget);
     req.maxBound = 2;
     if (lines) req.progress = [lines](const std::string& l) { lines->push_back(l); };
     return engine::verify(req);
