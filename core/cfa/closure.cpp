@@ -36,7 +36,9 @@ Dependencies::Dependencies(const Program& p) : p_(p), numFunctions_(static_cast<
     if (part.func < p.functions.size()) partsOf_[part.func].push_back(i);
   }
   // An init function is represented by its pieces only if they chain from its entry and
-  // cover every edge but the final Return; otherwise it is kept whole.
+  // cover every edge but the final Return; otherwise it is kept whole. A few edges may
+  // come before the pieces, one after another from the entry: an entry harness that runs
+  // once on a recursive entry clears its flag there (entry_harness.h).
   for (FuncId f = 0; f < p.functions.size(); ++f) {
     std::vector<uint32_t>& ps = partsOf_[f];
     if (ps.empty()) continue;
@@ -44,6 +46,21 @@ Dependencies::Dependencies(const Program& p) : p_(p), numFunctions_(static_cast<
     bool ok = true;
     LocId at = fn.entry;
     uint32_t edge = 0;
+    const uint32_t firstPartEdge = p.initParts[ps.front()].firstEdge;
+    const uint32_t partsEnd = p.initParts[ps.back()].endEdge;
+    size_t prefix = 0;
+    while (ok && at != p.initParts[ps.front()].from) {
+      // the prefix: one edge out of each location, outside the pieces, no Return
+      if (at >= fn.locs.size() || fn.locs[at].out.size() != 1 || ++prefix > 8) {
+        ok = false;
+        break;
+      }
+      const Edge& e = fn.edges[fn.locs[at].out.front()];
+      uint32_t ei = fn.locs[at].out.front();
+      if ((ei >= firstPartEdge && ei < partsEnd) || e.kind == EdgeKind::Return || e.kind == EdgeKind::Call) ok = false;
+      at = e.to;
+    }
+    edge = firstPartEdge;
     for (uint32_t i : ps) {
       const InitPart& part = p.initParts[i];
       if (part.from != at || part.firstEdge != edge || part.endEdge < part.firstEdge || part.endEdge > fn.edges.size())
@@ -60,8 +77,12 @@ Dependencies::Dependencies(const Program& p) : p_(p), numFunctions_(static_cast<
       at = part.to;
       edge = part.endEdge;
     }
-    if (ok && !(edge + 1 == fn.edges.size() && fn.edges[edge].kind == EdgeKind::Return && fn.edges[edge].from == at))
-      ok = false;
+    // then the Return, and nothing else: the pieces and the prefix are every other edge
+    if (ok) {
+      uint32_t ret = at < fn.locs.size() && fn.locs[at].out.size() == 1 ? fn.locs[at].out.front() : UINT32_MAX;
+      ok = ret < fn.edges.size() && fn.edges[ret].kind == EdgeKind::Return &&
+           fn.edges.size() == (partsEnd - firstPartEdge) + prefix + 1 && (ret < firstPartEdge || ret >= partsEnd);
+    }
     if (!ok) ps.clear();
   }
   for (FuncId f = 0; f < p.functions.size(); ++f)
