@@ -53,7 +53,9 @@ class Dependencies {
   // The node's successors (deduplicated), appended to out.
   void successors(uint32_t node, std::vector<uint32_t>& out) const;
   const std::vector<uint32_t>& alwaysKept() const { return always_; }
-  // True for an init function that is represented by its pieces.
+  // True for an init function that is represented by its pieces: they chain from its
+  // entry (after at most 8 single edges outside them: a recursive entry's harness clears
+  // its flag there, entry_harness.h) and cover every other edge but one Return.
   bool hasParts(FuncId f) const { return f < partsOf_.size() && !partsOf_[f].empty(); }
   const std::vector<uint32_t>& partsOf(FuncId f) const { return partsOf_[f]; }
   // The bytes the allocations of init piece `part` take (each rounded as Alloc does).
