@@ -45,7 +45,6 @@ Dependencies::Dependencies(const Program& p) : p_(p), numFunctions_(static_cast<
     const Function& fn = p.functions[f];
     bool ok = true;
     LocId at = fn.entry;
-    uint32_t edge = 0;
     const uint32_t firstPartEdge = p.initParts[ps.front()].firstEdge;
     const uint32_t partsEnd = p.initParts[ps.back()].endEdge;
     size_t prefix = 0;
@@ -55,12 +54,12 @@ Dependencies::Dependencies(const Program& p) : p_(p), numFunctions_(static_cast<
         ok = false;
         break;
       }
-      const Edge& e = fn.edges[fn.locs[at].out.front()];
-      uint32_t ei = fn.locs[at].out.front();
+      const uint32_t ei = fn.locs[at].out.front();
+      const Edge& e = fn.edges[ei];
       if ((ei >= firstPartEdge && ei < partsEnd) || e.kind == EdgeKind::Return || e.kind == EdgeKind::Call) ok = false;
       at = e.to;
     }
-    edge = firstPartEdge;
+    uint32_t edge = firstPartEdge;
     for (uint32_t i : ps) {
       const InitPart& part = p.initParts[i];
       if (part.from != at || part.firstEdge != edge || part.endEdge < part.firstEdge || part.endEdge > fn.edges.size())

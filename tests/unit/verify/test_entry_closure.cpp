@@ -544,15 +544,22 @@ TEST(UnwindBudget, TheEstimateBoundsTheUnwinding) {
 // beyond the limit use (unwinding.h, "Globals beyond the call depth"): on SQLite a
 // one-level-deep query of a five-line function carried 19,000 such stores. What the
 // expanded functions read keeps its value, and every kept global keeps its address.
+// Eight const tables deep_table0..7 of 64 bytes each, for the tests of what a depth
+// limit leaves out of the initialisation.
+std::string deepTables() {
+  std::string code;
+  for (int t = 0; t < 8; ++t) {
+    code += "static const unsigned char deep_table" + std::to_string(t) + "[64] = {";
+    for (int i = 0; i < 64; ++i) code += std::to_string((t * 64 + i) % 251 + 1) + (i < 63 ? ", " : "");
+    code += "};\n";
+  }
+  return code;
+}
+
 TEST(UnwindBudget, GlobalsOnlyDeeperCallsUseAreNotUnwound) {
   auto program = [](const char* mineCheck, const char* deepCheck) {
     std::string code = prelude() + "static const int mine[4] = {1, 2, 3, 4};\nint *pmine = (int *)&mine[1];\n";
-    // tables and strings only the deepest function uses
-    for (int t = 0; t < 8; ++t) {
-      code += "static const unsigned char deep_table" + std::to_string(t) + "[64] = {";
-      for (int i = 0; i < 64; ++i) code += std::to_string((t * 64 + i) % 251 + 1) + (i < 63 ? ", " : "");
-      code += "};\n";
-    }
+    code += deepTables();  // tables only the deepest function uses
     code += "int deep(int x) { const char *s = \"only the deep function names this string\";\n"
             "  int v = deep_table0[x & 63] + deep_table7[(x >> 6) & 63] + s[x & 15];\n  ";
     code += deepCheck;
@@ -622,12 +629,7 @@ TEST(UnwindBudget, GlobalsOnlyDeeperCallsUseAreNotUnwound) {
 // calls use is dropped as for any entry (SQLite's sqlite3Detach: 68,847 initialisation
 // edges unwound at depth 0 before, because the flag's edge hid every piece).
 TEST(UnwindBudget, GlobalsBeyondTheDepthAreDroppedForARecursiveEntryToo) {
-  std::string code = prelude();
-  for (int t = 0; t < 8; ++t) {
-    code += "static const unsigned char deep_table" + std::to_string(t) + "[64] = {";
-    for (int i = 0; i < 64; ++i) code += std::to_string((t * 64 + i) % 251 + 1) + (i < 63 ? ", " : "");
-    code += "};\n";
-  }
+  std::string code = prelude() + deepTables();
   code += "int deep(int x) { return deep_table0[x & 63] + deep_table5[(x >> 6) & 63]; }\n"
           "struct node { int v; struct node *next; };\n"
           "int walk(struct node *n, int d) {\n"
