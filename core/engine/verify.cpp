@@ -435,7 +435,8 @@ std::vector<std::string> loopsOf(const cfa::Program& p, const cfa::Function& ent
 // (core/algorithms/bmc/bound_condition.h).
 void attachBoundCondition(const cfa::Program& program, const cfa::Function& entry, result::VerificationResult& r) {
   if (r.verdict != result::Verdict::Unknown || !r.condition.bound) return;
-  std::vector<std::string> loops = loopsOf(program, entry);
+  // a complete condition: no path that avoids the excluded constructs runs a loop further
+  std::vector<std::string> loops = r.condition.complete ? std::vector<std::string>{} : loopsOf(program, entry);
   std::string k = std::to_string(*r.condition.bound);
   for (const std::string& l : loops) r.condition.excluded.push_back(l + " beyond " + k + " iterations");
   if (!loops.empty()) {
@@ -866,6 +867,8 @@ std::optional<result::VerificationResult> lastCheckpoint(const std::string& out)
   return std::nullopt;
 }
 
+bool verifiedMore(const result::Condition& a, const result::Condition& b);
+
 result::VerificationResult runParallel(const cfa::Program& program, const cfa::Function& entry,
                                        const VerifyRequest& req, const Stage& st, double t,
                                        const result::AssumptionAutomaton* cond, double graceS = 1.5) {
@@ -1129,22 +1132,23 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
     }
     reasons += (reasons.empty() ? "" : "; ") + m.stage->spec + ": " + m.r->reason;
     const result::VerificationResult& r = *m.r;
-    // more loop iterations first; at the same bound, more calls expanded (no depth cut best)
-    auto depth = [](const result::VerificationResult& x) { return x.condition.callDepth.value_or(UINT32_MAX); };
-    if (!best || (r.condition.bound && (!best->condition.bound || *r.condition.bound > *best->condition.bound ||
-                                        (*r.condition.bound == *best->condition.bound && depth(r) > depth(*best)))))
-      best = &r;
+    // a complete condition first, then more loop iterations; at the same bound, more calls
+    // expanded (no depth cut best)
+    if (!best || verifiedMore(r.condition, best->condition)) best = &r;
   }
   out = *best;
   out.reason = reasons;
   return out;
 }
 
-// a verified more than b: a larger bound, or at the same bound more calls expanded
-// (no depth cut is best); nothing verified (no bound) is least.
+// a verified more than b: a complete condition (every path that avoids the excluded
+// constructs), a larger bound, or at the same bound more calls expanded (no depth cut is
+// best); nothing verified (no bound) is least.
 bool verifiedMore(const result::Condition& a, const result::Condition& b) {
   if (!a.bound) return false;
-  if (!b.bound || *a.bound > *b.bound) return true;
+  if (!b.bound) return true;
+  if (a.complete != b.complete) return a.complete;  // every path, whatever the bound
+  if (*a.bound > *b.bound) return true;
   return *a.bound == *b.bound && a.callDepth.value_or(UINT32_MAX) > b.callDepth.value_or(UINT32_MAX);
 }
 
@@ -1283,6 +1287,12 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
     last = std::move(r);
     for (auto& [k, v] : extra) last.stats.extra[k] = v;
     if (last.verdict != result::Verdict::Unknown) break;
+    // every path that avoids the constructs no algorithm supports is verified: no later
+    // stage can verify more
+    if (last.condition.complete) {
+      if (i + 1 < stages.size()) last.stats.extra["stages_skipped_complete"] = static_cast<double>(stages.size() - i - 1);
+      break;
+    }
     if (req.timeoutS > 0 && secondsSince(wall0) >= req.timeoutS) break;
   }
   if (!last.condition.automaton) last.condition.automaton = cond;  // a stage that failed passes on its input
@@ -1507,6 +1517,7 @@ static void continueAfterLatent(const cfa::Program& parsed, const VerifyRequest&
     more = "; every other check verified " + s + " (on the paths where the latent findings' checks hold)";
     out.result.condition.bound = rest->condition.bound;
     out.result.condition.callDepth = rest->condition.callDepth;
+    out.result.condition.complete = rest->condition.complete;
   }
   out.result.condition.summary =
       (out.result.moreLatent.empty() ? std::string("an error is reachable when the entry's inputs satisfy a precondition")

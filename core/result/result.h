@@ -116,6 +116,10 @@ struct Condition {
   // With `bound`: calls nested deeper than this were not expanded (BMC's unwinding budget,
   // core/algorithms/bmc/unwinding_estimate.h); absent when every call was expanded.
   std::optional<uint32_t> callDepth;
+  // With `bound`: no path goes beyond it (BMC's forward condition held) but a construct
+  // that cannot be verified is reachable, so the run is unknown. Every path that avoids the
+  // excluded constructs was verified, whatever the bound; no algorithm can verify more.
+  bool complete = false;
   std::vector<std::string> excluded;  // parts not verified, each "what at file:line"
   // The assumption formula (conditional model checking): one clause pc = l => psi per
   // part that was not verified; empty when nothing is excluded or the run cannot say.

@@ -694,6 +694,7 @@ int runProject(const std::vector<std::string>& args) {
         if (!j.result->entryName.empty() && cex.entry != j.result->entryName) o["via_caller"] = cex.entry;
       }
       if (j.result && j.result->condition.bound) o["bound"] = *j.result->condition.bound;
+      if (j.result && j.result->condition.complete) o["complete"] = true;  // every path, whatever the bound
       out["functions"].push_back(std::move(o));
     }
     json files = json::object();

@@ -153,6 +153,15 @@ private:
       const cfa::Edge* e = firstReachable(uns);
       std::string what = e ? e->text + " at " + edgeWhere(e) : "an unsupported construct";
       r.condition.excluded.push_back(what);
+      // No path avoiding the construct goes beyond the bound: the condition is complete,
+      // unless calls were cut below the depth limit or a recursion bound (a deeper
+      // inlining, verify.cpp) is among the constructs reached
+      if (!depthCut) {
+        std::vector<Unwinding::Marked> deeper;
+        for (const Unwinding::Marked& m : uns)
+          if (m.edge && cfa::mentionsRecursionBound(m.edge->text)) deeper.push_back(m);
+        r.condition.complete = checkAny(deeper) == CheckResult::Unsat;
+      }
       return unknown(std::move(r), "unsupported: " + what, verifiedBound, anyBound, "unsupported");
     }
     // Only depth cuts left and no deeper call fits the budget: a larger bound would
@@ -288,7 +297,10 @@ private:
     r.condition.kind = kind;
     if (anyBound) {
       r.condition.bound = bound;
-      r.condition.summary = "verified for loops and recursion unrolled <= " + std::to_string(bound) + " times";
+      r.condition.summary = r.condition.complete
+                                ? "verified on every path (all loops and recursion fully unrolled within bound " +
+                                      std::to_string(bound) + ")"
+                                : "verified for loops and recursion unrolled <= " + std::to_string(bound) + " times";
       if (verifiedDepth_) {
         r.condition.callDepth = verifiedDepth_;
         r.condition.summary += " and calls nested <= " + std::to_string(*verifiedDepth_) + " deep";

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "core/engine/verify.h"
+#include "core/result/codec.h"
+#include "core/result/result.h"
 #include "core/support/deadline.h"
 #include "tests/unit/verify/verify_helpers.h"
 
@@ -257,6 +259,77 @@ TEST(Auto, WorksWithCvc5) {
       "int main(){ int x = __VERIFIER_nondet_int(); int y = x; if (x > 0 && y <= 0) reach_error(); return 0; }", "",
       30, smt::SolverKind::CVC5);
   EXPECT_EQ(safe.result.verdict, Verdict::True) << safe.result.reason;
+}
+
+
+// A loop whose every iteration calls through a pointer to no known function (SQLite's
+// robust_ftruncate: `do rc = osFtruncate(h, sz); while (rc < 0 && errno == EINTR);`): no
+// path that avoids the call gets beyond bound 1, so BMC's condition is complete. It names
+// the call, not the loop, and the chain ends there: no later stage can verify more.
+const char* kLoopAroundUnknownCall =
+    "int (*hook)(int);\n"  // nothing is ever stored in it: a call through it has no known target
+    "int f(int h) {\n"
+    "  if (h * 0 != 0) reach_error();\n"
+    "  int rc;\n"
+    "  do { rc = hook(h); } while (rc < 0);\n"
+    "  return rc;\n"
+    "}\n";
+
+// The same call after a loop that runs as often as the input says: paths avoiding the call
+// go beyond any bound, so the condition is not complete and names the loop.
+const char* kLoopBeforeUnknownCall =
+    "int (*hook)(int);\n"
+    "int f(int h) {\n"
+    "  int s = 0;\n"
+    "  for (int i = 0; i < h; i++) { s += i; if (s < 0 && i < 0) reach_error(); }\n"
+    "  if (h == 7) return hook(s);\n"
+    "  return s;\n"
+    "}\n";
+
+engine::VerifyOutcome runEntry(const char* body, Algorithm alg, uint32_t maxBound,
+                               frontend::DataModel dm = frontend::DataModel::LP64) {
+  engine::VerifyRequest req;
+  req.dataModel = dm;
+  req.file = "test.c";
+  req.source = std::string(kPrelude) + body;
+  req.algorithm = alg;
+  req.function = "f";
+  req.maxBound = maxBound;
+  req.timeoutS = 30;
+  return engine::verify(req);
+}
+
+TEST(Auto, ACompleteConditionEndsTheChain) {
+  for (auto dm : {frontend::DataModel::LP64, frontend::DataModel::ILP32}) {
+    auto out = runEntry(kLoopAroundUnknownCall, Algorithm::Auto, 0, dm);
+    ASSERT_FALSE(out.inputError) << out.error;
+    ASSERT_EQ(out.result.verdict, Verdict::Unknown) << out.result.reason;
+    EXPECT_TRUE(out.result.condition.complete) << out.result.condition.summary;
+    ASSERT_TRUE(out.result.condition.bound.has_value());
+    EXPECT_EQ(out.result.condition.summary.rfind("verified on every path", 0), 0u) << out.result.condition.summary;
+    EXPECT_NE(out.result.reason.find("unknown function"), std::string::npos) << out.result.reason;
+    for (const std::string& x : out.result.condition.excluded)
+      EXPECT_EQ(x.find("the loop at"), std::string::npos) << x;
+    EXPECT_EQ(out.result.stats.extra.at("stages_run"), 1) << "kind|pred cannot verify more than every path";
+    EXPECT_EQ(out.result.stats.extra.at("stages_skipped_complete"), 1);
+    EXPECT_EQ(out.result.stages.size(), 1u);
+    // the JSON carries it, and reads back
+    nlohmann::json j = result::toJson(out.result);
+    EXPECT_EQ(j["condition"].value("complete", false), true);
+    EXPECT_TRUE(result::decodeResult(result::encodeResult(out.result)).condition.complete);
+  }
+}
+
+TEST(Auto, AConditionWithLongerPathsIsNotComplete) {
+  auto out = runEntry(kLoopBeforeUnknownCall, Algorithm::Bmc, 3);
+  ASSERT_FALSE(out.inputError) << out.error;
+  ASSERT_EQ(out.result.verdict, Verdict::Unknown) << out.result.reason;
+  EXPECT_FALSE(out.result.condition.complete) << out.result.condition.summary;
+  EXPECT_EQ(out.result.condition.summary.rfind("verified for loops", 0), 0u) << out.result.condition.summary;
+  bool namesLoop = false;
+  for (const std::string& x : out.result.condition.excluded) namesLoop = namesLoop || x.find("the loop at") != std::string::npos;
+  EXPECT_TRUE(namesLoop);
+  EXPECT_FALSE(result::toJson(out.result)["condition"].contains("complete"));
 }
 
 }  // namespace
