@@ -1337,6 +1337,8 @@ static VerifyRequest followUp(const VerifyRequest& req, double timeout) {
   cr.stageFinished = nullptr;
   cr.provisional = nullptr;
   cr.checkpoint = nullptr;
+  cr.prepared = nullptr;  // a follow-up of another entry (a caller) prepares its own
+  cr.preparedHarnessed = false;
   return cr;
 }
 
@@ -1397,7 +1399,8 @@ static void checkCallers(const cfa::Program& parsed, const VerifyRequest& req, V
 // VerifyRequest::continueAfterLatent: after `out`'s latent finding, verify the entry again
 // with the error locations of the latent findings so far cut, for what is left of the run's
 // time; collect further latent findings; end with what the last run verified.
-static void continueAfterLatent(const cfa::Program& parsed, const VerifyRequest& req, VerifyOutcome& out,
+static void continueAfterLatent(const cfa::Program& parsed, const std::shared_ptr<const cfa::Program>& prepared,
+                                bool harnessed, const VerifyRequest& req, VerifyOutcome& out,
                                 std::chrono::steady_clock::time_point wall0, const std::function<void()>& provisional) {
   if (req.timeoutS <= 0 && req.maxBound == 0) return;
   auto siteOf = [](const result::Counterexample& c) {
@@ -1428,6 +1431,8 @@ static void continueAfterLatent(const cfa::Program& parsed, const VerifyRequest&
                                            std::to_string(static_cast<int>(left * 10) % 10) + " s left)"
                                      : std::string()));
     VerifyRequest cr = followUp(req, req.timeoutS > 0 ? left : 0);
+    cr.prepared = prepared;  // the same entry: slice and harness as they were
+    cr.preparedHarnessed = harnessed;
     cr.cutErrors = cut;
     VerifyOutcome o;
     try {
@@ -1468,6 +1473,8 @@ static void continueAfterLatent(const cfa::Program& parsed, const VerifyRequest&
       double left = req.timeoutS > 0 ? timeLeft() : 0;
       if (req.timeoutS > 0 && left < 0.5) break;
       VerifyRequest cr = followUp(req, req.timeoutS > 0 ? left : 0);
+      cr.prepared = prepared;
+      cr.preparedHarnessed = harnessed;
       cr.cutErrors.clear();
       for (size_t k = 0; k < cut.size(); ++k)
         if (k != i) cr.cutErrors.push_back(cut[k]);
@@ -1555,23 +1562,29 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   // follows the function, not the translation unit. Conditions, counterexamples and
   // program hashes refer to the slice, which is the same for every run of this entry.
   auto sliceStart = std::chrono::steady_clock::now();
-  std::shared_ptr<const cfa::Program> sliced =
-      req.presliced ? std::shared_ptr<const cfa::Program>(req.keepAlive, parsed)  // slicing is idempotent
-                    : cfa::slice(*parsed, fullEntry->id, req.dependencies.get());
-  // A function other than main starts from its entry model (core/cfa/entry_harness.h).
+  std::shared_ptr<const cfa::Program> sliced;
   bool harnessed = false;
-  if (req.entryModel == EntryModel::Harness && req.function != "main")
+  if (req.prepared) {
+    sliced = req.prepared;  // an earlier run of this request prepared it (VerifyRequest::prepared)
+    harnessed = req.preparedHarnessed;
+  } else {
+    sliced = req.presliced ? std::shared_ptr<const cfa::Program>(req.keepAlive, parsed)  // slicing is idempotent
+                           : cfa::slice(*parsed, fullEntry->id, req.dependencies.get());
+    // A function other than main starts from its entry model (core/cfa/entry_harness.h).
+    if (req.entryModel == EntryModel::Harness && req.function != "main")
+      if (const cfa::Function* e = sliced->find(req.function))
+        if (std::shared_ptr<cfa::Program> h = cfa::withEntryHarness(*sliced, e->id)) {
+          sliced = std::move(h);
+          harnessed = true;
+        }
+    // --entry-model arbitrary: the globals' pointers keep arbitrary values too
+    if (req.entryModel == EntryModel::Arbitrary && req.function != "main")
+      if (std::shared_ptr<cfa::Program> a = cfa::withArbitraryGlobals(*sliced)) sliced = std::move(a);
+    // contracts (README "Contracts"): each gate set for this entry
     if (const cfa::Function* e = sliced->find(req.function))
-      if (std::shared_ptr<cfa::Program> h = cfa::withEntryHarness(*sliced, e->id)) {
-        sliced = std::move(h);
-        harnessed = true;
-      }
-  // --entry-model arbitrary: the globals' pointers keep arbitrary values too
-  if (req.entryModel == EntryModel::Arbitrary && req.function != "main")
-    if (std::shared_ptr<cfa::Program> a = cfa::withArbitraryGlobals(*sliced)) sliced = std::move(a);
-  // contracts (README "Contracts"): each gate set for this entry
-  if (const cfa::Function* e = sliced->find(req.function))
-    if (std::shared_ptr<cfa::Program> c = cfa::withContracts(*sliced, e->id)) sliced = std::move(c);
+      if (std::shared_ptr<cfa::Program> c = cfa::withContracts(*sliced, e->id)) sliced = std::move(c);
+  }
+  const std::shared_ptr<const cfa::Program> prepared = sliced;  // before the cuts below
   if (req.onlyErrorAt || !req.cutErrors.empty()) {
     // the caller check (VerifyRequest::checkCallers): only the latent finding's error
     // location stays an error; the continuation after latent findings (continueAfterLatent):
@@ -1724,7 +1737,7 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   }
   if (req.continueAfterLatent && result::isLatent(out.result)) {
     provisional();
-    continueAfterLatent(*parsed, req, out, wall0, provisional);
+    continueAfterLatent(*parsed, prepared, harnessed, req, out, wall0, provisional);
   }
   complete(out.result);
   if (!req.conditionOut.empty()) {

@@ -166,6 +166,12 @@ struct VerifyRequest {
   // The program given to verifyParsed is already the entry's slice (cfa::slice, or an
   // argusd worker's cfa::ProgramImage::slice): verified as it is, not sliced again.
   bool presliced = false;
+  // The entry's program as an earlier run of this very request prepared it (slice, entry
+  // harness, --entry-model arbitrary, contract gates), before any cutErrors/onlyErrorAt:
+  // used as it is (the continuation after a latent finding runs the same entry again with
+  // more checks cut; slicing and the harness cost seconds on a closure of SQLite's size).
+  std::shared_ptr<const cfa::Program> prepared;
+  bool preparedHarnessed = false;  // whether `prepared` carries the entry harness
   std::vector<std::string> extraArgs;  // compiler flags
   // The properties to check (`--property`): SV-COMP names, comma-separated (see
   // parseProperties); "" = unreach-call. Only verify() parses with them; verifyParsed
