@@ -177,18 +177,26 @@ std::shared_ptr<Program> withArbitraryGlobals(const Program& src) {
   return out;
 }
 
-std::shared_ptr<Program> withEntryHarness(const Program& src, FuncId entry) {
-  if (entry >= src.functions.size()) return nullptr;
-  const Function& sf = src.functions[entry];
+namespace {
+
+// Whether `entry` of `p` gets a harness (a pointer parameter with an entry object), and
+// whether it is recursive within `p` (then the harness runs on the first entry only).
+bool harnessApplies(const Program& p, FuncId entry, bool& recursive) {
+  recursive = false;
+  if (entry >= p.functions.size()) return false;
+  const Function& sf = p.functions[entry];
   bool any = false;
   for (const EntryParam& ep : sf.entryParams) any = any || ep.object >= 0;
-  if (!any || sf.entryParams.size() != sf.params.size() || sf.locs.empty()) return nullptr;
-  bool recursive = false;
-  for (const Function& g : src.functions)
+  if (!any || sf.entryParams.size() != sf.params.size() || sf.locs.empty()) return false;
+  for (const Function& g : p.functions)
     for (const Edge& e : g.edges)
       if (e.kind == EdgeKind::Call && e.callee == entry) recursive = true;
+  // a recursive entry clears its flag in the nondeterministic initialisation
+  return !recursive || p.initNondetFunc != kNoFunc;
+}
 
-  auto out = std::make_shared<Program>(src);
+void buildEntryHarness(Program& prog, FuncId entry, bool recursive) {
+  Program* out = &prog;
   Function& f = out->functions[entry];
   const LocId body = f.entry;
   Builder b{*out, f, f.addLoc(f.range), f.range};
@@ -203,7 +211,6 @@ std::shared_ptr<Program> withEntryHarness(const Program& src, FuncId entry) {
     v.kind = VarKind::Global;
     done = out->addVar(std::move(v));
     cfa::FuncId initF = out->initNondetFunc;
-    if (initF == kNoFunc) return nullptr;  // nowhere to clear the flag: keep the program as it is
     Function& init = out->functions[initF];
     LocId old = init.entry;
     LocId start = init.addLoc(init.locs[old].range);
@@ -254,7 +261,23 @@ std::shared_ptr<Program> withEntryHarness(const Program& src, FuncId entry) {
   go.to = body;
   go.range = f.range;
   f.addEdge(std::move(go));
+}
+
+}  // namespace
+
+std::shared_ptr<Program> withEntryHarness(const Program& src, FuncId entry) {
+  bool recursive = false;
+  if (!harnessApplies(src, entry, recursive)) return nullptr;
+  auto out = std::make_shared<Program>(src);
+  buildEntryHarness(*out, entry, recursive);
   return out;
+}
+
+bool addEntryHarness(Program& p, FuncId entry) {
+  bool recursive = false;
+  if (!harnessApplies(p, entry, recursive)) return false;
+  buildEntryHarness(p, entry, recursive);
+  return true;
 }
 
 std::shared_ptr<Program> withContracts(const Program& src, FuncId entry) {

@@ -32,6 +32,10 @@ namespace argus::cfa {
 // A copy of `p` whose function `entry` starts with its harness, or null when the entry
 // has no modelled parameter (the program is then verified as it is).
 std::shared_ptr<Program> withEntryHarness(const Program& p, FuncId entry);
+// The same harness added to `p` itself (a program the caller owns, such as a fresh slice:
+// no copy of a closure of thousands of functions); false, and `p` unchanged, when
+// withEntryHarness would return null.
+bool addEntryHarness(Program& p, FuncId entry);
 
 // The edges of one modelled object (an EntryObject tree), appended to `f` at `cur` (which
 // moves on; `range` on every edge): with `alloc`, `into` := a fresh object of

@@ -1568,15 +1568,23 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     sliced = req.prepared;  // an earlier run of this request prepared it (VerifyRequest::prepared)
     harnessed = req.preparedHarnessed;
   } else {
-    sliced = req.presliced ? std::shared_ptr<const cfa::Program>(req.keepAlive, parsed)  // slicing is idempotent
-                           : cfa::slice(*parsed, fullEntry->id, req.dependencies.get());
     // A function other than main starts from its entry model (core/cfa/entry_harness.h).
-    if (req.entryModel == EntryModel::Harness && req.function != "main")
-      if (const cfa::Function* e = sliced->find(req.function))
-        if (std::shared_ptr<cfa::Program> h = cfa::withEntryHarness(*sliced, e->id)) {
-          sliced = std::move(h);
-          harnessed = true;
-        }
+    const bool harness = req.entryModel == EntryModel::Harness && req.function != "main";
+    if (req.presliced) {
+      sliced = std::shared_ptr<const cfa::Program>(req.keepAlive, parsed);  // slicing is idempotent
+      if (harness)
+        if (const cfa::Function* e = sliced->find(req.function))
+          if (std::shared_ptr<cfa::Program> h = cfa::withEntryHarness(*sliced, e->id)) {
+            sliced = std::move(h);
+            harnessed = true;
+          }
+    } else {
+      // a fresh slice is this run's own: the harness goes into it, not into a copy
+      std::unique_ptr<cfa::Program> own = cfa::slice(*parsed, fullEntry->id, req.dependencies.get());
+      if (harness)
+        if (const cfa::Function* e = own->find(req.function)) harnessed = cfa::addEntryHarness(*own, e->id);
+      sliced = std::move(own);
+    }
     // --entry-model arbitrary: the globals' pointers keep arbitrary values too
     if (req.entryModel == EntryModel::Arbitrary && req.function != "main")
       if (std::shared_ptr<cfa::Program> a = cfa::withArbitraryGlobals(*sliced)) sliced = std::move(a);
