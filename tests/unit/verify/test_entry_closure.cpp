@@ -14,6 +14,7 @@
 
 #include "core/algorithms/bmc/unwinding.h"
 #include "core/algorithms/bmc/unwinding_estimate.h"
+#include "core/cfa/cfa_hash.h"
 #include "core/cfa/closure.h"
 #include "core/cfa/entry_harness.h"
 #include "core/engine/verify.h"
@@ -667,6 +668,42 @@ TEST(UnwindBudget, GlobalsBeyondTheDepthAreDroppedForARecursiveEntryToo) {
   auto o = engine::verify(req);
   ASSERT_TRUE(o.result.counterexample.has_value()) << o.result.reason;
   EXPECT_NE(o.result.reason.find("latent"), std::string::npos) << o.result.reason;
+}
+
+// addEntryHarness (a fresh slice gets its harness without a copy of the closure) builds
+// the very program withEntryHarness builds on a copy: for a plain and a recursive entry
+// (whose harness also adds a flag to the initialisation), and leaves a program without a
+// pointer parameter alone.
+TEST(EntryClosure, TheHarnessInPlaceIsTheHarnessOnACopy) {
+  std::string code = prelude() + deepTables();
+  code += "struct node { int v; struct node *next; };\n"
+          "int walk(struct node *n, int d) { if (n->v == 7) reach_error(); if (d > 2) return 0; return walk(n, d + 1); }\n"
+          "int plain(struct node *n) { if (n->next && n->next->v == 7) reach_error(); return deep_table0[n->v & 63]; }\n"
+          "int scalar(int x) { if (x == 7) reach_error(); return x; }\n";
+  auto pr = frontend::parseSource(code, "test.c", {});
+  ASSERT_TRUE(pr.ok()) << pr.diagnostics;
+  for (const char* name : {"plain", "walk"}) {
+    std::unique_ptr<cfa::Program> sliced = cfa::slice(*pr.program, pr.program->find(name)->id);
+    const cfa::FuncId id = sliced->find(name)->id;
+    std::shared_ptr<cfa::Program> copy = cfa::withEntryHarness(*sliced, id);
+    ASSERT_TRUE(copy) << name;
+    const std::string before = cfa::closureHashes(*sliced)[name];
+    ASSERT_TRUE(cfa::addEntryHarness(*sliced, id)) << name;
+    EXPECT_NE(cfa::closureHashes(*sliced)[name], before) << name << ": the harness is in the program now";
+    EXPECT_EQ(cfa::closureHashes(*sliced), cfa::closureHashes(*copy)) << name;
+    EXPECT_EQ(sliced->vars.size(), copy->vars.size()) << name;
+    EXPECT_EQ(sliced->functions[id].edges.size(), copy->functions[id].edges.size()) << name;
+    EXPECT_EQ(sliced->functions[sliced->initNondetFunc].edges.size(), copy->functions[copy->initNondetFunc].edges.size())
+        << name;
+  }
+  std::unique_ptr<cfa::Program> sliced = cfa::slice(*pr.program, pr.program->find("scalar")->id);
+  const cfa::FuncId id = sliced->find("scalar")->id;
+  EXPECT_FALSE(cfa::withEntryHarness(*sliced, id));
+  const auto before = cfa::closureHashes(*sliced);
+  const size_t edges = sliced->functions[id].edges.size();
+  EXPECT_FALSE(cfa::addEntryHarness(*sliced, id));
+  EXPECT_EQ(cfa::closureHashes(*sliced), before);
+  EXPECT_EQ(sliced->functions[id].edges.size(), edges);
 }
 
 // Issue 29 item 1: a function with no check in its closure is answered at once, without
