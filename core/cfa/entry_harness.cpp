@@ -196,10 +196,9 @@ bool harnessApplies(const Program& p, FuncId entry, bool& recursive) {
 }
 
 void buildEntryHarness(Program& prog, FuncId entry, bool recursive) {
-  Program* out = &prog;
-  Function& f = out->functions[entry];
+  Function& f = prog.functions[entry];
   const LocId body = f.entry;
-  Builder b{*out, f, f.addLoc(f.range), f.range};
+  Builder b{prog, f, f.addLoc(f.range), f.range};
   f.entry = b.cur;
 
   std::optional<VarId> done;
@@ -209,9 +208,9 @@ void buildEntryHarness(Program& prog, FuncId entry, bool recursive) {
     v.name = "$entry_harness_done$" + f.name;
     v.width = 8;
     v.kind = VarKind::Global;
-    done = out->addVar(std::move(v));
-    cfa::FuncId initF = out->initNondetFunc;
-    Function& init = out->functions[initF];
+    done = prog.addVar(std::move(v));
+    cfa::FuncId initF = prog.initNondetFunc;
+    Function& init = prog.functions[initF];
     LocId old = init.entry;
     LocId start = init.addLoc(init.locs[old].range);
     Edge clr;
@@ -251,8 +250,8 @@ void buildEntryHarness(Program& prog, FuncId entry, bool recursive) {
     const EntryParam& ep = f.entryParams[i];
     if (ep.object < 0) continue;
     VarId pv = f.params[i];
-    if (out->vars[pv].width != out->ptrWidth) continue;  // not an address: left as it is
-    std::string name = out->vars[pv].cName.empty() ? out->vars[pv].name : out->vars[pv].cName;
+    if (prog.vars[pv].width != prog.ptrWidth) continue;  // not an address: left as it is
+    std::string name = prog.vars[pv].cName.empty() ? prog.vars[pv].name : prog.vars[pv].cName;
     b.maybeNullObject(objs, ep.object, pv, name, ep.nullable);
   }
   Edge go;
