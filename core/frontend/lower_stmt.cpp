@@ -384,20 +384,28 @@ cfa::SourceRange Lowerer::rangeOfDecl(const Decl* d) const {
 
 namespace {
 
-// The file location a macro location `loc` is written at when its outermost macro level
-// is an argument (`x` of `assert(x)` is spelled in the file), else nullopt (a token of
-// a macro's own body). `end`: for a nested expansion inside the argument (`ArraySize(a)`
-// in `assert(op < ArraySize(a))`), the end of that invocation.
+// The file location a macro location `loc` is written at when it lies in a macro's
+// argument (`x` of `assert(x)` is spelled in the file), else nullopt (a token of a macro's
+// own body). A nested invocation inside the argument counts as written there: at the
+// start (`begin`, `sqlite3GlobalConfig` in `assert( sqlite3GlobalConfig.mutex.xMutexInit
+// )`), the first token of its body maps to the invocation's first token; at the `end`
+// (`ArraySize(a)` in `assert(op < ArraySize(a))`), to the invocation's end.
 std::optional<SourceLocation> writtenAt(const SourceManager& sm, SourceLocation loc, bool end) {
-  bool lastWasArg = false;
+  bool sawArg = false;
   while (loc.isMacroID()) {
-    lastWasArg = sm.isMacroArgExpansion(loc);
-    loc = lastWasArg ? sm.getImmediateSpellingLoc(loc)
-                     : (end ? sm.getImmediateExpansionRange(loc).getEnd() : sm.getImmediateExpansionRange(loc).getBegin());
+    if (sm.isMacroArgExpansion(loc)) {
+      sawArg = true;
+      loc = sm.getImmediateSpellingLoc(loc);
+      continue;
+    }
+    // a token of a macro's body whose invocation is written in an argument: only its first
+    // token stands for a begin
+    if (!end && sawArg && !sm.isAtStartOfImmediateMacroExpansion(loc)) return std::nullopt;
+    loc = end ? sm.getImmediateExpansionRange(loc).getEnd() : sm.getImmediateExpansionRange(loc).getBegin();
   }
   // (the end of a nested invocation inside the argument reaches the file through its
   // expansion: textOf checks that the text in between is balanced)
-  if ((!lastWasArg && !end) || !loc.isValid()) return std::nullopt;
+  if ((!sawArg && !end) || !loc.isValid()) return std::nullopt;
   return loc;
 }
 
@@ -418,8 +426,20 @@ std::string Lowerer::textOf(const Stmt* s) const {
   // An expression written as a macro's argument (SQLite's `assert(op>=0 &&
   // op<ArraySize(x))`): the text as the user wrote it, not the whole invocation.
   if (s->getBeginLoc().isMacroID()) {
+    // (`(x)` of `#define assert(x) ((x) ? … )`: the parentheses are the macro's own)
+    if (const auto* ex = dyn_cast<clang::Expr>(s)) s = ex->IgnoreParenImpCasts();
+    // (Clang's own mapping first: a range within one argument, nested invocations in it
+    // included — `FIELD(cfg)` in `assert( FIELD(cfg) )`)
+    CharSourceRange inFile = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(s->getSourceRange()), sm, ctx.getLangOpts());
     std::optional<SourceLocation> b = writtenAt(sm, s->getBeginLoc(), false), e = writtenAt(sm, s->getEndLoc(), true);
-    if (b && e && sm.getFileID(*b) == sm.getFileID(*e) && sm.getFileOffset(*b) <= sm.getFileOffset(*e)) {
+    bool badFile = true;
+    if (inFile.isValid()) {
+      StringRef t = Lexer::getSourceText(inFile, sm, ctx.getLangOpts(), &badFile);
+      badFile = badFile || !balanced(t);
+    }
+    if (!badFile) {
+      cr = inFile;
+    } else if (b && e && sm.getFileID(*b) == sm.getFileID(*e) && sm.getFileOffset(*b) <= sm.getFileOffset(*e)) {
       CharSourceRange written = CharSourceRange::getTokenRange(*b, *e);
       bool bad = false;
       StringRef t = Lexer::getSourceText(written, sm, ctx.getLangOpts(), &bad);

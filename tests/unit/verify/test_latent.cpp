@@ -304,6 +304,42 @@ TEST(Latent, APreconditionFromAMacroArgumentIsItsWrittenText) {
     }
 }
 
+// A condition whose argument begins with a macro of its own (SQLite's `assert(
+// sqlite3GlobalConfig.mutex.xMutexInit )`, sqlite3GlobalConfig a macro): its text is the
+// argument as written, not the whole assert.
+TEST(Latent, APreconditionWhoseArgumentBeginsWithAMacroIsItsWrittenText) {
+  const std::string code =
+      "#define myassert(x) ((x) ? (void)0 : reach_error())\n"
+      "struct cfg { int isInit; int (*init)(void); int (*alloc)(void); } config;\n"
+      "#define GlobalConfig config\n"
+      "#define FIELD(p) p.alloc\n"
+      "int f(void) {\n"
+      "  if (!GlobalConfig.isInit) {\n"
+      "    myassert( GlobalConfig.init );\n"
+      "    myassert( FIELD(GlobalConfig) );\n"
+      "  }\n"
+      "  return 0;\n"
+      "}\n";
+  for (auto dm : kModels) {
+    auto o = run(code, "f", dm, engine::Algorithm::Bmc);
+    ASSERT_TRUE(o.result.counterexample) << o.result.reason;
+    EXPECT_EQ(o.result.counterexample->finding, "latent");
+    // two findings (in the solver's order): each precondition as written
+    std::vector<std::string> texts{result::preconditionText(*o.result.counterexample)};
+    for (const auto& c : o.result.moreLatent) texts.push_back(result::preconditionText(c));
+    bool first = false, second = false;
+    for (const std::string& t : texts) {
+      EXPECT_EQ(t.find("myassert"), std::string::npos) << t;
+      EXPECT_NE(t.find("!(GlobalConfig.isInit)"), std::string::npos) << t;
+      first = first || t.find("!(GlobalConfig.init)") != std::string::npos;
+      // a nested invocation at the start of the argument
+      second = second || t.find("!(FIELD(GlobalConfig))") != std::string::npos;
+    }
+    EXPECT_TRUE(first) << result::toJson(o.result).dump();
+    EXPECT_TRUE(second) << result::toJson(o.result).dump();
+  }
+}
+
 }  // namespace
 
 namespace {
