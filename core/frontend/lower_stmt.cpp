@@ -426,20 +426,33 @@ std::string Lowerer::textOf(const Stmt* s) const {
   // An expression written as a macro's argument (SQLite's `assert(op>=0 &&
   // op<ArraySize(x))`): the text as the user wrote it, not the whole invocation.
   if (s->getBeginLoc().isMacroID()) {
-    // (`(x)` of `#define assert(x) ((x) ? … )`: the parentheses are the macro's own)
-    if (const auto* ex = dyn_cast<clang::Expr>(s)) s = ex->IgnoreParenImpCasts();
-    // (Clang's own mapping first: a range within one argument, nested invocations in it
-    // included — `FIELD(cfg)` in `assert( FIELD(cfg) )`)
-    CharSourceRange inFile = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(s->getSourceRange()), sm, ctx.getLangOpts());
-    std::optional<SourceLocation> b = writtenAt(sm, s->getBeginLoc(), false), e = writtenAt(sm, s->getEndLoc(), true);
-    bool badFile = true;
-    if (inFile.isValid()) {
-      StringRef t = Lexer::getSourceText(inFile, sm, ctx.getLangOpts(), &badFile);
-      badFile = badFile || !balanced(t);
+    // Clang's own mapping first: a range within one argument, nested invocations in it
+    // included (`FIELD(cfg)` in `assert( FIELD(cfg) )`), innermost first: of what
+    // parentheses enclose (`x` of `#define assert(x) ((x) ? … )`), else of the
+    // parenthesised whole (a macro whose body is the condition: SQLite's
+    // `ExprUseXList(pExpr)`, `(((E)->flags&EP_xIsSelect)==0)`)
+    std::vector<const Stmt*> chain{s};  // s, then inward through parentheses and implicit casts
+    while (true) {
+      const Stmt* c = chain.back();
+      if (const auto* pe = dyn_cast<clang::ParenExpr>(c)) chain.push_back(pe->getSubExpr());
+      else if (const auto* ic = dyn_cast<clang::ImplicitCastExpr>(c)) chain.push_back(ic->getSubExpr());
+      else break;
     }
-    if (!badFile) {
+    const Stmt* inner = chain.back();
+    bool found = false;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      const Stmt* c = *it;
+      CharSourceRange inFile = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(c->getSourceRange()), sm, ctx.getLangOpts());
+      if (!inFile.isValid()) continue;
+      bool bad = false;
+      StringRef t = Lexer::getSourceText(inFile, sm, ctx.getLangOpts(), &bad);
+      if (bad || !balanced(t)) continue;
       cr = inFile;
-    } else if (b && e && sm.getFileID(*b) == sm.getFileID(*e) && sm.getFileOffset(*b) <= sm.getFileOffset(*e)) {
+      found = true;
+      break;
+    }
+    std::optional<SourceLocation> b = writtenAt(sm, inner->getBeginLoc(), false), e = writtenAt(sm, inner->getEndLoc(), true);
+    if (!found && b && e && sm.getFileID(*b) == sm.getFileID(*e) && sm.getFileOffset(*b) <= sm.getFileOffset(*e)) {
       CharSourceRange written = CharSourceRange::getTokenRange(*b, *e);
       bool bad = false;
       StringRef t = Lexer::getSourceText(written, sm, ctx.getLangOpts(), &bad);
@@ -1189,6 +1202,7 @@ void Lowerer::lowerDecl(const VarDecl* vd) {
 
 // Short-circuit branching on a condition.
 void Lowerer::branch(const clang::Expr* c, cfa::LocId onTrue, cfa::LocId onFalse) {
+  const clang::Expr* written = c;  // with its parentheses: a macro's body may be all of it
   c = c->IgnoreParens();
   if (auto* bo = dyn_cast<BinaryOperator>(c)) {
     if (bo->getOpcode() == BO_LAnd) {
@@ -1238,6 +1252,10 @@ void Lowerer::branch(const clang::Expr* c, cfa::LocId onTrue, cfa::LocId onFalse
     Edge t = edge(EdgeKind::Assume);
     t.cond = v;
     t.positive = true;
+    // (SQLite's `ExprUseXList(p)` is `(((p)->flags&EP_xIsSelect)==0)`: the parenthesised
+    // condition is the invocation as written; textOf looks inside the parentheses first)
+    if (written != c && written->getBeginLoc().isMacroID())
+      if (std::string w = textOf(written); !w.empty()) t.text = w;
     Edge f = t;
     f.positive = false;
     f.text = "!(" + t.text + ")";

@@ -673,13 +673,21 @@ class Interpreter {
   // bound, not a fact about the callers, so the slot is an input like a nullable choice (a
   // finding that needs it is latent: SQLite's `p->pNext->pBt > p->pBt` failed "manifestly"
   // with pNext's pBt null only because the harness stops at depth 2)
-  static bool isHarnessDepthBound(const cfa::Edge& e) {
-    static const std::string tail = "(depth bound)";
+  static bool harnessEdgeEndsWith(const cfa::Edge& e, const std::string& tail) {
     return isHarnessEdge(e) && e.text.size() >= tail.size() &&
            e.text.compare(e.text.size() - tail.size(), tail.size(), tail) == 0;
   }
-  // an Assume on the harness's null choice (entry_harness.cpp: Builder::maybe): its
-  // "X is not null" side, and its "X is null" side (in the initialisation: a global's)
+  static bool isHarnessDepthBound(const cfa::Edge& e) { return harnessEdgeEndsWith(e, "(depth bound)"); }
+  // the null the harness chose for a nullable pointer (entry_harness.cpp: a slot's
+  // " = null", a parameter's " = NULL"): an input like the depth bound's. The choice
+  // itself is no input decision: the program's own tests of the pointer (or of what is
+  // read through it) are, where the path makes them — a null nothing reads is no part of
+  // a precondition (SQLite: 30 nulls of globals such as pcache1_g the path never read
+  // filled exprMightBeIndexed's precondition before its own conditions).
+  static bool isHarnessNullChoice(const cfa::Edge& e) {
+    return harnessEdgeEndsWith(e, " = null") || harnessEdgeEndsWith(e, " = NULL");
+  }
+  // an Assume on the harness's null choice (entry_harness.cpp: Builder::maybe), either side
   bool isHarnessChoice(const cfa::Edge& e) const {
     if (!e.cond || e.cond->kind != ExprKind::Binary || e.cond->ops.empty()) return false;
     const Expr& a = *e.cond->ops[0];
@@ -687,8 +695,6 @@ class Interpreter {
     const std::string& n = p_.vars[a.var].name;
     return n.find("::$entry") != std::string::npos && n.size() >= 7 && n.compare(n.size() - 7, 7, "$choice") == 0;
   }
-  bool isHarnessNotNull(const cfa::Edge& e) const { return !e.positive && isHarnessChoice(e); }
-  bool isHarnessIsNull(const cfa::Edge& e) const { return e.positive && isHarnessChoice(e); }
   bool varTainted(VarId v) const {
     if (isGlobal(v)) return gtaint_.size() > v && gtaint_[v];
     return stack_.back().taint.count(v) != 0;
@@ -1118,8 +1124,7 @@ ReplayResult Interpreter::run(FuncId entry) {
           if (p_.objectBits && e.check != cfa::CheckKind::None && !e.positive && checkViolated(e))
             return finishAt(ReplayOutcome::Blocked, "a memory-safety check passed on the path, but the interpreter's "
                                                     "object table shows a violation");
-          if (track_ && (!inInit_ || isHarnessIsNull(e)) && !isHarnessNotNull(e) && !assumedContract(e, curFunc) &&
-              tainted(e.cond))
+          if (track_ && !inInit_ && !isHarnessChoice(e) && !assumedContract(e, curFunc) && tainted(e.cond))
             decision(curFunc, edgeIdx);
           fr.loc = e.to;
           break;
@@ -1132,7 +1137,7 @@ ReplayResult Interpreter::run(FuncId entry) {
           Value v = eval(e.rhs);
           if (e.lhs) {
             step.assigned.emplace_back(*e.lhs, writeVar(*e.lhs, v));
-            setTaint(*e.lhs, tainted(e.rhs));
+            setTaint(*e.lhs, tainted(e.rhs) || isHarnessNullChoice(e));
           }
           fr.loc = e.to;
           break;
@@ -1196,7 +1201,7 @@ ReplayResult Interpreter::run(FuncId entry) {
             mem_.write(addr + i, i < cfa::kMaxWidth / 8 ? static_cast<uint8_t>(v >> (8 * i)) : 0);
           if (track_) {
             bool at = tainted(e.addr);
-            bool t = at || tainted(e.value) || isHarnessDepthBound(e);
+            bool t = at || tainted(e.value) || isHarnessDepthBound(e) || isHarnessNullChoice(e);
             if (at) wildStore_ = true;
             for (uint32_t i = 0; i < e.bytes; ++i) {
               if (t)
