@@ -415,19 +415,24 @@ unsigned chainWidth(const Chain& chain) {
 
 namespace {
 
-// "the loop at main.c:6" for every loop head of the functions the entry can reach.
+// "the loop at main.c:6" for every loop head of the functions the entry can reach: the
+// entry's own first, then the program's, then those of Argus's C library models and of
+// system headers (a SQLite function's condition named five loops of libc_models.c first).
 std::vector<std::string> loopsOf(const cfa::Program& p, const cfa::Function& entry) {
-  std::vector<std::string> out;
+  std::vector<std::string> out[3];
+  std::set<std::string> seen;
   std::set<std::string> fs = cfa::reachableFunctions(p, entry);
   for (const cfa::Function& f : p.functions) {
     if (!fs.count(f.name)) continue;
+    int rank = f.id == entry.id ? 0 : (f.systemHeader || f.range.file.rfind("/argus/", 0) == 0) ? 2 : 1;
     for (const cfa::Location& l : f.locs)
       if (l.isLoopHead) {
         std::string w = "the loop at " + algorithms::locationWhere(p, f.id, l.id);
-        if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+        if (seen.insert(w).second) out[rank].push_back(std::move(w));
       }
   }
-  return out;
+  for (int r = 1; r < 3; ++r) out[0].insert(out[0].end(), out[r].begin(), out[r].end());
+  return out[0];
 }
 
 // BMC's bound (and k-induction's base case) as a condition: which loops were cut, and

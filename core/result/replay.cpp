@@ -716,9 +716,12 @@ class Interpreter {
     --it;
     return a - it->first < it->second;
   }
-  bool byteTainted(uint64_t a) const {
+  bool byteTainted(uint64_t a) {
     a &= amask_;
-    if (mtaint_.count(a)) return true;
+    if (mtaint_.count(a)) {
+      if (auto it = nullSlot_.find(a); it != nullSlot_.end()) nullRead_.insert(it->second);
+      return true;
+    }
     if (mem_.known(a)) return false;
     return !inBodyBlock(a);  // never written: an input unless the program's own block
   }
@@ -792,6 +795,7 @@ class Interpreter {
     res_.outcome = o;
     res_.uninitialisedReads = mem_.uninitialisedReads();
     res_.message = std::move(msg);
+    res_.nullChoicesRead.assign(nullRead_.begin(), nullRead_.end());
     if (!stack_.empty()) {
       res_.endFunc = stack_.back().func;
       res_.endLoc = stack_.back().loc;
@@ -1022,6 +1026,10 @@ class Interpreter {
   bool track_ = false;
   std::vector<char> gtaint_;                 // global registers
   std::unordered_set<uint64_t> mtaint_;      // memory bytes
+  // bytes holding a null the harness chose, each with its choice's index in the nondets
+  // (ReplayResult::nullChoicesRead), and the choices whose null was read
+  std::unordered_map<uint64_t, size_t> nullSlot_;
+  std::set<size_t> nullRead_;
   std::map<uint64_t, uint64_t> bodyBlocks_;  // blocks of the program's own Allocs: start -> length
   bool wildStore_ = false;                   // a store through a tainted address happened
   size_t compactAt_ = kRecordHead + kRecordTail + 200'000;
@@ -1137,7 +1145,9 @@ ReplayResult Interpreter::run(FuncId entry) {
           Value v = eval(e.rhs);
           if (e.lhs) {
             step.assigned.emplace_back(*e.lhs, writeVar(*e.lhs, v));
-            setTaint(*e.lhs, tainted(e.rhs) || isHarnessNullChoice(e));
+            bool nullChoice = isHarnessNullChoice(e);
+            setTaint(*e.lhs, tainted(e.rhs) || nullChoice);
+            if (nullChoice && track_ && res_.nondetsUsed > 0) nullRead_.insert(res_.nondetsUsed - 1);  // a parameter's
           }
           fr.loc = e.to;
           break;
@@ -1201,9 +1211,15 @@ ReplayResult Interpreter::run(FuncId entry) {
             mem_.write(addr + i, i < cfa::kMaxWidth / 8 ? static_cast<uint8_t>(v >> (8 * i)) : 0);
           if (track_) {
             bool at = tainted(e.addr);
-            bool t = at || tainted(e.value) || isHarnessDepthBound(e) || isHarnessNullChoice(e);
+            bool nullChoice = isHarnessNullChoice(e);
+            bool t = at || tainted(e.value) || isHarnessDepthBound(e) || nullChoice;
             if (at) wildStore_ = true;
             for (uint32_t i = 0; i < e.bytes; ++i) {
+              // (the choice was the havoc just before: Builder::maybe)
+              if (nullChoice && res_.nondetsUsed > 0)
+                nullSlot_[(addr + i) & amask_] = res_.nondetsUsed - 1;
+              else if (!nullSlot_.empty())
+                nullSlot_.erase((addr + i) & amask_);
               if (t)
                 mtaint_.insert((addr + i) & amask_);
               else if (!mtaint_.empty())

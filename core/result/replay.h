@@ -136,6 +136,11 @@ struct ReplayResult {
   // decisions on the path that depend on them (see the top of this file).
   bool inputsTracked = false;
   std::vector<InputDecision> inputDecisions;
+  // The harness's null choices taken as null that the path may depend on (indices into
+  // ReplayInput::nondets, ascending): a pointer slot's null that an expression read before
+  // the program overwrote it, and every parameter's. A null nothing reads cannot matter
+  // (algorithms::withoutNeedlessNulls tries the others only).
+  std::vector<size_t> nullChoicesRead;
 };
 
 constexpr size_t kMaxCallDepth = 100'000;

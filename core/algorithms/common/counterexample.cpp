@@ -268,6 +268,8 @@ result::ReplayResult withoutNeedlessNulls(const cfa::Program& prog, cfa::FuncId 
   constexpr size_t kMaxTries = 64;
   size_t tries = 0;
   for (size_t k : nullChoices(run)) {
+    // a null no expression read cannot matter (ReplayResult::nullChoicesRead)
+    if (!std::binary_search(run.nullChoicesRead.begin(), run.nullChoicesRead.end(), k)) continue;
     if (++tries > kMaxTries) break;
     result::ReplayInput flipped = in;
     flipped.nondets[k] = 1;

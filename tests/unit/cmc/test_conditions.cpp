@@ -301,6 +301,37 @@ TEST(Conditions, BmcBoundIsAConditionWithTheLoops) {
   EXPECT_NE(out.result.condition.summary.find("verified for loops and recursion unrolled <= 3 times"), std::string::npos);
 }
 
+// The loops a bound condition names: the program's own before those of Argus's C library
+// models (a SQLite function's named five loops of libc_models.c first), the entry's first.
+TEST(Conditions, ABoundConditionNamesTheProgramsLoopsBeforeTheModels) {
+  argus::engine::VerifyRequest req;
+  req.file = "test.c";
+  std::string body = "#include <string.h>\n"
+                     "unsigned count(unsigned n) { unsigned i = 0; while (i < n) i++; return i; }\n"
+                     "char a[8], b[8];\n"
+                     "int main(){ unsigned n = __VERIFIER_nondet_uint();\n"
+                     "  int r = strcmp(a, b) + (int)strlen(a);\n"
+                     "  for (unsigned j = 0; j < n; j++) r++;\n"
+                     "  if (count(n) < n) reach_error(); return r; }";
+  req.source = std::string(argus::testing::kPrelude) + body;
+  req.algorithm = Algorithm::Bmc;
+  req.maxBound = 2;
+  auto out = argus::engine::verify(req);
+  ASSERT_EQ(out.result.verdict, Verdict::Unknown) << out.result.reason;
+  const std::string& s = out.result.condition.summary;
+  size_t own = s.find("the loop at test.c:" + std::to_string(lineOf(body, "for (unsigned j")));
+  size_t callee = s.find("the loop at test.c:" + std::to_string(lineOf(body, "unsigned count")));
+  size_t model = s.find("libc_models.c");
+  ASSERT_NE(own, std::string::npos) << s;
+  ASSERT_NE(callee, std::string::npos) << s;
+  EXPECT_LT(own, callee) << s;
+  if (model != std::string::npos) EXPECT_LT(callee, model) << s;
+  // every loop is still among the excluded parts
+  bool anyModel = false;
+  for (const std::string& x : out.result.condition.excluded) anyModel = anyModel || x.find("libc_models.c") != std::string::npos;
+  EXPECT_TRUE(anyModel) << joined(out.result.condition.excluded);
+}
+
 // --- chains --------------------------------------------------------------------------
 
 // The paper's Fig. 3: a loop that explicit values would unroll a million times and a
