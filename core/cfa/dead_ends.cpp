@@ -111,4 +111,68 @@ DeadEnds computeDeadEnds(const Program& p) {
   return d;
 }
 
+bool checkReachableAvoidingUnsupported(const Program& p, FuncId entry) {
+  const size_t nf = p.functions.size();
+  if (entry >= nf) return false;
+  // From `f`'s entry, avoiding Unsupported edges and passing a call only where its callee
+  // returns: the locations reached; and whether an Error edge was among the edges taken.
+  std::vector<char> returns(nf, 0);
+  auto explore = [&](FuncId f, std::vector<char>& seen, std::vector<FuncId>* callees) {
+    const Function& fn = p.functions[f];
+    bool error = false;
+    seen.assign(fn.locs.size(), 0);
+    if (fn.locs.empty() || fn.entry >= fn.locs.size()) return false;
+    std::vector<LocId> work{fn.entry};
+    seen[fn.entry] = 1;
+    while (!work.empty()) {
+      LocId l = work.back();
+      work.pop_back();
+      for (uint32_t ei : fn.locs[l].out) {
+        const Edge& e = fn.edges[ei];
+        if (e.kind == EdgeKind::Unsupported) continue;
+        if (e.kind == EdgeKind::Error) error = true;
+        if (e.kind == EdgeKind::Call) {
+          if (callees && e.callee < nf) callees->push_back(e.callee);
+          if (e.callee >= nf || !returns[e.callee]) continue;
+        }
+        if (e.to < seen.size() && !seen[e.to]) {
+          seen[e.to] = 1;
+          work.push_back(e.to);
+        }
+      }
+    }
+    return error;
+  };
+  // the least fixpoint of `returns`
+  std::vector<char> seen;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (FuncId f = 0; f < nf; ++f) {
+      if (returns[f]) continue;
+      explore(f, seen, nullptr);
+      const Function& fn = p.functions[f];
+      if (fn.exit < seen.size() && seen[fn.exit]) {
+        returns[f] = 1;
+        changed = true;
+      }
+    }
+  }
+  // from the entry, into every callee the walk calls (a check there is reached too)
+  std::vector<char> visited(nf, 0);
+  std::vector<FuncId> todo{entry};
+  visited[entry] = 1;
+  while (!todo.empty()) {
+    FuncId f = todo.back();
+    todo.pop_back();
+    std::vector<FuncId> callees;
+    if (explore(f, seen, &callees)) return true;
+    for (FuncId g : callees)
+      if (!visited[g]) {
+        visited[g] = 1;
+        todo.push_back(g);
+      }
+  }
+  return false;
+}
+
 }  // namespace argus::cfa

@@ -37,4 +37,13 @@ struct DeadEnds {
 
 DeadEnds computeDeadEnds(const Program& p);
 
+// Whether an Error edge can be taken from the start of `entry` along a path that takes no
+// Unsupported edge. Over-approximate, like the above: every Assume may pass; a call
+// returns when its callee's exit can be reached that way, and a check in the callee counts.
+// False: every path to every check of the entry passes through an unsupported construct,
+// so "verified on every path except through it" verifies nothing (bmc's complete
+// condition says so instead: SQLite's sqlite3OsShmBarrier, all of whose checks follow a
+// call through an unknown pointer).
+bool checkReachableAvoidingUnsupported(const Program& p, FuncId entry);
+
 }  // namespace argus::cfa

@@ -10,20 +10,48 @@ namespace argus::encoding {
 using cfa::EdgeKind;
 using smt::Term;
 
-SsaMap SsaMap::with(SsaKey k, uint32_t idx) const {
-  SsaMap r = *this;
-  r.m_[k] = idx;
-  r.rehash();
-  return r;
+namespace {
+
+size_t entryHash(SsaKey k, uint32_t idx) {  // splitmix64 of the pair
+  uint64_t z = (static_cast<uint64_t>(k) << 32 | idx) + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return static_cast<size_t>(z ^ (z >> 31));
 }
 
-void SsaMap::rehash() {
-  size_t h = 1469598103934665603ull;
-  for (auto& [k, v] : m_) {
-    h ^= (static_cast<size_t>(k) << 20) ^ v;
-    h *= 1099511628211ull;
+}  // namespace
+
+void SsaMap::set(SsaKey k, uint32_t idx) {
+  auto d = delta_.find(k);
+  if (d != delta_.end()) {
+    hash_ ^= entryHash(k, d->second) ^ entryHash(k, idx);
+    d->second = idx;
+    return;
   }
-  hash_ = h;
+  if (base_)
+    if (auto b = base_->find(k); b != base_->end()) hash_ ^= entryHash(k, b->second);
+  hash_ ^= entryHash(k, idx);
+  delta_.emplace(k, idx);
+  const size_t n = base_ ? base_->size() : 0, m = delta_.size();
+  if (m >= 16 && m * m >= n) {  // merge: amortised O(sqrt(size)) per entry set
+    auto merged = base_ ? std::make_shared<std::map<SsaKey, uint32_t>>(*base_)
+                        : std::make_shared<std::map<SsaKey, uint32_t>>();
+    for (const auto& [key, i] : delta_) (*merged)[key] = i;
+    base_ = std::move(merged);
+    delta_.clear();
+  }
+}
+
+std::map<SsaKey, uint32_t> SsaMap::entries() const {
+  std::map<SsaKey, uint32_t> out = base_ ? *base_ : std::map<SsaKey, uint32_t>{};
+  for (const auto& [k, i] : delta_) out[k] = i;
+  return out;
+}
+
+bool SsaMap::operator==(const SsaMap& o) const {
+  if (hash_ != o.hash_) return false;
+  if (base_ == o.base_ && delta_ == o.delta_) return true;
+  return entries() == o.entries();
 }
 
 PathFormulaManager::PathFormulaManager(const cfa::Program& prog, smt::TermManager& tm)
@@ -98,7 +126,7 @@ PathFormula PathFormulaManager::conjoin(const PathFormula& pf, Term f) const { r
 
 uint32_t PathFormulaManager::bump(SsaMap& ssa, SsaKey k) {
   uint32_t i = ssa.index(k) + 1;
-  ssa = ssa.with(k, i);
+  ssa.set(k, i);
   return i;
 }
 
@@ -193,12 +221,12 @@ PathFormula PathFormulaManager::makeOr(const PathFormula& a, const PathFormula& 
   std::vector<Term> ea, eb;
   std::unordered_set<SsaKey> keys;
   for (auto& [k, i] : a.ssa->entries()) keys.insert(k);
-  for (auto& [k, i] : b.ssa->entries()) keys.insert(k);
+  for (auto& [k, i] : b.ssa->entries()) keys.insert(k);  // (merged copies)
   for (SsaKey k : keys) {
     uint32_t ia = a.ssa->index(k), ib = b.ssa->index(k);
     if (ia == ib) continue;
     uint32_t hi = std::max(ia, ib);
-    ssa = ssa.with(k, hi);
+    ssa.set(k, hi);
     if (ia < hi) ea.push_back(tm_.mkEq(indexed(k, hi), indexed(k, ia)));
     else eb.push_back(tm_.mkEq(indexed(k, hi), indexed(k, ib)));
   }

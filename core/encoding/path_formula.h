@@ -37,21 +37,34 @@ using SsaKey = uint32_t;                    // a VarId, or one of:
 constexpr SsaKey kMemKey = UINT32_MAX - 1;  // the byte memory
 constexpr SsaKey kBrkKey = UINT32_MAX - 2;  // the allocator pointer
 
+// The indices, persistent: a map derived from another by `with` shares its bulk (a base
+// map behind a shared pointer) and holds its own changes in a small delta, merged into a
+// new base once the delta reaches about the square root of the base's size. A path
+// through SQLite's initialisation of 10,000 globals copied the whole map at each of its
+// assignments (quadratic: a quarter of a predicate-analysis run went into those copies).
 class SsaMap {
 public:
   uint32_t index(SsaKey k) const {
-    auto it = m_.find(k);
-    return it == m_.end() ? 0 : it->second;
+    if (auto it = delta_.find(k); it != delta_.end()) return it->second;
+    if (base_)
+      if (auto it = base_->find(k); it != base_->end()) return it->second;
+    return 0;
   }
-  SsaMap with(SsaKey k, uint32_t idx) const;
-  const std::map<SsaKey, uint32_t>& entries() const { return m_; }
-  size_t hash() const { return hash_; }
-  bool operator==(const SsaMap& o) const { return hash_ == o.hash_ && m_ == o.m_; }
+  SsaMap with(SsaKey k, uint32_t idx) const {
+    SsaMap r = *this;
+    r.set(k, idx);
+    return r;
+  }
+  void set(SsaKey k, uint32_t idx);  // in place (a map no one else holds)
+  // Every entry in key order (a merged copy: O(size)).
+  std::map<SsaKey, uint32_t> entries() const;
+  size_t hash() const { return hash_; }  // independent of how the entries are stored
+  bool operator==(const SsaMap& o) const;
 
 private:
-  void rehash();
-  std::map<SsaKey, uint32_t> m_;
-  size_t hash_ = 0;
+  std::shared_ptr<const std::map<SsaKey, uint32_t>> base_;
+  std::map<SsaKey, uint32_t> delta_;  // entries set since base_ (over it)
+  size_t hash_ = 0;                   // xor of one mixed hash per entry
 };
 
 struct PathFormula {

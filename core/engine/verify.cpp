@@ -1152,7 +1152,8 @@ result::VerificationResult runParallel(const cfa::Program& program, const cfa::F
 bool verifiedMore(const result::Condition& a, const result::Condition& b) {
   if (!a.bound) return false;
   if (!b.bound) return true;
-  if (a.complete != b.complete) return a.complete;  // every path, whatever the bound
+  // every path, whatever the bound (unless no check lies on a path avoiding the construct)
+  if ((a.complete && !a.vacuous) != (b.complete && !b.vacuous)) return a.complete && !a.vacuous;
   if (*a.bound > *b.bound) return true;
   return *a.bound == *b.bound && a.callDepth.value_or(UINT32_MAX) > b.callDepth.value_or(UINT32_MAX);
 }
@@ -1523,6 +1524,9 @@ static void continueAfterLatent(const cfa::Program& parsed, const std::shared_pt
   std::string more;
   if (rest && rest->verdict == result::Verdict::True) {
     more = "; every other check proved (on the paths where the latent findings' checks hold)";
+  } else if (rest && rest->condition.vacuous) {
+    more = "; every other check lies behind " +
+           (rest->condition.excluded.empty() ? std::string("an unsupported construct") : rest->condition.excluded.front());
   } else if (rest && rest->condition.bound && rest->condition.kind != "latent") {
     std::string s = rest->condition.summary;
     if (s.rfind("verified ", 0) == 0) s = s.substr(9);

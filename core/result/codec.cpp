@@ -120,6 +120,7 @@ VerificationResult decodeResult(const json& j) {
   if (c.contains("bound")) r.condition.bound = c["bound"].get<uint32_t>();
   if (c.contains("call_depth")) r.condition.callDepth = c["call_depth"].get<uint32_t>();
   r.condition.complete = c.value("complete", false);
+  r.condition.vacuous = c.value("vacuous", false);
   if (c.contains("excluded")) r.condition.excluded = c["excluded"].get<std::vector<std::string>>();
   if (j.contains("assumptions_all")) r.condition.assumptions = j["assumptions_all"].get<std::vector<std::string>>();
   else if (c.contains("assumption_formula")) r.condition.assumptions = c["assumption_formula"].get<std::vector<std::string>>();

@@ -153,6 +153,7 @@ nlohmann::json toJson(const VerificationResult& r) {
   if (r.condition.bound) c["bound"] = *r.condition.bound;
   if (r.condition.callDepth) c["call_depth"] = *r.condition.callDepth;
   if (r.condition.complete) c["complete"] = true;
+  if (r.condition.vacuous) c["vacuous"] = true;
   c["excluded"] = r.condition.excluded;
   if (!r.condition.assumptions.empty()) {
     // the formula can be long: the first clauses here, all of them in --condition-out

@@ -120,6 +120,10 @@ struct Condition {
   // that cannot be verified is reachable, so the run is unknown. Every path that avoids the
   // excluded constructs was verified, whatever the bound; no algorithm can verify more.
   bool complete = false;
+  // With `complete`: no check can be reached without passing an excluded construct
+  // (cfa::checkReachableAvoidingUnsupported), so nothing was verified. Still the end of a
+  // chain: no algorithm gets past the construct either.
+  bool vacuous = false;
   std::vector<std::string> excluded;  // parts not verified, each "what at file:line"
   // The assumption formula (conditional model checking): one clause pc = l => psi per
   // part that was not verified; empty when nothing is excluded or the run cannot say.

@@ -695,6 +695,7 @@ int runProject(const std::vector<std::string>& args) {
       }
       if (j.result && j.result->condition.bound) o["bound"] = *j.result->condition.bound;
       if (j.result && j.result->condition.complete) o["complete"] = true;  // every path, whatever the bound
+      if (j.result && j.result->condition.vacuous) o["vacuous"] = true;    // every check behind the construct
       out["functions"].push_back(std::move(o));
     }
     json files = json::object();

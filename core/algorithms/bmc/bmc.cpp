@@ -8,6 +8,7 @@
 #include "core/algorithms/bmc/unwinding.h"
 #include "core/algorithms/bmc/unwinding_estimate.h"
 #include "core/algorithms/common/counterexample.h"
+#include "core/cfa/dead_ends.h"
 #include "core/cfa/recursion.h"
 #include "core/result/long_runs.h"
 #include "core/result/replay.h"
@@ -161,6 +162,7 @@ private:
         for (const Unwinding::Marked& m : uns)
           if (m.edge && cfa::mentionsRecursionBound(m.edge->text)) deeper.push_back(m);
         r.condition.complete = checkAny(deeper) == CheckResult::Unsat;
+        r.condition.vacuous = r.condition.complete && !cfa::checkReachableAvoidingUnsupported(prog_, entry_);
       }
       return unknown(std::move(r), "unsupported: " + what, verifiedBound, anyBound, "unsupported");
     }
@@ -306,6 +308,10 @@ private:
         r.condition.summary += " and calls nested <= " + std::to_string(*verifiedDepth_) + " deep";
       }
       if (!r.condition.excluded.empty()) r.condition.summary += " (except: " + r.condition.excluded.front() + ")";
+      if (r.condition.vacuous)  // (what holds of the paths avoiding it holds of none)
+        r.condition.summary = "nothing verified: every check lies behind " +
+                              (r.condition.excluded.empty() ? std::string("an unsupported construct")
+                                                            : r.condition.excluded.front());
     } else {
       r.condition.summary = "nothing verified";
     }

@@ -286,6 +286,26 @@ const char* kLoopBeforeUnknownCall =
     "  return s;\n"
     "}\n";
 
+// Every check after the call through a pointer with no known target: nothing can be
+// verified (SQLite's sqlite3OsShmBarrier: a call through pMethods, checks behind it).
+const char* kEveryCheckBehindUnknownCall =
+    "int (*hook)(int);\n"
+    "void g(int x) { if (x * 0 != 0) reach_error(); }\n"
+    "int f(int h) {\n"
+    "  int rc = hook(h);\n"
+    "  g(rc);\n"
+    "  return rc;\n"
+    "}\n";
+
+// The same, but a callee with a check runs before the call: that check is verified.
+const char* kCheckInACalleeBeforeUnknownCall =
+    "int (*hook)(int);\n"
+    "void g(int x) { if (x * 0 != 0) reach_error(); }\n"
+    "int f(int h) {\n"
+    "  g(h);\n"
+    "  return hook(h);\n"
+    "}\n";
+
 engine::VerifyOutcome runEntry(const char* body, Algorithm alg, uint32_t maxBound,
                                frontend::DataModel dm = frontend::DataModel::LP64) {
   engine::VerifyRequest req;
@@ -318,6 +338,30 @@ TEST(Auto, ACompleteConditionEndsTheChain) {
     EXPECT_EQ(j["condition"].value("complete", false), true);
     EXPECT_TRUE(result::decodeResult(result::encodeResult(out.result)).condition.complete);
   }
+}
+
+TEST(Auto, ACompleteConditionWithEveryCheckBehindTheConstructVerifiesNothing) {
+  for (auto dm : {frontend::DataModel::LP64, frontend::DataModel::ILP32}) {
+    auto out = runEntry(kEveryCheckBehindUnknownCall, Algorithm::Auto, 0, dm);
+    ASSERT_FALSE(out.inputError) << out.error;
+    ASSERT_EQ(out.result.verdict, Verdict::Unknown) << out.result.reason;
+    EXPECT_TRUE(out.result.condition.complete) << out.result.condition.summary;
+    EXPECT_TRUE(out.result.condition.vacuous) << out.result.condition.summary;
+    EXPECT_EQ(out.result.condition.summary.rfind("nothing verified: every check lies behind call through", 0), 0u)
+        << out.result.condition.summary;
+    EXPECT_EQ(out.result.stats.extra.at("stages_run"), 1) << "no algorithm gets past the call";
+    nlohmann::json j = result::toJson(out.result);
+    EXPECT_EQ(j["condition"].value("vacuous", false), true);
+    EXPECT_TRUE(result::decodeResult(result::encodeResult(out.result)).condition.vacuous);
+    // a check in a callee before the call is on a path that avoids it
+    auto before = runEntry(kCheckInACalleeBeforeUnknownCall, Algorithm::Auto, 0, dm);
+    ASSERT_EQ(before.result.verdict, Verdict::Unknown) << before.result.reason;
+    EXPECT_TRUE(before.result.condition.complete) << before.result.condition.summary;
+    EXPECT_FALSE(before.result.condition.vacuous) << before.result.condition.summary;
+    EXPECT_EQ(before.result.condition.summary.rfind("verified on every path", 0), 0u) << before.result.condition.summary;
+  }
+  // the one in kLoopAroundUnknownCall comes before the call too
+  EXPECT_FALSE(runEntry(kLoopAroundUnknownCall, Algorithm::Auto, 0).result.condition.vacuous);
 }
 
 TEST(Auto, AConditionWithLongerPathsIsNotComplete) {
