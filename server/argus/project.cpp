@@ -115,13 +115,13 @@ void classify(Job& j, const result::VerificationResult& r) {
       if (result::isLatent(r)) {
         j.verdict = "latent";  // issue 29 item 4; promoteLatent may make it a counterexample
         j.detail = result::preconditionText(*r.counterexample);
-      } else if (r.condition.bound && *r.condition.bound > 0) {
+      } else if (r.condition.bound && *r.condition.bound > 0 && !r.condition.vacuous) {
         j.verdict = "conditional";
         j.detail = r.condition.summary;
       } else {
         j.verdict = "unknown";
         j.reason = r.condition.kind.empty() || r.condition.kind == "none" || r.condition.kind == "bound" ? "other" : r.condition.kind;
-        j.detail = r.reason.empty() ? r.condition.summary : r.reason;
+        j.detail = r.reason.empty() || r.condition.vacuous ? r.condition.summary : r.reason;
       }
   }
 }

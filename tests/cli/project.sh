@@ -230,4 +230,26 @@ assert f["verdict"] in ("unknown", "conditional"), f
 assert "out of memory" in json.dumps(f), f
 print("solver memory cap ok")
 EOF
+# A complete condition (no path avoiding the unsupported call goes further) is
+# "conditional" with "complete"; when every check lies behind the call it verified nothing:
+# "unknown", "vacuous" (SQLite's robust_ftruncate)
+mkdir -p "$tmp/vac"
+cat > "$tmp/vac/v.c" <<'EOF'
+extern void reach_error(void);
+int (*hook)(int);
+void check(int x) { if (x * 0 != 0) reach_error(); }
+int behind(int h) { int rc = hook(h); check(rc); return rc; }
+int before(int h) { check(h); return hook(h); }
+EOF
+echo "[{\"directory\": \"$tmp/vac\", \"file\": \"v.c\", \"arguments\": [\"cc\", \"-c\", \"v.c\"]}]" > "$tmp/vac/compile_commands.json"
+"$argus" project "$tmp/vac" --no-store --timeout-per-function 30 --format json > "$tmp/vac.json" 2> "$tmp/vac.err" || true
+python3 - "$tmp/vac.json" <<'EOF'
+import json, sys
+by = {f["function"]: f for f in json.load(open(sys.argv[1]))["functions"]}
+b, a = by["behind"], by["before"]
+assert b["verdict"] == "unknown" and b.get("vacuous") is True and b.get("complete") is True, b
+assert "nothing verified: every check lies behind" in json.dumps(b), b
+assert a["verdict"] == "conditional" and a.get("complete") is True and "vacuous" not in a, a
+print("complete and vacuous conditions ok")
+EOF
 echo "PASS"
