@@ -255,7 +255,7 @@ result::ReplayResult withoutNeedlessNulls(const cfa::Program& prog, cfa::FuncId 
     size_t k = r.entryArgs.size();
     for (const result::ReplayStep& st : r.steps) {
       const cfa::Edge& e = prog.functions[st.func].edges[st.edge];
-      if (e.kind != cfa::EdgeKind::Havoc) continue;
+      if (e.kind != cfa::EdgeKind::Havoc || cfa::isAccelerationCount(e)) continue;  // (that one consumes no value)
       static const std::string kTail = " may be null";
       bool choice = e.text.rfind("entry model: ", 0) == 0 && e.text.size() > kTail.size() &&
                     e.text.compare(e.text.size() - kTail.size(), kTail.size(), kTail) == 0;
