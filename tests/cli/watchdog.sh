@@ -103,7 +103,7 @@ python3 - "$dir/out.json" <<'PY' || fail "latent stall: the finding was lost"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["verdict"] == "unknown", d["verdict"]
-assert d["reason"].startswith("latent finding: fails if on entry: p is null"), d["reason"]
+assert d["reason"].startswith("latent finding: fails if on entry: p == 0 (l.c:3)"), d["reason"]
 assert "the checks after it overran the time limit" in d["reason"], d["reason"]
 c = d["counterexample"]
 assert c["finding"] == "latent" and c["steps"], c
