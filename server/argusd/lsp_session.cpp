@@ -324,7 +324,7 @@ json statusJson(const FunctionStatus& f) {
 // BMC's bound as a condition, with the call depth when the unwinding budget cut calls.
 std::string boundText(const result::Condition& c) {
   if (c.complete && c.vacuous)
-    return "nothing verified: every check lies behind " +
+    return "unknown: nothing verified: every check lies behind " +
            (c.excluded.empty() ? std::string("an unsupported construct") : c.excluded.front());
   if (c.complete)
     return "verified on every path (loops fully unrolled within bound " + std::to_string(*c.bound) + ")" +

@@ -162,6 +162,32 @@ int main(void) { return check(14) + lonely(3); }
   assert.equal(fnStatus(d.rec, luri, 'check').state, 'violated');
 });
 
+// A complete condition (no path that avoids the unknown call goes further) and a vacuous
+// one (every check lies behind the call: nothing verified) as the editor shows them.
+test('a complete condition names the construct; a vacuous one says nothing was verified', async () => {
+  d.conn.sendNotification('workspace/didChangeConfiguration', { settings: { argus: { chain: ['bmc'], timeout: 20 } } });
+  const vuri = fileUri('/tmp/argus-e2e/lsp_vacuous.c');
+  const text = `extern void reach_error(void);
+int (*hook)(int);
+void check(int x) { if (x * 0 != 0) reach_error(); }
+int behind(int h) { int rc = hook(h); check(rc); return rc; }
+int before(int h) { check(h); return hook(h); }
+`;
+  d.conn.sendNotification('textDocument/didOpen', { textDocument: { uri: vuri, languageId: 'c', version: 1, text } });
+  await waitFor(() => settled(d.rec, vuri, 1), 60000, 'vacuous document verified');
+  const all = d.rec.diagnostics.get(vuri)?.diagnostics ?? [];
+  const of = (fn) => all.find((x) => x.data?.function === fn);
+  assert.match(of('behind')?.message ?? '',
+    /^argus: 'behind' unknown: nothing verified: every check lies behind call through a function pointer to an unknown function at lsp_vacuous\.c:4/,
+    JSON.stringify(all));
+  assert.match(of('before')?.message ?? '',
+    /^argus: 'before' verified on every path \(loops fully unrolled within bound \d+\) except through call through a function pointer to an unknown function at lsp_vacuous\.c:5/,
+    JSON.stringify(all));
+  const lenses = await d.conn.sendRequest('textDocument/codeLens', { textDocument: { uri: vuri } });
+  const titles = lenses.map((l) => l.command?.title ?? '');
+  assert.ok(titles.some((t) => t.includes('nothing verified: every check lies behind')), JSON.stringify(titles));
+});
+
 test('after shutdown, requests are refused', async () => {
   await d.conn.sendRequest('shutdown');
   await assert.rejects(d.conn.sendRequest('textDocument/codeLens', { textDocument: { uri } }), (e) => e.code === -32600);
