@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 
 #include "core/algorithms/bmc/unwinding.h"
 #include "core/cpa/location_cpa.h"
@@ -63,8 +64,12 @@ Counts filterTo(const Counts& c, const std::vector<cfa::LocId>& loops) {
 std::optional<AssumptionAutomaton> boundAutomaton(const cfa::Program& prog, cfa::FuncId entry, uint32_t k,
                                                   size_t maxStates, uint32_t callDepth) {
   cpa::ControlFlow cf(prog, entry);
-  std::vector<LoopStructure> loops;
-  for (const cfa::Function& f : prog.functions) loops.push_back(loopStructure(prog, f));
+  // per function the automaton reaches, on first use
+  std::vector<std::optional<LoopStructure>> loopCache(prog.functions.size());
+  auto loopsOf = [&](cfa::FuncId f) -> const LoopStructure& {
+    if (!loopCache[f]) loopCache[f] = loopStructure(prog, prog.functions[f]);
+    return *loopCache[f];
+  };
 
   AssumptionAutomaton a;
   a.programHash = result::programHash(prog, prog.functions[entry].name);
@@ -118,7 +123,7 @@ std::optional<AssumptionAutomaton> boundAutomaton(const cfa::Program& prog, cfa:
             open = true;
             break;
           }
-          const LoopStructure& ls = loops[st.func];
+          const LoopStructure& ls = loopsOf(st.func);
           Key t{key.stack, st.func, e.to, filterTo(key.counts, ls.loopsOf[e.to]), key.depths};
           if (ls.backEdge[st.edge]) {
             auto it = std::find_if(t.counts.begin(), t.counts.end(), [&](auto& p) { return p.first == e.to; });
@@ -147,7 +152,7 @@ std::optional<AssumptionAutomaton> boundAutomaton(const cfa::Program& prog, cfa:
           const cfa::Edge& call = prog.functions[st.func].edges[st.edge];
           Key t;
           t.stack = key.stack;
-          t.stack.push_back(Frame{st.func, st.edge, filterTo(key.counts, loops[st.func].loopsOf[call.to]), key.depths});
+          t.stack.push_back(Frame{st.func, st.edge, filterTo(key.counts, loopsOf(st.func).loopsOf[call.to]), key.depths});
           t.func = st.toFunc;
           t.loc = st.toLoc;
           t.depths = key.depths;

@@ -273,9 +273,12 @@ void Unwinding::addIn(uint32_t target, InEdge in) {
   nodes_[from].out.push_back({target, nodes_[target].in.size() - 1});
 }
 
-LoopStructure loopStructure(const cfa::Program& prog, const cfa::Function& f) {
-  std::unique_ptr<LoopInfo> li = computeLoops(prog, f, false);
-  return LoopStructure{std::move(li->backEdge), std::move(li->loopsOf)};
+// The back edges and loop bodies only: the unwinding's merge points and liveness are its
+// own (computing them for every function of a 2,500-function closure was a third of a
+// bound condition's time on SQLite).
+LoopStructure loopStructure(const cfa::Program&, const cfa::Function& f) {
+  cfa::LoopStructure ls = cfa::computeLoopStructure(f);
+  return LoopStructure{std::move(ls.backEdge), std::move(ls.loopsOf)};
 }
 
 // ---------------------------------------------------------------- exploration
