@@ -107,7 +107,7 @@ enum class CheckKind : uint8_t {
 // edge whose condition is the constant 1 (open) or 0 (closed), which the engine sets for
 // each run from the entry it verifies. The frontend's defaults are those of a run whose
 // entry is none of these functions: `requires` checked, leading __VERIFIER_assume not
-// checked (an assume, as before), entry-only edges skipped.
+// checked (an assume, as before), entry-only edges skipped, leading `assert` checked.
 enum class ContractGate : uint8_t {
   None,
   Requires,       // before the Error edge of an ACSL `requires` clause (open by default)
@@ -119,6 +119,9 @@ enum class ContractGate : uint8_t {
   GlobalModel,    // before the entry model of a global in the nondeterministic initialisation
                   // (open: the harness model; closed by --entry-model arbitrary; README
                   // "Entry models"): both edges of the fork carry it, cond 1 or 0
+  LeadingAssert,  // before the Error edge of an `assert(e)` that opens a function's body
+                  // (open by default: closed only in the entry itself when it is not `main`)
+  AssertCondition,  // not a gate: an Assume of such an assertion's condition (as Condition)
 };
 
 // Memory-safety layout (issue 26), used only when a memory-safety property is checked

@@ -187,10 +187,15 @@ bool harnessApplies(const Program& p, FuncId entry, bool& recursive) {
   const Function& sf = p.functions[entry];
   bool any = false;
   for (const EntryParam& ep : sf.entryParams) any = any || ep.object >= 0;
-  if (!any || sf.entryParams.size() != sf.params.size() || sf.locs.empty()) return false;
   for (const Function& g : p.functions)
     for (const Edge& e : g.edges)
       if (e.kind == EdgeKind::Call && e.callee == entry) recursive = true;
+  // a recursive entry with leading assertions: the harness marks its first invocation
+  // (README "Contracts"), with or without objects to build
+  if (recursive && sf.name != "main")
+    for (const Edge& e : sf.edges) any = any || e.gate == ContractGate::LeadingAssert;
+  if (!any || (!sf.entryParams.empty() && sf.entryParams.size() != sf.params.size()) || sf.locs.empty())
+    return false;
   // a recursive entry clears its flag in the nondeterministic initialisation
   return !recursive || p.initNondetFunc != kNoFunc;
 }
@@ -222,6 +227,30 @@ void buildEntryHarness(Program& prog, FuncId entry, bool recursive) {
     clr.to = old;
     init.addEdge(std::move(clr));
     init.entry = start;
+    // A leading assertion is the entry's precondition on its first invocation only (README
+    // "Contracts"): `$entry_first$f` is 1 from the harness to the first recursive call,
+    // which clears it, so a recursive invocation's assertions are checks (withContracts).
+    bool leadingAsserts = false;
+    for (const Edge& e : f.edges) leadingAsserts = leadingAsserts || e.gate == ContractGate::LeadingAssert;
+    std::optional<VarId> firstVar;
+    if (leadingAsserts) {
+      Variable fv;
+      fv.name = std::string(kEntryFirstPrefix) + f.name;
+      fv.width = 8;
+      fv.kind = VarKind::Global;
+      firstVar = prog.addVar(std::move(fv));
+      Function& init2 = prog.functions[initF];
+      LocId s2 = init2.addLoc(init2.locs[init2.entry].range);
+      Edge clr2;
+      clr2.kind = EdgeKind::Assign;
+      clr2.lhs = *firstVar;
+      clr2.rhs = Expr::mkConst(0, 8);
+      clr2.text = "entry model: not in the first entry yet";
+      clr2.from = s2;
+      clr2.to = init2.entry;
+      init2.addEdge(std::move(clr2));
+      init2.entry = s2;
+    }
     LocId fork = b.cur;
     Edge again;
     again.kind = EdgeKind::Assume;
@@ -230,7 +259,22 @@ void buildEntryHarness(Program& prog, FuncId entry, bool recursive) {
     again.from = fork;
     again.to = body;
     again.range = f.range;
-    f.addEdge(std::move(again));
+    if (firstVar) {
+      LocId mid = f.addLoc(f.range);
+      again.to = mid;
+      Edge off;
+      off.kind = EdgeKind::Assign;
+      off.lhs = *firstVar;
+      off.rhs = Expr::mkConst(0, 8);
+      off.text = "entry model: a recursive invocation checks its leading assertions";
+      off.from = mid;
+      off.to = body;
+      off.range = f.range;
+      f.addEdge(std::move(again));
+      f.addEdge(std::move(off));
+    } else {
+      f.addEdge(std::move(again));
+    }
     Edge first;
     first.kind = EdgeKind::Assume;
     first.cond = Expr::mkBinary(BinOp::Ne, Expr::mkVar(*done, 8), Expr::mkConst(0, 8), 8);
@@ -243,10 +287,18 @@ void buildEntryHarness(Program& prog, FuncId entry, bool recursive) {
     set.rhs = Expr::mkConst(1, 8);
     set.text = "entry model: harness run";
     b.emit(std::move(set));
+    if (firstVar) {
+      Edge on;
+      on.kind = EdgeKind::Assign;
+      on.lhs = *firstVar;
+      on.rhs = Expr::mkConst(1, 8);
+      on.text = "entry model: the first entry assumes its leading assertions";
+      b.emit(std::move(on));
+    }
   }
 
   const std::vector<EntryObject> objs = f.entryObjects;
-  for (size_t i = 0; i < f.params.size(); ++i) {
+  for (size_t i = 0; i < f.params.size() && i < f.entryParams.size(); ++i) {
     const EntryParam& ep = f.entryParams[i];
     if (ep.object < 0) continue;
     VarId pv = f.params[i];
@@ -289,23 +341,97 @@ std::shared_ptr<Program> withContracts(const Program& src, FuncId entry) {
   for (const Function& g : src.functions)
     for (const Edge& e : g.edges)
       if (e.kind == EdgeKind::Call && e.callee == entry) recursive = true;
+  // a recursive entry's leading assertions: assumed on the first invocation only, when the
+  // harness marks it (buildEntryHarness)
+  std::optional<VarId> firstFlag;
+  if (recursive && !wholeProgram)
+    for (VarId v = 0; v < src.vars.size(); ++v)
+      if (src.vars[v].name == std::string(kEntryFirstPrefix) + src.functions[entry].name) firstFlag = v;
+  auto firstOnly = [&](const Edge& e, size_t fi) {
+    return firstFlag && fi == entry && e.kind == EdgeKind::Assume && e.gate == ContractGate::LeadingAssert;
+  };
+  auto isFirstOnly = [&](const Edge& e) {
+    return e.cond && e.cond->kind == ExprKind::Binary && !e.cond->ops.empty() && e.cond->ops[0] &&
+           e.cond->ops[0]->kind == ExprKind::Var && e.cond->ops[0]->var == *firstFlag;
+  };
+  // the gate's setting for this run, or nothing for an edge that is no gate
+  auto setting = [&](const Edge& e, bool isEntry) -> std::optional<bool> {
+    if (e.kind != EdgeKind::Assume) return std::nullopt;
+    switch (e.gate) {
+      case ContractGate::None:
+      case ContractGate::Condition:
+      case ContractGate::AssertCondition:
+      case ContractGate::GlobalModel: return std::nullopt;
+      case ContractGate::Requires: return !isEntry;
+      case ContractGate::LeadingAssume: return !wholeProgram && !isEntry;
+      case ContractGate::EntryOnly: return isEntry;
+      case ContractGate::NotEntry: return !isEntry;
+      // a leading assertion is the function's precondition when it is verified on its
+      // own; `main` has no caller, so its own assertions stay checks
+      case ContractGate::LeadingAssert: return wholeProgram || !isEntry;
+    }
+    return std::nullopt;
+  };
+  auto isSet = [](const Edge& e, bool open) {
+    return e.cond && e.cond->kind == ExprKind::Const && e.cond->value == (open ? 1u : 0u) && e.positive;
+  };
+  // no copy when every gate already has this run's setting (the frontend's defaults are
+  // those of a run whose entry is none of the gated functions)
+  bool change = false;
+  for (size_t fi = 0; fi < src.functions.size() && !change; ++fi)
+    for (const Edge& e : src.functions[fi].edges) {
+      if (firstOnly(e, fi) ? !isFirstOnly(e) : [&] {
+            std::optional<bool> open = setting(e, fi == entry && !recursive);
+            return open && !isSet(e, *open);
+          }()) {
+        change = true;
+        break;
+      }
+    }
+  if (!change) return nullptr;
   auto out = std::make_shared<Program>(src);
   for (size_t fi = 0; fi < out->functions.size(); ++fi) {
     const bool isEntry = fi == entry && !recursive;
     for (Edge& e : out->functions[fi].edges) {
-      if (e.kind != EdgeKind::Assume) continue;
-      bool open = false;
-      switch (e.gate) {
-        case ContractGate::None:
-        case ContractGate::Condition:
-        case ContractGate::GlobalModel: continue;
-        case ContractGate::Requires: open = !isEntry; break;
-        case ContractGate::LeadingAssume: open = !wholeProgram && !isEntry; break;
-        case ContractGate::EntryOnly: open = isEntry; break;
-        case ContractGate::NotEntry: open = !isEntry; break;
+      if (firstOnly(e, fi)) {  // open unless the harness's first invocation
+        e.cond = Expr::mkBinary(BinOp::Eq, Expr::mkVar(*firstFlag, 8), Expr::mkConst(0, 8), 32);
+        e.positive = true;
+        continue;
       }
-      e.cond = Expr::mkConst(open ? 1 : 0, 32);
+      std::optional<bool> open = setting(e, isEntry);
+      if (!open || isSet(e, *open)) continue;
+      e.cond = Expr::mkConst(*open ? 1 : 0, 32);
       e.positive = true;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> assumedPreconditions(const Program& p, FuncId entry) {
+  std::vector<std::string> out;
+  if (entry >= p.functions.size() || p.functions[entry].name == "main") return out;
+  const Function& f = p.functions[entry];
+  for (const Edge& g : f.edges) {
+    if (g.kind != EdgeKind::Assume || !g.cond) continue;
+    // closed, or (a recursive entry's leading assertion) closed on the first invocation
+    const bool closed = g.cond->kind == ExprKind::Const ? g.cond->value == 0
+                                                        : g.gate == ContractGate::LeadingAssert;
+    if (!closed) continue;
+    if (g.gate != ContractGate::Requires && g.gate != ContractGate::LeadingAssume &&
+        g.gate != ContractGate::LeadingAssert)
+      continue;
+    // the check the closed gate stands before: its text names the clause
+    for (uint32_t ei : f.locs[g.to].out) {
+      const Edge& e = f.edges[ei];
+      if (e.kind != EdgeKind::Error) continue;
+      std::string text = e.text;
+      const std::string at = "violated at call site: ";
+      if (size_t k = text.find(at); k != std::string::npos) text = text.substr(k + at.size());
+      const SourceRange& r = e.range.line ? e.range : g.range;
+      std::string place = (r.file.empty() ? p.mainFile : r.file);
+      if (size_t slash = place.rfind('/'); slash != std::string::npos) place = place.substr(slash + 1);
+      out.push_back(text + " (" + place + ":" + std::to_string(r.line) + ")");
+      break;
     }
   }
   return out;

@@ -64,5 +64,13 @@ std::shared_ptr<Program> withArbitraryGlobals(const Program& p);
 // entry-only edges closed: a violation on its first invocation is then a finding that
 // depends on the entry's inputs (latent), never a verdict `false` of its own.
 std::shared_ptr<Program> withContracts(const Program& p, FuncId entry);
+// The global a recursive entry's harness sets while its first invocation checks nothing
+// of its own leading assertions: this prefix and the entry's name.
+inline constexpr const char* kEntryFirstPrefix = "$entry_first$";
+
+// The clauses of the entry's own contract that `p` (as withContracts set it) assumes,
+// each as written with its place: "assert(s != NULL) (f.c:6)", "requires x < 10
+// (f.c:3)". Empty for `main` (its leading assumes are C's, not a contract).
+std::vector<std::string> assumedPreconditions(const Program& p, FuncId entry);
 
 }  // namespace argus::cfa

@@ -1725,9 +1725,11 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     out.result.condition.callDepth.reset();
   }
   const std::string closureHash = cfa::closureHashes(program)[req.function];
+  const std::vector<std::string> assumed = cfa::assumedPreconditions(*prepared, entry->id);
   auto complete = [&](result::VerificationResult& r) {
     r.closureHash = closureHash;
     r.warnings = parsed->notes;  // contract clauses left out (frontend), file:line each
+    r.assumedPrecondition = assumed;
     r.entryName = entry->name;
     r.entryFile = entry->range.file.empty() ? req.file : entry->range.file;
     r.entryLine = entry->range.line;

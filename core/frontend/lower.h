@@ -394,7 +394,14 @@ public:
   // the calls at the start of the body being lowered that are its contract: the
   // `__argus_requires` calls the rewrite inserted and leading __VERIFIER_assume calls
   std::unordered_set<const clang::Stmt*> contractCalls;
+  // the `assert(e)` statements that open the body (README "Contracts": the function's
+  // precondition when it is verified on its own), and whether one is being lowered
+  std::unordered_set<const clang::Stmt*> leadingAsserts;
+  bool inLeadingAssert = false;
   void findContractCalls(const clang::FunctionDecl* fd);
+  void lowerLeadingAssert(const clang::Stmt* s);
+  const clang::Expr* assertCondition(const clang::Expr* e) const;
+  void leadingAssertGate();
   void contractCheck(const clang::CallExpr* ce, const std::string& what, const cfa::SourceRange& where,
                      cfa::ContractGate gate);
   void contractEntryObject(const clang::CallExpr* ce);

@@ -404,6 +404,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
       name == "__assert_rtn" || name == "__assert" || name == "__assert_perror_fail") {
     // (not checking unreach-call: the call ends the execution, as __assert_fail does)
     if (!errorCallsAreErrors) endOfProgram(false, false);
+    if (name != "reach_error" && name != "__VERIFIER_error") leadingAssertGate();
     Edge e = edge(errorCallsAreErrors ? EdgeKind::Error : EdgeKind::Abort);
     emitTo(e, errorCallsAreErrors ? fn->error : fn->sink);
     cur = newLoc();

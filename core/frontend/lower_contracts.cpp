@@ -13,6 +13,7 @@
 // one element), so the assumption describes what callers pass instead of cutting every
 // path with hi > 0.
 #include <clang/AST/ASTContext.h>
+#include <clang/Lex/Lexer.h>
 
 #include "core/cfa/memlayout.h"
 #include "core/frontend/contracts.h"
@@ -52,6 +53,7 @@ ExprPtr c64(uint64_t v) { return Expr::mkConst(v, 64); }
 
 void Lowerer::findContractCalls(const FunctionDecl* fd) {
   contractCalls.clear();
+  leadingAsserts.clear();
   const auto* body = dyn_cast_or_null<CompoundStmt>(fd->getBody());
   if (!body || fn->systemHeader) return;
   for (const Stmt* s : body->body()) {
@@ -62,6 +64,100 @@ void Lowerer::findContractCalls(const FunctionDecl* fd) {
     else if (isLeadingAssume(ce)) contractCalls.insert(ce);
     else break;
   }
+  // Leading assertions: the `assert(e)` statements before the body's first statement with
+  // an effect. Declarations whose initialisers have no side effect, empty statements,
+  // `(void)x;` and the contract calls above may come between them; a constant condition
+  // (`assert(0)`: "never called") is no precondition and ends them.
+  for (const Stmt* s : body->body()) {
+    if (contractCalls.count(asCall(s))) continue;
+    if (isa<NullStmt>(s)) continue;
+    if (const auto* ds = dyn_cast<DeclStmt>(s)) {
+      bool pure = true;
+      for (const Decl* d : ds->decls())
+        if (const auto* vd = dyn_cast<VarDecl>(d))
+          pure = pure && !vd->isStaticLocal() && !vd->getType()->isVariablyModifiedType() &&
+                 (!vd->getInit() || !vd->getInit()->HasSideEffects(ctx));
+      if (!pure) break;
+      continue;
+    }
+    const auto* e = dyn_cast<clang::Expr>(s);
+    if (!e) break;
+    if (const clang::Expr* cond = assertCondition(e)) {
+      if (cond->isValueDependent() || cond->isEvaluatable(ctx)) break;
+      leadingAsserts.insert(s);
+      continue;
+    }
+    if (e->HasSideEffects(ctx)) break;
+  }
+}
+
+// The condition of `assert(e)` as C's <assert.h> expands it (`(e) ? (void)0 :
+// __assert_fail(...)`, glibc's `((void) sizeof ((e) ? 1 : 0), __extension__ ({ if (e) ;
+// else __assert_fail (...); }))`), or of a call of an undefined function `assert`; null
+// for anything else. The statement must be one whole expansion of a macro named assert.
+const clang::Expr* Lowerer::assertCondition(const clang::Expr* e) const {
+  const SourceManager& sm = ctx.getSourceManager();
+  if (const CallExpr* ce = asCall(e); ce && calleeName(ce) == "assert" && ce->getNumArgs() == 1 &&
+                                      !ce->getDirectCallee()->getDefinition())
+    return ce->getArg(0);
+  SourceLocation b = e->getBeginLoc(), en = e->getEndLoc();
+  if (!b.isMacroID() || !en.isMacroID()) return nullptr;
+  if (Lexer::getImmediateMacroName(b, sm, ctx.getLangOpts()) != "assert") return nullptr;
+  CharSourceRange rb = sm.getImmediateExpansionRange(b), re = sm.getImmediateExpansionRange(en);
+  if (rb.getBegin() != re.getBegin() || rb.getEnd() != re.getEnd()) return nullptr;
+  auto failCall = [](const Stmt* s) {
+    std::vector<const Stmt*> todo{s};
+    while (!todo.empty()) {
+      const Stmt* t = todo.back();
+      todo.pop_back();
+      if (!t) continue;
+      if (const auto* c = dyn_cast<CallExpr>(t)) {
+        std::string n = calleeName(c);
+        if (n == "__assert_fail" || n == "__assert_rtn" || n == "__assert" || n == "__assert_perror_fail") return true;
+      }
+      for (const Stmt* k : t->children()) todo.push_back(k);
+    }
+    return false;
+  };
+  // the `?:` or `if` whose failing branch calls __assert_fail
+  std::vector<const Stmt*> todo{e};
+  while (!todo.empty()) {
+    const Stmt* t = todo.back();
+    todo.pop_back();
+    if (!t) continue;
+    if (const auto* co = dyn_cast<ConditionalOperator>(t); co && failCall(co->getFalseExpr()) && !failCall(co->getCond()))
+      return co->getCond();
+    if (const auto* is = dyn_cast<IfStmt>(t); is && is->getElse() && failCall(is->getElse()) && !failCall(is->getCond()))
+      return is->getCond();
+    if (const auto* se = dyn_cast<StmtExpr>(t)) {
+      todo.push_back(se->getSubStmt());
+      continue;
+    }
+    for (const Stmt* k : t->children()) todo.push_back(k);
+  }
+  return nullptr;
+}
+
+// A leading assertion (findContractCalls): lowered as written, its condition's branches
+// marked (the replay does not count them as input decisions where the assertion is
+// assumed) and its failure behind a ContractGate::LeadingAssert gate (leadingAssertGate).
+void Lowerer::lowerLeadingAssert(const Stmt* s) {
+  const size_t before = fn->edges.size();
+  inLeadingAssert = true;
+  lowerStmt(s);
+  inLeadingAssert = false;
+  for (size_t i = before; i < fn->edges.size(); ++i)
+    if (fn->edges[i].kind == EdgeKind::Assume && fn->edges[i].gate == cfa::ContractGate::None)
+      fn->edges[i].gate = cfa::ContractGate::AssertCondition;
+}
+
+void Lowerer::leadingAssertGate() {
+  if (!inLeadingAssert || !errorCallsAreErrors) return;
+  Edge g = edge(EdgeKind::Assume);
+  g.cond = Expr::mkConst(1, 32);
+  g.gate = cfa::ContractGate::LeadingAssert;
+  g.text = "leading assertion: " + fn->name + "'s precondition, checked at the call";
+  emit(std::move(g));
 }
 
 void Lowerer::contractCheck(const CallExpr* ce, const std::string& what, const cfa::SourceRange& where,

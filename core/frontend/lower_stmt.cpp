@@ -849,6 +849,7 @@ void Lowerer::lowerFunction(const FunctionDecl* fd) {
   findContractCalls(fd);
   lowerStmt(fd->getBody());
   contractCalls.clear();
+  leadingAsserts.clear();
   // Falling off the end: main returns 0, other functions an unspecified value.
   curStmt = fd->getBody();
   if (fn->retVar) {
@@ -876,7 +877,10 @@ void Lowerer::lowerStmt(const Stmt* s) {
   curStmt = s;
   switch (s->getStmtClass()) {
     case Stmt::CompoundStmtClass:
-      for (const Stmt* c : cast<CompoundStmt>(s)->body()) lowerStmt(c);
+      for (const Stmt* c : cast<CompoundStmt>(s)->body()) {
+        if (!inLeadingAssert && leadingAsserts.count(c)) lowerLeadingAssert(c);
+        else lowerStmt(c);
+      }
       break;
     case Stmt::NullStmtClass:
       break;

@@ -102,6 +102,9 @@ VerificationResult decodeResult(const json& j) {
   if (j.contains("warnings") && j["warnings"].is_array())
     for (const json& w : j["warnings"])
       if (w.is_string()) r.warnings.push_back(w.get<std::string>());
+  if (j.contains("assumed_precondition") && j["assumed_precondition"].is_array())
+    for (const json& w : j["assumed_precondition"])
+      if (w.is_string()) r.assumedPrecondition.push_back(w.get<std::string>());
   if (j.contains("function") && j["function"].is_object()) {
     const json& f = j["function"];
     r.entryName = f.value("name", "");

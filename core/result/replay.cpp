@@ -757,11 +757,19 @@ class Interpreter {
   // is assumed there, cfa::withContracts): what the entry may assume, not an input
   // decision of a finding (a manifest finding stays manifest under `requires x > 0`).
   bool assumedContract(const cfa::Edge& e, FuncId f) const {
-    if (e.gate != cfa::ContractGate::Condition || f != entry_ || stack_.size() != 1) return false;
+    if (f != entry_ || stack_.size() != 1) return false;
+    // a contract's condition and the gates that assume it: requires and leading assumes,
+    // or leading assertions (README "Contracts")
+    auto gateOf = [&e](cfa::ContractGate g) {
+      return e.gate == cfa::ContractGate::Condition
+                 ? g == cfa::ContractGate::Requires || g == cfa::ContractGate::LeadingAssume
+                 : e.gate == cfa::ContractGate::AssertCondition && g == cfa::ContractGate::LeadingAssert;
+    };
     for (const cfa::Edge& g : p_.functions[f].edges)
-      if ((g.gate == cfa::ContractGate::Requires || g.gate == cfa::ContractGate::LeadingAssume) &&
-          g.kind == EdgeKind::Assume)
-        return g.cond && g.cond->kind == cfa::ExprKind::Const && g.cond->value == 0;
+      if (g.kind == EdgeKind::Assume && gateOf(g.gate))
+        // closed; or a recursive entry's leading assertion, closed on its first invocation
+        return g.cond && (g.cond->kind == cfa::ExprKind::Const ? g.cond->value == 0
+                                                               : g.gate == cfa::ContractGate::LeadingAssert);
     return false;
   }
 

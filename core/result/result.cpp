@@ -129,6 +129,7 @@ nlohmann::json toJson(const VerificationResult& r) {
   j["solver"] = r.solver;
   if (!r.reason.empty()) j["reason"] = r.reason;
   if (!r.warnings.empty()) j["warnings"] = r.warnings;
+  if (!r.assumedPrecondition.empty()) j["assumed_precondition"] = r.assumedPrecondition;
   if (r.counterexample) {
     const Counterexample& cex = *r.counterexample;
     j["counterexample"] = counterexampleJson(cex);
@@ -205,6 +206,11 @@ std::string toText(const VerificationResult& r) {
   for (const std::string& w : r.warnings)
     o << (w.find("warning:") == std::string::npos ? "warning: " : "") << w << "\n";
   o << "algorithm: " << r.algorithm << " (" << r.solver << ")\n";
+  if (!r.assumedPrecondition.empty()) {
+    o << "assuming its precondition:";
+    for (size_t i = 0; i < r.assumedPrecondition.size(); ++i) o << (i ? ", " : " ") << r.assumedPrecondition[i];
+    o << "\n";
+  }
   if (r.counterexample) {
     const Counterexample& cex = *r.counterexample;
     o << "counterexample (" << cex.steps.size() << " steps, from " << cex.entry

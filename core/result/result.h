@@ -185,6 +185,12 @@ struct VerificationResult {
   // (cfa::Program::notes: contract clauses outside the supported subset, contracts Clang
   // rejected), "f.c:3: warning: ...". JSON "warnings", text "warning:" lines.
   std::vector<std::string> warnings;
+  // The entry's own contract the run assumed (README "Contracts": its `requires` clauses,
+  // leading __VERIFIER_assume calls and leading assertions when it is verified on its
+  // own), each "assert(s != NULL) (f.c:6)": every verdict holds for the inputs that meet
+  // them; the callers' runs check them. JSON "assumed_precondition", text "assuming its
+  // precondition:".
+  std::vector<std::string> assumedPrecondition;
   // Further latent findings (issue 29 item 4: "a function with only latent findings is
   // unknown listing them"): after a latent `counterexample`, the run goes on with that
   // error location cut (engine/verify.cpp, continueAfterLatent) and lists here each

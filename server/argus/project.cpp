@@ -104,7 +104,13 @@ std::string engineId() {
 void classify(Job& j, const result::VerificationResult& r) {
   j.result = r;
   switch (r.verdict) {
-    case result::Verdict::True: j.verdict = "verified"; j.detail = ""; break;
+    case result::Verdict::True:
+      j.verdict = "verified";
+      j.detail = "";
+      // its own contract assumed (README "Contracts"); its callers' runs check it
+      for (size_t i = 0; i < r.assumedPrecondition.size(); ++i)
+        j.detail += (i ? ", " : "assuming its precondition: ") + r.assumedPrecondition[i];
+      break;
     case result::Verdict::False:
       j.verdict = "counterexample";
       j.detail = std::to_string(r.counterexample ? r.counterexample->steps.size() : 0) + " steps";
@@ -696,6 +702,7 @@ int runProject(const std::vector<std::string>& args) {
       if (j.result && j.result->condition.bound) o["bound"] = *j.result->condition.bound;
       if (j.result && j.result->condition.complete) o["complete"] = true;  // every path, whatever the bound
       if (j.result && j.result->condition.vacuous) o["vacuous"] = true;    // every check behind the construct
+      if (j.result && !j.result->assumedPrecondition.empty()) o["assumed_precondition"] = j.result->assumedPrecondition;
       out["functions"].push_back(std::move(o));
     }
     json files = json::object();

@@ -359,7 +359,13 @@ std::string lensTitle(const FunctionStatus& f) {
       t = f.result && f.result->verdict == result::Verdict::Unknown ? conditional() + " (" + f.algorithm + " running)"
                                                                      : "argus: running " + f.algorithm;
       break;
-    case FunctionState::Verified: t = "verified"; break;
+    case FunctionState::Verified:
+      t = "verified";
+      // for the inputs that meet its own contract (README "Contracts"), which callers' runs check
+      if (f.result)
+        for (size_t i = 0; i < f.result->assumedPrecondition.size(); ++i)
+          t += (i ? ", " : " assuming its precondition: ") + f.result->assumedPrecondition[i];
+      break;
     case FunctionState::Violated:
       t = "counterexample (" + std::to_string(f.result->counterexample ? f.result->counterexample->steps.size() : 0) +
           " steps)";

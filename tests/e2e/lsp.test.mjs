@@ -188,6 +188,28 @@ int before(int h) { check(h); return hook(h); }
   assert.ok(titles.some((t) => t.includes('nothing verified: every check lies behind')), JSON.stringify(titles));
 });
 
+// A leading assertion is the function's precondition when it is verified on its own
+// (README "Contracts"): the lens says what was assumed, and a caller breaking it fails.
+test('a function verified under its leading assertions says so; a caller that breaks them fails', async () => {
+  d.conn.sendNotification('workspace/didChangeConfiguration', { settings: { argus: { chain: ['bmc'], timeout: 20 } } });
+  const auri = fileUri('/tmp/argus-e2e/lsp_leading.c');
+  const text = `#include <assert.h>
+int get(int *a, int i) {
+  assert(i >= 0 && i < 4);
+  return a[i];
+}
+int bad(void) { int a[4] = {0}; return get(a, 4); }
+`;
+  d.conn.sendNotification('textDocument/didOpen', { textDocument: { uri: auri, languageId: 'c', version: 1, text } });
+  await waitFor(() => settled(d.rec, auri, 1), 60000, 'leading-assertion document verified');
+  assert.equal(fnStatus(d.rec, auri, 'get').state, 'verified');
+  assert.equal(fnStatus(d.rec, auri, 'bad').state, 'violated');
+  const lenses = await d.conn.sendRequest('textDocument/codeLens', { textDocument: { uri: auri } });
+  const titles = lenses.map((l) => l.command?.title ?? '');
+  assert.ok(titles.some((t) => t.includes('verified assuming its precondition: assert(i >= 0 && i < 4) (lsp_leading.c:3)')),
+    JSON.stringify(titles));
+});
+
 test('after shutdown, requests are refused', async () => {
   await d.conn.sendRequest('shutdown');
   await assert.rejects(d.conn.sendRequest('textDocument/codeLens', { textDocument: { uri } }), (e) => e.code === -32600);

@@ -368,3 +368,136 @@ TEST(Contracts, AHeadersPrototypeContractIsAssumedAndAsserted) {
     }
   fs::remove_all(dir);
 }
+
+// ---------------------------------------------------------------- leading assertions
+
+namespace {
+
+// `assert(e)` statements that open a body (README "Contracts"): the function's precondition
+// when it is verified on its own, a check at every call, and a check in `main` itself.
+const std::string kAsserts =
+    "#include <assert.h>\n"
+    "int get(int *a, int i) {\n"
+    "  int r;\n"
+    "  assert(a != 0);\n"
+    "  assert(i >= 0 && i < 4);\n"
+    "  r = i + 1;\n"
+    "  if (r > 4) reach_error();\n"
+    "  return r;\n"
+    "}\n"
+    "int pick(int *p, int n) {\n"
+    "  assert(p != 0);\n"
+    "  if (n > 5) reach_error();\n"
+    "  return n;\n"
+    "}\n"
+    "int late(int i) {\n"
+    "  i++;\n"
+    "  assert(i > 0);\n"
+    "  return i;\n"
+    "}\n"
+    "int never(int x) {\n"
+    "  assert(0);\n"
+    "  return x;\n"
+    "}\n"
+    "int any(int y) { int a[4]; return get(a, y); }\n"
+    "int bad(void) { int a[4]; return get(a, 4); }\n"
+    "int fine(void) { int a[4]; return get(a, 3); }\n";
+
+}  // namespace
+
+TEST(Contracts, ALeadingAssertionIsTheEntrysPreconditionAndACheckAtEveryCall) {
+  const std::string l1 = std::to_string(lineOf(kAsserts, "assert(a != 0)"));
+  const std::string l2 = std::to_string(lineOf(kAsserts, "assert(i >= 0 &&"));
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      // the entry: both assertions assumed (the error behind them needs i >= 4), and said so
+      auto g = run(kAsserts, "get", dm, alg);
+      EXPECT_EQ(g.result.verdict, Verdict::True) << describe(g) << " " << name(dm, alg);
+      EXPECT_EQ(g.result.assumedPrecondition,
+                (std::vector<std::string>{"assert(a != 0) (test.c:" + l1 + ")",
+                                          "assert(i >= 0 && i < 4) (test.c:" + l2 + ")"}))
+          << name(dm, alg);
+      // a caller passing any value: a latent finding at get's assertion, nothing assumed
+      auto a = run(kAsserts, "any", dm, alg);
+      ASSERT_TRUE(a.result.counterexample) << describe(a) << " " << name(dm, alg);
+      EXPECT_EQ(a.result.counterexample->finding, "latent") << describe(a);
+      EXPECT_EQ(a.result.counterexample->steps.back().line, std::stoul(l2)) << describe(a);
+      EXPECT_TRUE(a.result.assumedPrecondition.empty());
+      // a caller passing 4: manifest false; one passing 3: true
+      auto b = run(kAsserts, "bad", dm, alg);
+      EXPECT_EQ(b.result.verdict, Verdict::False) << describe(b) << " " << name(dm, alg);
+      if (b.result.counterexample) {
+        EXPECT_EQ(b.result.counterexample->finding, "manifest");
+      }
+      auto f = run(kAsserts, "fine", dm, alg);
+      EXPECT_EQ(f.result.verdict, Verdict::True) << describe(f) << " " << name(dm, alg);
+    }
+}
+
+TEST(Contracts, OnlyLeadingNonConstantAssertionsAreAssumedAndTheirConditionIsNoInputDecision) {
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      // the finding after an assumed assertion: its precondition is the program's own test
+      // only, not the assertion's condition
+      auto p = run(kAsserts, "pick", dm, alg);
+      ASSERT_TRUE(p.result.counterexample) << describe(p) << " " << name(dm, alg);
+      EXPECT_EQ(p.result.counterexample->finding, "latent");
+      EXPECT_EQ(result::preconditionText(*p.result.counterexample),
+                "fails if on entry: n > 5 (test.c:" + std::to_string(lineOf(kAsserts, "if (n > 5)")) + ")");
+      // after a statement with an effect: a check (latent), nothing assumed
+      auto l = run(kAsserts, "late", dm, alg);
+      ASSERT_TRUE(l.result.counterexample) << describe(l) << " " << name(dm, alg);
+      EXPECT_EQ(l.result.counterexample->finding, "latent");
+      EXPECT_TRUE(l.result.assumedPrecondition.empty());
+      // assert(0): "never called" is no precondition; calling it fails on every input
+      auto n = run(kAsserts, "never", dm, alg);
+      EXPECT_EQ(n.result.verdict, Verdict::False) << describe(n) << " " << name(dm, alg);
+      EXPECT_TRUE(n.result.assumedPrecondition.empty());
+    }
+}
+
+TEST(Contracts, MainsOwnLeadingAssertionStaysACheck) {
+  const std::string prog =
+      "#include <assert.h>\n"
+      "int g;\n"
+      "int main(void) {\n"
+      "  assert(g != 0);\n"
+      "  return 0;\n"
+      "}\n";
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      auto o = run(prog, "main", dm, alg);
+      EXPECT_EQ(o.result.verdict, Verdict::False) << describe(o) << " " << name(dm, alg);
+      EXPECT_TRUE(o.result.assumedPrecondition.empty());
+    }
+}
+
+TEST(Contracts, ARecursiveEntryAssumesItsLeadingAssertionOnTheFirstInvocationOnly) {
+  // depth(1) calls depth(-1): the recursive invocation's assertion is a check (a latent
+  // finding from n = 1), the first invocation's an assumption (no finding from n < 0)
+  const std::string code =
+      "#include <assert.h>\n"
+      "int depth(int n) {\n"
+      "  assert(n >= 0);\n"
+      "  if (n == 0) return 0;\n"
+      "  return 1 + depth(n - 2);\n"
+      "}\n"
+      "int even(int n) {\n"
+      "  assert(n >= 0 && n % 2 == 0);\n"
+      "  if (n == 0) return 0;\n"
+      "  return 1 + even(n - 2);\n"
+      "}\n";
+  for (auto dm : kModels) {
+    auto d = run(code, "depth", dm, engine::Algorithm::Bmc);
+    ASSERT_TRUE(d.result.counterexample) << describe(d) << " " << name(dm, engine::Algorithm::Bmc);
+    EXPECT_EQ(d.result.counterexample->finding, "latent");
+    EXPECT_EQ(d.result.assumedPrecondition.size(), 1u);
+    size_t calls = 0;
+    for (const auto& s : d.result.counterexample->steps) calls += s.statement == "depth(n - 2)";
+    EXPECT_EQ(calls, 1u) << "the failing assertion is the recursive invocation's";
+    // every invocation meets the precondition: nothing fails (bmc: within its bound)
+    auto e = run(code, "even", dm, engine::Algorithm::Bmc);
+    EXPECT_NE(e.result.verdict, Verdict::False) << describe(e);
+    EXPECT_FALSE(e.result.counterexample) << describe(e);
+  }
+}
