@@ -200,101 +200,75 @@ bool harnessApplies(const Program& p, FuncId entry, bool& recursive) {
   return !recursive || p.initNondetFunc != kNoFunc;
 }
 
+// An assignment of an 8-bit flag of the harness.
+Edge setFlag(VarId v, uint64_t value, const std::string& text) {
+  Edge e;
+  e.kind = EdgeKind::Assign;
+  e.lhs = v;
+  e.rhs = Expr::mkConst(value, 8);
+  e.text = text;
+  return e;
+}
+
+// A global flag of the harness, cleared first thing in the nondeterministic initialisation.
+VarId harnessFlag(Program& prog, const std::string& name, const std::string& clearText) {
+  Variable v;
+  v.name = name;
+  v.width = 8;
+  v.kind = VarKind::Global;
+  VarId id = prog.addVar(std::move(v));
+  Function& init = prog.functions[prog.initNondetFunc];
+  LocId old = init.entry;
+  LocId start = init.addLoc(init.locs[old].range);
+  Edge clr = setFlag(id, 0, clearText);
+  clr.from = start;
+  clr.to = old;
+  init.addEdge(std::move(clr));
+  init.entry = start;
+  return id;
+}
+
 void buildEntryHarness(Program& prog, FuncId entry, bool recursive) {
   Function& f = prog.functions[entry];
   const LocId body = f.entry;
   Builder b{prog, f, f.addLoc(f.range), f.range};
   f.entry = b.cur;
 
-  std::optional<VarId> done;
   if (recursive) {
     // run the harness on the first entry only
-    Variable v;
-    v.name = "$entry_harness_done$" + f.name;
-    v.width = 8;
-    v.kind = VarKind::Global;
-    done = prog.addVar(std::move(v));
-    cfa::FuncId initF = prog.initNondetFunc;
-    Function& init = prog.functions[initF];
-    LocId old = init.entry;
-    LocId start = init.addLoc(init.locs[old].range);
-    Edge clr;
-    clr.kind = EdgeKind::Assign;
-    clr.lhs = *done;
-    clr.rhs = Expr::mkConst(0, 8);
-    clr.text = "entry model: harness not run yet";
-    clr.from = start;
-    clr.to = old;
-    init.addEdge(std::move(clr));
-    init.entry = start;
+    const VarId done = harnessFlag(prog, "$entry_harness_done$" + f.name, "entry model: harness not run yet");
     // A leading assertion is the entry's precondition on its first invocation only (README
     // "Contracts"): `$entry_first$f` is 1 from the harness to the first recursive call,
     // which clears it, so a recursive invocation's assertions are checks (withContracts).
     bool leadingAsserts = false;
     for (const Edge& e : f.edges) leadingAsserts = leadingAsserts || e.gate == ContractGate::LeadingAssert;
     std::optional<VarId> firstVar;
-    if (leadingAsserts) {
-      Variable fv;
-      fv.name = std::string(kEntryFirstPrefix) + f.name;
-      fv.width = 8;
-      fv.kind = VarKind::Global;
-      firstVar = prog.addVar(std::move(fv));
-      Function& init2 = prog.functions[initF];
-      LocId s2 = init2.addLoc(init2.locs[init2.entry].range);
-      Edge clr2;
-      clr2.kind = EdgeKind::Assign;
-      clr2.lhs = *firstVar;
-      clr2.rhs = Expr::mkConst(0, 8);
-      clr2.text = "entry model: not in the first entry yet";
-      clr2.from = s2;
-      clr2.to = init2.entry;
-      init2.addEdge(std::move(clr2));
-      init2.entry = s2;
-    }
-    LocId fork = b.cur;
+    if (leadingAsserts)
+      firstVar = harnessFlag(prog, std::string(kEntryFirstPrefix) + f.name, "entry model: not in the first entry yet");
+    const ExprPtr ran = Expr::mkBinary(BinOp::Ne, Expr::mkVar(done, 8), Expr::mkConst(0, 8), 8);
     Edge again;
     again.kind = EdgeKind::Assume;
-    again.cond = Expr::mkBinary(BinOp::Ne, Expr::mkVar(*done, 8), Expr::mkConst(0, 8), 8);
+    again.cond = ran;
     again.text = "entry model: a recursive call, no harness";
-    again.from = fork;
-    again.to = body;
+    again.from = b.cur;
+    again.to = firstVar ? f.addLoc(f.range) : body;
     again.range = f.range;
     if (firstVar) {
-      LocId mid = f.addLoc(f.range);
-      again.to = mid;
-      Edge off;
-      off.kind = EdgeKind::Assign;
-      off.lhs = *firstVar;
-      off.rhs = Expr::mkConst(0, 8);
-      off.text = "entry model: a recursive invocation checks its leading assertions";
-      off.from = mid;
+      Edge off = setFlag(*firstVar, 0, "entry model: a recursive invocation checks its leading assertions");
+      off.from = again.to;
       off.to = body;
       off.range = f.range;
-      f.addEdge(std::move(again));
       f.addEdge(std::move(off));
-    } else {
-      f.addEdge(std::move(again));
     }
+    f.addEdge(std::move(again));
     Edge first;
     first.kind = EdgeKind::Assume;
-    first.cond = Expr::mkBinary(BinOp::Ne, Expr::mkVar(*done, 8), Expr::mkConst(0, 8), 8);
+    first.cond = ran;
     first.positive = false;
     first.text = "entry model: the first entry";
     b.emit(std::move(first));
-    Edge set;
-    set.kind = EdgeKind::Assign;
-    set.lhs = *done;
-    set.rhs = Expr::mkConst(1, 8);
-    set.text = "entry model: harness run";
-    b.emit(std::move(set));
-    if (firstVar) {
-      Edge on;
-      on.kind = EdgeKind::Assign;
-      on.lhs = *firstVar;
-      on.rhs = Expr::mkConst(1, 8);
-      on.text = "entry model: the first entry assumes its leading assertions";
-      b.emit(std::move(on));
-    }
+    b.emit(setFlag(done, 1, "entry model: harness run"));
+    if (firstVar) b.emit(setFlag(*firstVar, 1, "entry model: the first entry assumes its leading assertions"));
   }
 
   const std::vector<EntryObject> objs = f.entryObjects;
