@@ -358,25 +358,46 @@ class Builder {
 
 }  // namespace
 
+namespace {
+
+// The loop at L of f when it has the form of a translation loop (the header's comment),
+// before its guard's atoms are looked at.
+std::optional<Cycle> candidateLoop(const Program& p, const Function& f, LocId L) {
+  if (f.locs[L].out.size() != 2) return std::nullopt;
+  const Edge& e0 = f.edges[f.locs[L].out[0]];
+  const Edge& e1 = f.edges[f.locs[L].out[1]];
+  if (e0.kind != EdgeKind::Assume || e1.kind != EdgeKind::Assume || e0.positive == e1.positive) return std::nullopt;
+  if (e0.cond != e1.cond && toString(e0.cond) != toString(e1.cond)) return std::nullopt;
+  const Edge& pos = e0.positive ? e0 : e1;
+  if (pos.check != CheckKind::None || pos.to == L) return std::nullopt;
+  auto cycle = translationCycle(p, f, L, pos.to);
+  if (!cycle) return std::nullopt;
+  bool narrow = false;  // _Bool-like widths: no sign bit to speak of; wider than 64 bits: not done
+  for (auto& [v, d] : cycle->delta) narrow = narrow || p.vars[v].width < 2 || p.vars[v].width > 64;
+  if (narrow) return std::nullopt;
+  return cycle;
+}
+
+}  // namespace
+
+bool mayAccelerate(const Program& p) {
+  for (const Function& f : p.functions)
+    for (LocId L = 0; L < f.locs.size(); ++L)
+      if (candidateLoop(p, f, L)) return true;
+  return false;
+}
+
 uint32_t accelerateLoops(Program& p) {
   uint32_t count = 0;
   for (size_t fi = 0; fi < p.functions.size(); ++fi) {
     Function& f = p.functions[fi];
     const size_t nlocs = f.locs.size();
     for (LocId L = 0; L < nlocs; ++L) {
-      if (f.locs[L].out.size() != 2) continue;
-      const Edge& e0 = f.edges[f.locs[L].out[0]];
-      const Edge& e1 = f.edges[f.locs[L].out[1]];
-      if (e0.kind != EdgeKind::Assume || e1.kind != EdgeKind::Assume || e0.positive == e1.positive) continue;
-      if (e0.cond != e1.cond && toString(e0.cond) != toString(e1.cond)) continue;
-      const Edge& pos = e0.positive ? e0 : e1;
-      if (pos.check != CheckKind::None || pos.to == L) continue;
-      auto cycle = translationCycle(p, f, L, pos.to);
+      auto cycle = candidateLoop(p, f, L);
       if (!cycle) continue;
+      const Edge& e0 = f.edges[f.locs[L].out[0]];
       const std::map<VarId, uint64_t>* delta = &cycle->delta;
-      bool narrow = false;  // _Bool-like widths: no sign bit to speak of; wider than 64 bits: not done
-      for (auto& [v, d] : *delta) narrow = narrow || p.vars[v].width < 2 || p.vars[v].width > 64;
-      if (narrow) continue;
+      const Edge& pos = e0.positive ? e0 : f.edges[f.locs[L].out[1]];
       std::vector<ExprPtr> atoms;
       conjuncts(pos.cond, atoms);
       const uint32_t posEdge = e0.positive ? f.locs[L].out[0] : f.locs[L].out[1];

@@ -55,6 +55,11 @@
 
 namespace argus::cfa {
 
+// Whether some loop of `p` has the form above as far as its body goes (its guard's atoms
+// not yet looked at): when not, accelerateLoops would add nothing (and a caller need not
+// copy the program for it).
+bool mayAccelerate(const Program& p);
+
 // Adds a shortcut to every loop of every function that has the form above; returns how
 // many. Adds locations, edges and one variable per loop; indices of existing
 // locations, edges and variables do not change.

@@ -577,8 +577,10 @@ result::VerificationResult runAlgorithm(const cfa::Program& program, const cfa::
     // (an additional path per translation loop; the loop itself stays, and the replay
     // interpreter runs it, core/cfa/accelerate.h). Conditions are built on `program`:
     // the original locations and edges keep their indices.
-    auto acc = std::make_shared<cfa::Program>(program);
-    uint32_t accLoops = cfa::accelerateLoops(*acc);
+    // (no copy of a 2,500-function slice when no loop has the form)
+    std::shared_ptr<cfa::Program> acc =
+        cfa::mayAccelerate(program) ? std::make_shared<cfa::Program>(program) : nullptr;
+    uint32_t accLoops = acc ? cfa::accelerateLoops(*acc) : 0;
     if (!accLoops) acc.reset();
     const cfa::Program& uprog = acc ? *acc : program;
     auto bo = commonOptions<algorithms::BmcOptions>(req, timeoutS);
