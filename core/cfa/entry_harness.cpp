@@ -381,6 +381,20 @@ std::shared_ptr<Program> withContracts(const Program& src, FuncId entry) {
   return out;
 }
 
+bool entryModelDepthBounded(const Program& p, FuncId entry) {
+  if (entry >= p.functions.size() || p.functions[entry].name == "main") return false;
+  const std::string tail = "(depth bound)";
+  auto bounded = [&](FuncId f) {
+    if (f == kNoFunc || f >= p.functions.size()) return false;
+    for (const Edge& e : p.functions[f].edges)
+      if (e.text.size() >= tail.size() && e.text.compare(e.text.size() - tail.size(), tail.size(), tail) == 0 &&
+          e.text.rfind("entry model: ", 0) == 0)
+        return true;
+    return false;
+  };
+  return bounded(entry) || bounded(p.initNondetFunc);
+}
+
 std::vector<std::string> assumedPreconditions(const Program& p, FuncId entry) {
   std::vector<std::string> out;
   if (entry >= p.functions.size() || p.functions[entry].name == "main") return out;

@@ -64,6 +64,11 @@ std::shared_ptr<Program> withArbitraryGlobals(const Program& p);
 // entry-only edges closed: a violation on its first invocation is then a finding that
 // depends on the entry's inputs (latent), never a verdict `false` of its own.
 std::shared_ptr<Program> withContracts(const Program& p, FuncId entry);
+// Whether the entry model of `entry` (its harness and, for an entry other than `main`, the
+// globals' model in the nondeterministic initialisation) leaves a pointer slot null at its
+// depth bound: then a verdict covers only the inputs whose deeper pointers are null.
+bool entryModelDepthBounded(const Program& p, FuncId entry);
+
 // The global a recursive entry's harness sets while its first invocation checks nothing
 // of its own leading assertions: this prefix and the entry's name.
 inline constexpr const char* kEntryFirstPrefix = "$entry_first$";

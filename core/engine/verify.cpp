@@ -1318,6 +1318,8 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
 
 }  // namespace
 
+const char* const kDepthBoundCaveat =
+    "; for the entry model's inputs: pointers held in objects at its depth bound (2) are null";
 const char* const kDefaultChain = "bmc:k=1,explicit:time=10,pred";
 const char* const kAutoChain = "bmc:k=2:time=2,kind|pred:cond=ignore:after=1";
 
@@ -1761,6 +1763,10 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     continueAfterLatent(*parsed, prepared, harnessed, req, out, wall0, provisional);
   }
   complete(out.result);
+  // a `true` is of the entry model's inputs (README "Entry models"): say where that model
+  // stops, so that a list of two nodes is not read as every list
+  if (out.result.verdict == result::Verdict::True && cfa::entryModelDepthBounded(*prepared, entry->id))
+    out.result.condition.summary += std::string(kDepthBoundCaveat);
   if (!req.conditionOut.empty()) {
     try {
       writeCondition(program, req, out.result);

@@ -238,6 +238,9 @@ struct VerifyRequest {
   bool monitorOverflow = false;
 };
 
+// Appended to the summary of a `true` whose entry model stops at its depth bound
+// (cfa::entryModelDepthBounded).
+extern const char* const kDepthBoundCaveat;
 // The chain --algorithm cmc runs when --chain is not given.
 extern const char* const kDefaultChain;
 // The default strategy (`auto`): chosen by measurement on the shared benchmark set, see

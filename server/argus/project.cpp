@@ -110,6 +110,8 @@ void classify(Job& j, const result::VerificationResult& r) {
       // its own contract assumed (README "Contracts"); its callers' runs check it
       for (size_t i = 0; i < r.assumedPrecondition.size(); ++i)
         j.detail += (i ? ", " : "assuming its precondition: ") + r.assumedPrecondition[i];
+      if (r.condition.summary.find(engine::kDepthBoundCaveat) != std::string::npos)
+        j.detail += (j.detail.empty() ? "" : "; ") + std::string(engine::kDepthBoundCaveat + 2);
       break;
     case result::Verdict::False:
       j.verdict = "counterexample";

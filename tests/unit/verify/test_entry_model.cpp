@@ -118,6 +118,25 @@ TEST(EntryModel, PointerFieldsToDepthTwoThenNull) {
                Verdict::True);
 }
 
+// A `true` covers the model's inputs only: where the model stops at its depth bound, the
+// verdict says so (a bug that needs a third node is not there to be found); without a
+// depth-bounded object nothing is added.
+TEST(EntryModel, ATrueOfTheDepthBoundedModelSaysWhereTheModelStops) {
+  const std::string code = "struct N { int v; struct N *next; };\n"
+                           "int f(struct N *n) { if ((unsigned long)n->next->next != 0) reach_error(); return 0; }\n"
+                           "int g(int x) { if (x * 0 != 0) reach_error(); return x; }\n";
+  for (auto dm : kModels) {
+    auto f = run(code, "f", engine::EntryModel::Harness, dm);
+    EXPECT_EQ(f.result.verdict, Verdict::True) << name(dm) << ": " << f.result.reason;
+    EXPECT_NE(f.result.condition.summary.find(engine::kDepthBoundCaveat), std::string::npos)
+        << name(dm) << ": " << f.result.condition.summary;
+    auto g = run(code, "g", engine::EntryModel::Harness, dm);
+    EXPECT_EQ(g.result.verdict, Verdict::True) << name(dm) << ": " << g.result.reason;
+    EXPECT_EQ(g.result.condition.summary.find(engine::kDepthBoundCaveat), std::string::npos)
+        << name(dm) << ": " << g.result.condition.summary;
+  }
+}
+
 TEST(EntryModel, ObjectBoundLeavesLaterParametersTheirOwnObjects) {
   // the first parameter's 70 pointer fields exhaust the 64 objects: the rest are null,
   // and q still points to a fresh object of its own
