@@ -400,6 +400,10 @@ public:
   bool inLeadingAssert = false;
   void findContractCalls(const clang::FunctionDecl* fd);
   void lowerLeadingAssert(const clang::Stmt* s);
+  // the C library's assertion-failure functions, which a failed `assert` calls
+  static bool isAssertFailure(const std::string& name) {
+    return name == "__assert_fail" || name == "__assert_rtn" || name == "__assert" || name == "__assert_perror_fail";
+  }
   const clang::Expr* assertCondition(const clang::Expr* e) const;
   void leadingAssertGate();
   void contractCheck(const clang::CallExpr* ce, const std::string& what, const cfa::SourceRange& where,

@@ -400,8 +400,7 @@ ExprPtr Lowerer::builtinCall(const CallExpr* ce, const std::string& name, bool& 
     if (ExprPtr r = mathBuiltin(ce, name, mine); mine) return r;
   }
 
-  if (name == "reach_error" || name == "__VERIFIER_error" || name == "__assert_fail" ||
-      name == "__assert_rtn" || name == "__assert" || name == "__assert_perror_fail") {
+  if (name == "reach_error" || name == "__VERIFIER_error" || isAssertFailure(name)) {
     // (not checking unreach-call: the call ends the execution, as __assert_fail does)
     if (!errorCallsAreErrors) endOfProgram(false, false);
     if (name != "reach_error" && name != "__VERIFIER_error") leadingAssertGate();

@@ -112,8 +112,7 @@ const clang::Expr* Lowerer::assertCondition(const clang::Expr* e) const {
       todo.pop_back();
       if (!t) continue;
       if (const auto* c = dyn_cast<CallExpr>(t)) {
-        std::string n = calleeName(c);
-        if (n == "__assert_fail" || n == "__assert_rtn" || n == "__assert" || n == "__assert_perror_fail") return true;
+        if (isAssertFailure(calleeName(c))) return true;
       }
       for (const Stmt* k : t->children()) todo.push_back(k);
     }
@@ -146,8 +145,18 @@ void Lowerer::lowerLeadingAssert(const Stmt* s) {
   inLeadingAssert = true;
   lowerStmt(s);
   inLeadingAssert = false;
+  // (not the property checks inside the condition, `assert(p->n)`'s dereference: their
+  // branches stay decisions, so a finding there is latent exactly when it was before)
+  auto propertyCheck = [&](const Edge& a) {
+    if (a.check != cfa::CheckKind::None) return true;
+    for (uint32_t o : fn->locs[a.to].out)
+      if (fn->edges[o].kind == EdgeKind::Error && (fn->edges[o].check != cfa::CheckKind::None || !fn->edges[o].property.empty()))
+        return true;
+    return false;
+  };
   for (size_t i = before; i < fn->edges.size(); ++i)
-    if (fn->edges[i].kind == EdgeKind::Assume && fn->edges[i].gate == cfa::ContractGate::None)
+    if (fn->edges[i].kind == EdgeKind::Assume && fn->edges[i].gate == cfa::ContractGate::None &&
+        !propertyCheck(fn->edges[i]))
       fn->edges[i].gate = cfa::ContractGate::AssertCondition;
 }
 
