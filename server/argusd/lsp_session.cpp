@@ -362,9 +362,12 @@ std::string lensTitle(const FunctionStatus& f) {
     case FunctionState::Verified:
       t = "verified";
       // for the inputs that meet its own contract (README "Contracts"), which callers' runs check
-      if (f.result)
-        for (size_t i = 0; i < f.result->assumedPrecondition.size(); ++i)
-          t += (i ? ", " : " assuming its precondition: ") + f.result->assumedPrecondition[i];
+      // (a lens is one line: two clauses, then how many more; `argus verify` lists them all)
+      if (f.result) {
+        const std::vector<std::string>& pre = f.result->assumedPrecondition;
+        for (size_t i = 0; i < pre.size() && i < 2; ++i) t += (i ? ", " : " assuming its precondition: ") + pre[i];
+        if (pre.size() > 2) t += " and " + std::to_string(pre.size() - 2) + " more";
+      }
       break;
     case FunctionState::Violated:
       t = "counterexample (" + std::to_string(f.result->counterexample ? f.result->counterexample->steps.size() : 0) +
