@@ -385,6 +385,14 @@ std::unique_ptr<Program> slice(const Program& p, FuncId entry, const Dependencie
     nf.error = nf.addLoc();
     nf.sink = nf.addLoc();
     LocId cur = nf.entry;
+    {
+      // an init function has tens of thousands of edges on real code (SQLite: every
+      // global's initialiser): one allocation, not a chain of moves of every Edge
+      size_t kept = 2;
+      for (uint32_t i : deps.partsOf(f)) kept += c.parts[i] ? p.initParts[i].endEdge - p.initParts[i].firstEdge + 1 : 0;
+      nf.edges.reserve(kept);
+      nf.locs.reserve(kept + 4);
+    }
     uint64_t gap = 0;
     std::optional<VarId> gapVar;
     auto flushGap = [&] {

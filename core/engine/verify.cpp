@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -438,10 +439,53 @@ std::vector<std::string> loopsOf(const cfa::Program& p, const cfa::Function& ent
 // BMC's bound (and k-induction's base case) as a condition: which loops were cut, and
 // the assumption automaton "verified for loops unrolled <= k times"
 // (core/algorithms/bmc/bound_condition.h).
-void attachBoundCondition(const cfa::Program& program, const cfa::Function& entry, result::VerificationResult& r) {
+}  // namespace
+
+// The closure hashes are computed when the slice is final (it is const from there on);
+// the loop lists on the first checkpoint that names them. Only for the program they were
+// made for: a stage on another program (recursion inlined, ...) computes its own.
+struct SliceFacts {
+  const cfa::Program* program = nullptr;
+  std::map<std::string, std::string> closures;
+  std::mutex m;
+  std::map<cfa::FuncId, std::shared_ptr<const std::vector<std::string>>> loops;
+};
+
+namespace {
+
+SliceFacts* factsFor(const VerifyRequest* req, const cfa::Program& p) {
+  return req && req->sliceFacts && req->sliceFacts->program == &p ? req->sliceFacts.get() : nullptr;
+}
+
+std::string programHashOf(const VerifyRequest* req, const cfa::Program& p, const std::string& entry) {
+  SliceFacts* f = factsFor(req, p);
+  if (!f) return result::programHash(p, entry);
+  auto it = f->closures.find(entry);
+  return result::programHashFromClosure(p, it == f->closures.end() ? "" : it->second);
+}
+
+std::shared_ptr<const std::vector<std::string>> loopsOfEntry(const VerifyRequest* req, const cfa::Program& p,
+                                                             const cfa::Function& entry) {
+  SliceFacts* f = factsFor(req, p);
+  if (!f) return std::make_shared<const std::vector<std::string>>(loopsOf(p, entry));
+  {
+    std::lock_guard<std::mutex> lock(f->m);
+    auto it = f->loops.find(entry.id);
+    if (it != f->loops.end()) return it->second;
+  }
+  auto l = std::make_shared<const std::vector<std::string>>(loopsOf(p, entry));  // outside the lock
+  std::lock_guard<std::mutex> lock(f->m);
+  return f->loops.emplace(entry.id, std::move(l)).first->second;
+}
+
+void attachBoundCondition(const cfa::Program& program, const cfa::Function& entry, result::VerificationResult& r,
+                          const VerifyRequest* req) {
   if (r.verdict != result::Verdict::Unknown || !r.condition.bound) return;
   // a complete condition: no path that avoids the excluded constructs runs a loop further
-  std::vector<std::string> loops = r.condition.complete ? std::vector<std::string>{} : loopsOf(program, entry);
+  static const std::vector<std::string> kNone;
+  std::shared_ptr<const std::vector<std::string>> cached;
+  if (!r.condition.complete) cached = loopsOfEntry(req, program, entry);
+  const std::vector<std::string>& loops = cached ? *cached : kNone;
   std::string k = std::to_string(*r.condition.bound);
   for (const std::string& l : loops) r.condition.excluded.push_back(l + " beyond " + k + " iterations");
   if (!loops.empty()) {
@@ -456,7 +500,8 @@ void attachBoundCondition(const cfa::Program& program, const cfa::Function& entr
     r.condition.excluded.push_back("calls nested more than " + d + " deep below '" + entry.name + "'");
     r.condition.summary += "; not verified: calls nested more than " + d + " deep";
   }
-  if (auto a = algorithms::boundAutomaton(program, entry.id, *r.condition.bound, 100000, depth)) {
+  const std::string hash = programHashOf(req, program, entry.name);
+  if (auto a = algorithms::boundAutomaton(program, entry.id, *r.condition.bound, 100000, depth, &hash)) {
     r.stats.extra["bound_automaton_states"] = static_cast<double>(a->ordinaryStates());
     r.condition.automaton = std::make_shared<result::AssumptionAutomaton>(std::move(*a));
   }
@@ -510,7 +555,7 @@ result::VerificationResult runAlgorithm(const cfa::Program& program, const cfa::
     if (!req.checkpoint || recursionInlined) return nullptr;
     return [&](const result::VerificationResult& c) {
       result::VerificationResult cp = c;
-      attachBoundCondition(program, entry, cp);
+      attachBoundCondition(program, entry, cp, &req);
       if (!cp.condition.automaton)
         cp.condition.automaton = cond ? std::make_shared<result::AssumptionAutomaton>(*cond)
                                       : std::make_shared<result::AssumptionAutomaton>(
@@ -542,7 +587,7 @@ result::VerificationResult runAlgorithm(const cfa::Program& program, const cfa::
     ko.stopAtUnsupported = recursionInlined;
     ko.checkpoint = boundCheckpoint();
     r = algorithms::runKInduction(program, entry.id, ko);
-    attachBoundCondition(program, entry, r);
+    attachBoundCondition(program, entry, r, &req);
   } else if (alg == Algorithm::Kiki || alg == Algorithm::KikiIbmc || alg == Algorithm::KikiKind ||
              alg == Algorithm::KikiAi) {
     auto ko = commonOptions<algorithms::KikiOptions>(req, timeoutS);
@@ -613,7 +658,7 @@ result::VerificationResult runAlgorithm(const cfa::Program& program, const cfa::
       r = algorithms::runBmc(uprog, entry.id, bo);
     }
     if (accLoops) r.stats.extra["accelerated_loops"] = accLoops;
-    attachBoundCondition(program, entry, r);
+    attachBoundCondition(program, entry, r, &req);
   }
   // what restricted the run (explicit, pred, impact take the input condition)
   if (cond && (alg == Algorithm::Pred || alg == Algorithm::Impact || alg == Algorithm::Explicit))
@@ -1640,8 +1685,12 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   if (!entry) throw std::logic_error("the slice lost its entry function " + req.function);
   VerifyRequest slicedReq = req;
   slicedReq.keepAlive = sliced;  // a kept ibmc session reads the slice
+  auto facts = std::make_shared<SliceFacts>();
+  facts->program = &program;
+  facts->closures = cfa::closureHashes(program);
+  slicedReq.sliceFacts = facts;
   if (req.conditionIn) {
-    if (req.conditionIn->programHash != result::programHash(program, req.function) ||
+    if (req.conditionIn->programHash != programHashOf(&slicedReq, program, req.function) ||
         req.conditionIn->entry != req.function) {
       out.inputError = true;
       out.error = "the input condition was built for another program or entry function";
@@ -1728,7 +1777,7 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     out.result.condition.bound.reset();
     out.result.condition.callDepth.reset();
   }
-  const std::string closureHash = cfa::closureHashes(program)[req.function];
+  const std::string closureHash = facts->closures[req.function];
   const std::vector<std::string> assumed = cfa::assumedPreconditions(*prepared, entry->id);
   auto complete = [&](result::VerificationResult& r) {
     r.closureHash = closureHash;

@@ -104,6 +104,11 @@ unsigned chainWidth(const Chain& chain);
 // expanded (no depth cut is best); nothing verified (no bound) is least.
 bool conditionVerifiedMore(const result::Condition& a, const result::Condition& b);
 
+// What a run computes once about its slice and reads at every checkpoint (verify.cpp):
+// on SQLite-sized closures the closure hashes and the loop list cost more than a
+// checkpoint's bound automaton.
+struct SliceFacts;
+
 struct VerifyRequest {
   std::string file;                    // path (also the name used in diagnostics)
   std::optional<std::string> source;   // contents; read from `file` when absent
@@ -197,6 +202,8 @@ struct VerifyRequest {
   SessionCache* sessions = nullptr;
   std::string sessionKey;
   std::shared_ptr<const void> keepAlive;
+  // set by verify for its slice; not a caller's setting
+  std::shared_ptr<SliceFacts> sliceFacts;
 
   // Conditional model checking (see runChain in verify.cpp).
   // Input condition: only what it leaves open is explored (explicit, pred, and the

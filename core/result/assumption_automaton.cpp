@@ -12,7 +12,10 @@ namespace argus::result {
 std::string programHash(const cfa::Program& prog, const std::string& entry) {
   auto hs = cfa::closureHashes(prog);
   auto it = hs.find(entry);
-  std::string h = it == hs.end() ? "" : it->second;
+  return programHashFromClosure(prog, it == hs.end() ? "" : it->second);
+}
+
+std::string programHashFromClosure(const cfa::Program& prog, const std::string& h) {
   // the ids in transitions are indices: bind them to the program's shape too
   cfa::Hasher x;
   x.add(h);

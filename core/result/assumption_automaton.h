@@ -60,5 +60,8 @@ std::string toCpachecker(const AssumptionAutomaton& a, const cfa::Program& prog)
 
 // A hash of everything the step identities of an automaton depend on.
 std::string programHash(const cfa::Program& prog, const std::string& entry);
+// The same from the entry's closure hash (cfa::closureHashes(prog)[entry]), for callers
+// that have it: the closure hashes are the costly part on large slices.
+std::string programHashFromClosure(const cfa::Program& prog, const std::string& closureHash);
 
 }  // namespace argus::result

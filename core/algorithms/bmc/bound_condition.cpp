@@ -62,7 +62,8 @@ Counts filterTo(const Counts& c, const std::vector<cfa::LocId>& loops) {
 }  // namespace
 
 std::optional<AssumptionAutomaton> boundAutomaton(const cfa::Program& prog, cfa::FuncId entry, uint32_t k,
-                                                  size_t maxStates, uint32_t callDepth) {
+                                                  size_t maxStates, uint32_t callDepth,
+                                                  const std::string* programHash) {
   cpa::ControlFlow cf(prog, entry);
   // per function the automaton reaches, on first use
   std::vector<std::optional<LoopStructure>> loopCache(prog.functions.size());
@@ -72,7 +73,7 @@ std::optional<AssumptionAutomaton> boundAutomaton(const cfa::Program& prog, cfa:
   };
 
   AssumptionAutomaton a;
-  a.programHash = result::programHash(prog, prog.functions[entry].name);
+  a.programHash = programHash ? *programHash : result::programHash(prog, prog.functions[entry].name);
   a.entry = prog.functions[entry].name;
   std::map<Key, uint32_t> ids;
   std::vector<Key> keys;

@@ -34,6 +34,7 @@ namespace argus::algorithms {
 // unwinding.h) leads to the open state as well; UINT32_MAX: no limit.
 std::optional<result::AssumptionAutomaton> boundAutomaton(const cfa::Program& prog, cfa::FuncId entry, uint32_t k,
                                                           size_t maxStates = 100000,
-                                                          uint32_t callDepth = UINT32_MAX);
+                                                          uint32_t callDepth = UINT32_MAX,
+                                                          const std::string* programHash = nullptr);
 
 }  // namespace argus::algorithms

@@ -547,8 +547,7 @@ void Unwinding::addCfaIn(uint32_t from, const Key& target, const Edge& e, uint32
 Term Unwinding::lookup(const State& s, cfa::VarId v) {
   const cfa::Variable& var = prog_.vars[v];
   if (var.func == cfa::kNoFunc) {
-    auto it = s.globals->find(v);
-    if (it != s.globals->end()) return it->second;
+    if (const Term* t = s.globals.find(v)) return *t;
   } else {
     auto it = s.locals.find(v);
     if (it != s.locals.end()) return it->second;
@@ -559,9 +558,7 @@ Term Unwinding::lookup(const State& s, cfa::VarId v) {
 
 void Unwinding::assign(State& s, cfa::VarId v, Term t) {
   if (prog_.vars[v].func == cfa::kNoFunc) {
-    auto g = std::make_shared<std::unordered_map<cfa::VarId, Term>>(*s.globals);
-    (*g)[v] = t;
-    s.globals = std::move(g);
+    s.globals.set(v, t);
   } else {
     s.locals[v] = t;
   }
@@ -718,7 +715,7 @@ void Unwinding::encodePending(const std::function<void(Term)>& sink) {
       for (cfa::VarId v : node.mergedLocals)
         sink(tm_.mkImplies(taken, tm_.mkEq(node.state.locals.at(v), lookup(st, v))));
       for (cfa::VarId v : node.mergedGlobals)
-        sink(tm_.mkImplies(taken, tm_.mkEq(node.state.globals->at(v), lookup(st, v))));
+        sink(tm_.mkImplies(taken, tm_.mkEq(node.state.globals.at(v), lookup(st, v))));
       if (node.mergeMem) sink(tm_.mkImplies(taken, tm_.mkEq(node.state.mem, st.mem)));
       else if (st.mem != node.state.mem) throw std::logic_error("Unwinding: memory differs at an unmerged node");
       if (node.mergeBrk) sink(tm_.mkImplies(taken, tm_.mkEq(node.state.brk, st.brk)));
@@ -738,7 +735,7 @@ bool Unwinding::encodeNode(uint32_t n, const std::function<void(Term)>& sink) {
   if (node.in.empty()) {
     // the root: initial state
     node.act = tm_.trueTerm();
-    node.state.globals = std::make_shared<std::unordered_map<cfa::VarId, Term>>();
+    node.state.globals = GlobalTerms();
     node.state.mem = mem0_;
     node.state.brk = tm_.bvVal(prog_.heapBase, prog_.ptrWidth);
   } else {
@@ -839,18 +836,23 @@ void Unwinding::mergeWithIte(Node& node, std::vector<std::pair<Term, State>>& po
     }
     if (!same) t = pick([&](State& st) { return lookup(st, v); });
   }
-  auto globals = std::make_shared<std::unordered_map<cfa::VarId, Term>>(*s0.globals);
+  GlobalTerms globals = s0.globals;
   for (size_t i = 1; i < posts.size(); ++i)
-    for (auto& [v, t] : *posts[i].second.globals) globals->emplace(v, t);
-  for (auto& [v, t] : *globals) {
-    bool same = true;
+    posts[i].second.globals.forEach([&](cfa::VarId v, Term t) {
+      if (!globals.has(v)) globals.set(v, t);
+    });
+  std::vector<std::pair<cfa::VarId, Term>> differing;
+  globals.forEach([&](cfa::VarId v, Term t) {
     for (auto& p : posts) {
-      auto it = p.second.globals->find(v);
-      if (it == p.second.globals->end() || it->second != t) same = false;
+      const Term* pt = p.second.globals.find(v);
+      if (!pt || *pt != t) {
+        differing.emplace_back(v, t);
+        return;
+      }
     }
-    if (!same) t = pick([&](State& st) { return lookup(st, v); });
-  }
-  node.state.globals = globals;
+  });
+  for (auto& [v, t] : differing) globals.set(v, pick([&](State& st) { return lookup(st, v); }));
+  node.state.globals = std::move(globals);
   node.state.mem = pick([](State& st) { return st.mem; });
   node.state.brk = pick([](State& st) { return st.brk; });
 }
@@ -869,15 +871,15 @@ void Unwinding::mergeWithProxies(Node& node, uint32_t n, std::vector<std::pair<T
   // the initialisation, and any that already differ between the in-edges
   State& s0 = posts[0].second;
   node.state.locals = s0.locals;
-  auto globals = std::make_shared<std::unordered_map<cfa::VarId, Term>>(*s0.globals);
+  GlobalTerms globals = s0.globals;
   auto mergeVar = [&](cfa::VarId v, bool global) {
     Term x = tm_.freshVar(prog_.vars[v].name + tag, tm_.bvSort(prog_.vars[v].width));
     for (auto& [taken, st] : posts) {
-      bool present = global ? st.globals->count(v) : st.locals.count(v);
+      bool present = global ? st.globals.has(v) : st.locals.count(v) > 0;
       if (present) sink(tm_.mkImplies(taken, tm_.mkEq(x, lookup(st, v))));
     }
     if (global) {
-      (*globals)[v] = x;
+      globals.set(v, x);
       node.mergedGlobals.push_back(v);
     } else {
       node.state.locals[v] = x;
@@ -902,16 +904,15 @@ void Unwinding::mergeWithProxies(Node& node, uint32_t n, std::vector<std::pair<T
   for (cfa::VarId v : globalVars_) {
     bool differs = globalAssigned_[v];
     if (!differs) {
-      auto it0 = s0.globals->find(v);
+      const Term* t0 = s0.globals.find(v);
       for (size_t i = 1; i < posts.size() && !differs; ++i) {
-        auto it = posts[i].second.globals->find(v);
-        bool p0 = it0 != s0.globals->end(), pi = it != posts[i].second.globals->end();
-        differs = p0 != pi || (p0 && it0->second != it->second);
+        const Term* ti = posts[i].second.globals.find(v);
+        differs = (t0 != nullptr) != (ti != nullptr) || (t0 && *t0 != *ti);
       }
     }
     if (differs) mergeVar(v, true);
   }
-  node.state.globals = globals;
+  node.state.globals = std::move(globals);
   bool memDiffers = memChanges_, brkDiffers = brkChanges_;
   for (auto& p : posts) {
     memDiffers = memDiffers || p.second.mem != s0.mem;
