@@ -121,7 +121,10 @@ enum class ContractGate : uint8_t {
                   // "Entry models"): both edges of the fork carry it, cond 1 or 0
   LeadingAssert,  // before the Error edge of an `assert(e)` that opens a function's body
                   // (open by default: closed only in the entry itself when it is not `main`)
-  AssertCondition,  // not a gate: an Assume of such an assertion's condition (as Condition)
+  AssertCondition,  // not a gate: an Assume of such an assertion's condition (as Condition);
+                    // on a Call edge: a call the condition makes (`assert( sqlite3_mutex_held(
+                    // db->mutex) )`), whose own assertions are part of the precondition where
+                    // it is assumed (cfa::withContracts)
 };
 
 // Memory-safety layout (issue 26), used only when a memory-safety property is checked

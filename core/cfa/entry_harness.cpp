@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace argus::cfa {
@@ -288,6 +289,84 @@ void buildEntryHarness(Program& prog, FuncId entry, bool recursive) {
   f.addEdge(std::move(go));
 }
 
+// Edge k of f now runs between two new locations, `before` from its old source to the
+// first, `after` (if any) from the second to its old target.
+void surround(Function& f, uint32_t k, Edge before, std::optional<Edge> after) {
+  const LocId a = f.edges[k].from, b = f.edges[k].to;
+  const LocId m1 = f.addLoc(f.locs[a].range);
+  const LocId m2 = after ? f.addLoc(f.locs[b].range) : b;
+  std::erase(f.locs[a].out, k);
+  f.locs[m1].out.push_back(k);
+  f.edges[k].from = m1;
+  if (after) {
+    std::erase(f.locs[b].in, k);
+    f.locs[m2].in.push_back(k);
+    f.edges[k].to = m2;
+  }
+  before.from = a;
+  before.to = m1;
+  before.range = f.edges[k].range;
+  f.addEdge(std::move(before));
+  if (after) {
+    after->from = m2;
+    after->to = b;
+    after->range = f.edges[k].range;
+    f.addEdge(std::move(*after));
+  }
+}
+
+// Where the entry's leading assertions are assumed, the assertions their own calls
+// evaluate are part of them: `assert( sqlite3_mutex_held(db->mutex) )` holds on entry only
+// if sqlite3_mutex_held's `assert( p==0 || sqlite3GlobalConfig.mutex.xMutexHeld )` passes
+// on the way, and a caller that keeps the contract keeps both (its own run checks them).
+// A flag `$precondition$f` is 1 during those calls; an assertion failure (not a property
+// check: those stay checks, as in the condition itself) in any function they reach is
+// taken only while it is 0.
+void assumePreconditionCalls(Program& prog, FuncId entry) {
+  if (prog.initNondetFunc == kNoFunc || entry >= prog.functions.size()) return;
+  std::vector<uint32_t> calls;
+  for (uint32_t k = 0; k < prog.functions[entry].edges.size(); ++k) {
+    const Edge& e = prog.functions[entry].edges[k];
+    if (e.kind == EdgeKind::Call && e.gate == ContractGate::AssertCondition && e.callee < prog.functions.size())
+      calls.push_back(k);
+  }
+  if (calls.empty()) return;
+  std::vector<bool> reached(prog.functions.size(), false);
+  std::vector<FuncId> work;
+  for (uint32_t k : calls) {
+    const FuncId c = prog.functions[entry].edges[k].callee;
+    if (!reached[c]) reached[c] = true, work.push_back(c);
+  }
+  while (!work.empty()) {
+    const FuncId g = work.back();
+    work.pop_back();
+    for (const Edge& e : prog.functions[g].edges)
+      if (e.kind == EdgeKind::Call && e.callee < prog.functions.size() && !reached[e.callee])
+        reached[e.callee] = true, work.push_back(e.callee);
+  }
+  if (reached[entry]) return;  // the precondition calls the entry: its own checks stay checks
+  const std::string& name = prog.functions[entry].name;
+  const VarId flag = harnessFlag(prog, kPreconditionPrefix + name, "not evaluating " + name + "'s precondition");
+  for (uint32_t k : calls)
+    surround(prog.functions[entry], k, setFlag(flag, 1, "evaluating " + name + "'s precondition"),
+             setFlag(flag, 0, "end of the call in " + name + "'s precondition"));
+  for (FuncId g = 0; g < prog.functions.size(); ++g) {
+    if (!reached[g]) continue;
+    Function& f = prog.functions[g];
+    const uint32_t n = static_cast<uint32_t>(f.edges.size());
+    for (uint32_t k = 0; k < n; ++k) {
+      const Edge& e = f.edges[k];
+      if (e.kind != EdgeKind::Error || e.check != CheckKind::None || !e.property.empty()) continue;
+      Edge guard;
+      guard.kind = EdgeKind::Assume;
+      guard.cond = Expr::mkBinary(BinOp::Eq, Expr::mkVar(flag, 8), Expr::mkConst(0, 8), 32);
+      guard.positive = true;
+      guard.text = "an assertion of " + name + "'s precondition when it is evaluated there";
+      surround(f, k, std::move(guard), std::nullopt);
+    }
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<Program> withEntryHarness(const Program& src, FuncId entry) {
@@ -310,6 +389,11 @@ std::shared_ptr<Program> withContracts(const Program& src, FuncId entry) {
   for (const Function& g : src.functions)
     for (const Edge& e : g.edges) any = any || (e.gate != ContractGate::None && e.gate != ContractGate::GlobalModel);
   if (!any || entry >= src.functions.size()) return nullptr;
+  // once per program: the precondition flag of an earlier entry would hide the assertions
+  // of that entry's precondition where this run checks them
+  for (const Variable& v : src.vars)
+    if (v.name.rfind(kPreconditionPrefix, 0) == 0)
+      throw std::logic_error("withContracts: the program was prepared for an entry already (" + v.name + ")");
   const bool wholeProgram = src.functions[entry].name == "main";
   bool recursive = false;
   for (const Function& g : src.functions)
@@ -378,6 +462,7 @@ std::shared_ptr<Program> withContracts(const Program& src, FuncId entry) {
       e.positive = true;
     }
   }
+  if (!wholeProgram && !recursive) assumePreconditionCalls(*out, entry);
   return out;
 }
 

@@ -72,6 +72,8 @@ bool entryModelDepthBounded(const Program& p, FuncId entry);
 // The global a recursive entry's harness sets while its first invocation checks nothing
 // of its own leading assertions: this prefix and the entry's name.
 inline constexpr const char* kEntryFirstPrefix = "$entry_first$";
+// 1 while the entry's assumed leading assertions make their calls (withContracts)
+inline const std::string kPreconditionPrefix = "$precondition$";
 
 // The clauses of the entry's own contract that `p` (as withContracts set it) assumes,
 // each as written with its place: "assert(s != NULL) (f.c:6)", "requires x < 10

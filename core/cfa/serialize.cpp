@@ -14,12 +14,13 @@ namespace argus::cfa {
 namespace {
 
 constexpr std::string_view kMagic = "ARGUSCFA";
-constexpr uint64_t kFormat = 12;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
+constexpr uint64_t kFormat = 13;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
                                   // 5: entry model, 6: value shapes (Variable::shape, Edge::storeShape/storeSigned/elemBytes),
                                   // 7: objectBits, 8: Edge::gate, 9: widths up to 128 bits (__int128),
                                   // 10: indexed (a header, then each function's locations and blocks of
                                   // edges on their own, and the closure's dependency graph: ProgramImage),
-                                  // 11: ContractGate::GlobalModel, 12: LeadingAssert, AssertCondition
+                                  // 11: ContractGate::GlobalModel, 12: LeadingAssert, AssertCondition,
+                                  // 13: AssertCondition on the calls of a leading assertion
 
 struct Span {
   uint64_t offset = 0, length = 0;  // in the sections that follow the header

@@ -158,6 +158,8 @@ void Lowerer::lowerLeadingAssert(const Stmt* s) {
     if (fn->edges[i].kind == EdgeKind::Assume && fn->edges[i].gate == cfa::ContractGate::None &&
         !propertyCheck(fn->edges[i]))
       fn->edges[i].gate = cfa::ContractGate::AssertCondition;
+    else if (fn->edges[i].kind == EdgeKind::Call && fn->edges[i].gate == cfa::ContractGate::None)
+      fn->edges[i].gate = cfa::ContractGate::AssertCondition;  // its assertions belong to the precondition
 }
 
 void Lowerer::leadingAssertGate() {

@@ -501,3 +501,55 @@ TEST(Contracts, ARecursiveEntryAssumesItsLeadingAssertionOnTheFirstInvocationOnl
     EXPECT_FALSE(e.result.counterexample) << describe(e);
   }
 }
+
+TEST(Contracts, TheAssertionsALeadingAssertionsCallsEvaluateArePartOfThePrecondition) {
+  // `assert(held(m))` on entry holds only if held's own assertion passes on the way
+  // (SQLite's `assert( sqlite3_mutex_held(db->mutex) )`): assumed with it in the entry;
+  // the same function called in the body is checked; a caller checks both.
+  const std::string code =
+      "#include <assert.h>\n"
+      "int ready;\n"
+      "int held(int *m) {\n"
+      "  assert(m == 0 || ready);\n"
+      "  return m == 0 || *m == 1;\n"
+      "}\n"
+      "int entry(int *m) {\n"
+      "  assert(held(m));\n"
+      "  return *m;\n"
+      "}\n"
+      "int body(int *m, int *n, int k) {\n"
+      "  assert(held(m));\n"
+      "  if (k > 5) ready = 0;\n"
+      "  return held(n);\n"
+      "}\n"
+      "int caller(int *m) { return entry(m); }\n";
+  const std::string inHeld = std::to_string(lineOf(code, "assert(m == 0 || ready)"));
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      auto e = run(code, "entry", dm, alg);
+      EXPECT_EQ(e.result.verdict, Verdict::True) << describe(e) << " " << name(dm, alg);
+      EXPECT_EQ(e.result.assumedPrecondition.size(), 1u) << name(dm, alg);
+      // held(n) in the body: its assertion is a check (m is no null pointer in the entry
+      // model, so the precondition says ready != 0; the body clears it when k > 5)
+      auto b = run(code, "body", dm, alg);
+      ASSERT_TRUE(b.result.counterexample) << describe(b) << " " << name(dm, alg);
+      EXPECT_EQ(b.result.counterexample->finding, "latent") << describe(b);
+      EXPECT_EQ(b.result.counterexample->steps.back().line, std::stoul(inHeld)) << describe(b);
+      size_t inBody = 0;
+      for (const auto& s : b.result.counterexample->steps) inBody += s.statement == "held(n)";
+      EXPECT_EQ(inBody, 1u) << "the failing call is the body's, not the precondition's";
+      EXPECT_NE(result::preconditionText(*b.result.counterexample)
+                    .find("k > 5 (test.c:" + std::to_string(lineOf(code, "if (k > 5)")) + ")"),
+                std::string::npos)
+          << describe(b);
+      // a caller evaluates entry's precondition as a check, held's assertion included
+      // (entry's own assertion fails where *m != 1; held's where ready == 0)
+      auto c = run(code, "caller", dm, alg);
+      ASSERT_TRUE(c.result.counterexample) << describe(c) << " " << name(dm, alg);
+      bool heldChecked = c.result.counterexample->steps.back().line == std::stoul(inHeld);
+      for (const result::Counterexample& m : c.result.moreLatent)
+        heldChecked = heldChecked || (!m.steps.empty() && m.steps.back().line == std::stoul(inHeld));
+      EXPECT_TRUE(heldChecked) << describe(c);
+      EXPECT_TRUE(c.result.assumedPrecondition.empty());
+    }
+}
