@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "core/cfa/accelerate.h"
+#include "core/cfa/entry_harness.h"
 #include "core/cfa/memlayout.h"
 #include "core/result/long_runs.h"
 
@@ -752,7 +753,63 @@ class Interpreter {
         return false;
     }
   }
-  void decision(FuncId f, uint32_t edge) { res_.inputDecisions.push_back({f, edge}); }
+  void decision(FuncId f, uint32_t edge) {
+    if (preFlag_ && readVar(*preFlag_) == 1 && plainBranch(f, edge)) preDecisions_.push_back(res_.inputDecisions.size());
+    res_.inputDecisions.push_back({f, edge});
+  }
+  // A branch that is no property check's (nor leads to one), as the frontend marks the
+  // entry's own assertion conditions (Lowerer::lowerLeadingAssert).
+  bool plainBranch(FuncId f, uint32_t edge) const {
+    const cfa::Function& fn = p_.functions[f];
+    const cfa::Edge& a = fn.edges[edge];
+    if (a.kind != EdgeKind::Assume || a.check != cfa::CheckKind::None) return false;
+    for (uint32_t o : fn.locs[a.to].out)
+      if (fn.edges[o].kind == EdgeKind::Error && (fn.edges[o].check != cfa::CheckKind::None || !fn.edges[o].property.empty()))
+        return false;
+    return true;
+  }
+  // The calls an assumed leading assertion makes (cfa::withContracts marks them with the
+  // flag `$precondition$f`), when everything they reach only reads the program's state:
+  // then which way a branch inside them went changes nothing of the path after them but
+  // the assertion's value, which the contract fixes, so those branches are no decisions of
+  // a finding reached after the calls (as the condition's own branches, assumedContract).
+  // Anything that writes memory or a global, allocates, frees or is unsupported keeps them.
+  std::optional<VarId> pureCallsFlag(FuncId entry) const {
+    const std::string name = cfa::kPreconditionPrefix + p_.functions[entry].name;
+    std::optional<VarId> flag;
+    for (VarId v = 0; v < p_.vars.size() && !flag; ++v)
+      if (p_.vars[v].func == cfa::kNoFunc && p_.vars[v].name == name) flag = v;
+    if (!flag) return std::nullopt;
+    std::vector<bool> seen(p_.functions.size(), false);
+    std::vector<FuncId> work;
+    for (const cfa::Edge& e : p_.functions[entry].edges)
+      if (e.kind == EdgeKind::Call && e.gate == cfa::ContractGate::AssertCondition && e.callee < seen.size() &&
+          !seen[e.callee])
+        seen[e.callee] = true, work.push_back(e.callee);
+    while (!work.empty()) {
+      const FuncId g = work.back();
+      work.pop_back();
+      for (const cfa::Edge& e : p_.functions[g].edges) {
+        switch (e.kind) {
+          case EdgeKind::Store:
+          case EdgeKind::Alloc:
+          case EdgeKind::Free:
+          case EdgeKind::Unsupported: return std::nullopt;
+          case EdgeKind::Assign:
+          case EdgeKind::Havoc:
+            if (!e.lhs || isGlobal(*e.lhs)) return std::nullopt;
+            break;
+          case EdgeKind::Call:
+            if (e.callee >= seen.size()) return std::nullopt;
+            if (!seen[e.callee]) seen[e.callee] = true, work.push_back(e.callee);
+            if (e.lhs && isGlobal(*e.lhs)) return std::nullopt;
+            break;
+          default: break;
+        }
+      }
+    }
+    return flag;
+  }
   // A branch of the entry's own contract where the engine closed its gates (the contract
   // is assumed there, cfa::withContracts): what the entry may assume, not an input
   // decision of a finding (a manifest finding stays manifest under `requires x > 0`).
@@ -1032,6 +1089,8 @@ class Interpreter {
   uint64_t brk_ = 0;
   // entry inputs
   bool track_ = false;
+  std::optional<VarId> preFlag_;      // pureCallsFlag
+  std::vector<size_t> preDecisions_;  // indices in res_.inputDecisions taken while it was 1
   std::vector<char> gtaint_;                 // global registers
   std::unordered_set<uint64_t> mtaint_;      // memory bytes
   // bytes holding a null the harness chose, each with its choice's index in the nondets
@@ -1062,6 +1121,7 @@ ReplayResult Interpreter::run(FuncId entry) {
   track_ = in_.trackInputs && ef.name != "main";
   res_.inputsTracked = track_;
   if (track_) gtaint_.assign(p_.vars.size(), 0);
+  if (track_) preFlag_ = pureCallsFlag(entry);
   FuncId init = ef.name == "main" ? p_.initFunc : p_.initNondetFunc;
   if (init != cfa::kNoFunc) {
     if (init >= p_.functions.size() || p_.functions[init].locs.empty())
@@ -1284,6 +1344,10 @@ ReplayResult Interpreter::run(FuncId entry) {
           }
           fr.loc = e.to;
           record();
+          // reached after the precondition's calls: their branches were the contract's
+          if (preFlag_ && readVar(*preFlag_) != 1)
+            for (size_t k = preDecisions_.size(); k-- > 0;)
+              res_.inputDecisions.erase(res_.inputDecisions.begin() + static_cast<std::ptrdiff_t>(preDecisions_[k]));
           return finish(ReplayOutcome::ReachedError, "error reached at " +
                                                          where(curFunc, curLoc, &e));
         case EdgeKind::Abort:

@@ -199,6 +199,11 @@ int get(int *a, int i) {
   return a[i];
 }
 int bad(void) { int a[4] = {0}; return get(a, 4); }
+struct node { struct node *next; int v; };
+int third(struct node *n) {
+  if (n && n->next && n->next->next) assert(n->next->next->v == 0);
+  return 0;
+}
 `;
   d.conn.sendNotification('textDocument/didOpen', { textDocument: { uri: auri, languageId: 'c', version: 1, text } });
   await waitFor(() => settled(d.rec, auri, 1), 60000, 'leading-assertion document verified');
@@ -208,6 +213,9 @@ int bad(void) { int a[4] = {0}; return get(a, 4); }
   const titles = lenses.map((l) => l.command?.title ?? '');
   assert.ok(titles.some((t) => t.includes('verified assuming its precondition: assert(i >= 0 && i < 4) (lsp_leading.c:3)')),
     JSON.stringify(titles));
+  // a true of the entry model, whose third node is null (README "Entry models"), says so
+  assert.equal(fnStatus(d.rec, auri, 'third').state, 'verified');
+  assert.ok(titles.some((t) => t === 'verified (entry model: pointers 2 objects deep are null)'), JSON.stringify(titles));
 });
 
 test('after shutdown, requests are refused', async () => {
