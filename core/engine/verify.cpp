@@ -436,9 +436,6 @@ std::vector<std::string> loopsOf(const cfa::Program& p, const cfa::Function& ent
   return out[0];
 }
 
-// BMC's bound (and k-induction's base case) as a condition: which loops were cut, and
-// the assumption automaton "verified for loops unrolled <= k times"
-// (core/algorithms/bmc/bound_condition.h).
 }  // namespace
 
 // The closure hashes are computed when the slice is final (it is const from there on);
@@ -478,6 +475,9 @@ std::shared_ptr<const std::vector<std::string>> loopsOfEntry(const VerifyRequest
   return f->loops.emplace(entry.id, std::move(l)).first->second;
 }
 
+// BMC's bound (and k-induction's base case) as a condition: which loops were cut, and
+// the assumption automaton "verified for loops unrolled <= k times"
+// (core/algorithms/bmc/bound_condition.h).
 void attachBoundCondition(const cfa::Program& program, const cfa::Function& entry, result::VerificationResult& r,
                           const VerifyRequest* req) {
   if (r.verdict != result::Verdict::Unknown || !r.condition.bound) return;
