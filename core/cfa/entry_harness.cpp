@@ -361,7 +361,7 @@ void assumePreconditionCalls(Program& prog, FuncId entry) {
       guard.kind = EdgeKind::Assume;
       guard.cond = Expr::mkBinary(BinOp::Eq, Expr::mkVar(flag, 8), Expr::mkConst(0, 8), 32);
       guard.positive = true;
-      guard.text = "an assertion of " + name + "'s precondition when it is evaluated there";
+      guard.text = "outside " + name + "'s precondition: the assertion is checked";
       surround(f, k, std::move(guard), std::nullopt);
     }
   }
