@@ -552,7 +552,12 @@ Lowerer::LValue Lowerer::lvalue(const clang::Expr* e) {
         lv.addr = Expr::mkBinary(BinOp::Add, b, Expr::mkBinary(BinOp::Mul, iv, esz));
         return lv;
       }
+      // the index is read, even under & (`&zKWText[aKWOffset[i]]` reads aKWOffset[i])
+      bool savedAddressOnly = addressOnly_;
+      addressOnly_ = false;
       ExprPtr iv = rvalue(idx);
+      addressOnly_ = savedAddressOnly;
+      bool clampedIndex = false;  // iv is the in-bounds index of pointer width (below)
       // Indexing an array of known size out of bounds is undefined behaviour: such a
       // path is cut (Unsupported), so no verdict ever depends on it. `&a[N]` is allowed.
       const clang::Expr* arr = base->IgnoreParenImpCasts();
@@ -587,6 +592,13 @@ Lowerer::LValue Lowerer::lvalue(const clang::Expr* e) {
             cur = outside;
             unsupported("array index out of bounds (undefined behaviour)", e);
             cur = inside;
+            // The element is read only where the index is in bounds, so its address is
+            // written `a + (i < N ? i : 0)`: equal on every path that reads it, and its
+            // range (core/smt/ranges.h) is the array's own, so the encoder of the flat
+            // memory compares the read with the array's stores only, not with every
+            // store of the program (SQLite's keyword tables: bound 2 of
+            // sqlite3_keyword_check's loops in more than 60 s before).
+            if (!addressOnly_) iv = Expr::mkIte(ok, wide, constPtr(0)), clampedIndex = true;
           }
         }
       }
@@ -596,7 +608,8 @@ Lowerer::LValue Lowerer::lvalue(const clang::Expr* e) {
         lv.base = b;
         return lv;
       }
-      lv.addr = ptrOffset(b, iv, idx->getType(), es, false, !lv.direct);
+      lv.addr = clampedIndex ? ptrOffset(b, iv, ctx.getUIntPtrType(), es, false, !lv.direct)
+                             : ptrOffset(b, iv, idx->getType(), es, false, !lv.direct);
       return lv;
     }
     case Stmt::MemberExprClass: {

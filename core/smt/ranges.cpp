@@ -121,7 +121,16 @@ Ranges ValueRanges::compute(Term t, unsigned depth) {
       Term cur = t;
       for (int steps = 0; cur->kind == Kind::Ite && steps < 4096; ++steps) {
         const Ranges& a = sub(cur->children[1]);
-        r.insert(r.end(), a.begin(), a.end());
+        // `x <u k ? x : e` (`x <=u k`): x is below k where it is the value (an in-bounds
+        // array index, core/frontend/lower_expr.cpp)
+        const Term& c = cur->children[0];
+        if ((c->kind == Kind::BVUlt || c->kind == Kind::BVUle) && c->children[0] == cur->children[1] &&
+            constOf(c->children[1], k) && (k > 0 || c->kind == Kind::BVUle)) {
+          Ranges in = intersect(a, {{0, c->kind == Kind::BVUlt ? k - 1 : k}});
+          r.insert(r.end(), in.begin(), in.end());
+        } else {
+          r.insert(r.end(), a.begin(), a.end());
+        }
         r = normalise(std::move(r));
         if (r.size() == 1 && r[0].lo == 0 && r[0].hi == maxOf(w)) return r;
         cur = cur->children[2];

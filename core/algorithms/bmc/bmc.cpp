@@ -21,6 +21,9 @@ using result::VerificationResult;
 using smt::CheckResult;
 using smt::Term;
 
+// The least time a forward condition gets (BmcRun::checkForward).
+constexpr unsigned kForwardMinMs = 250;
+
 // One deepening run: owns the term manager, the solver(s) and the unwinding.
 class BmcRun {
 public:
@@ -127,14 +130,26 @@ private:
     t0 = solverSeconds();
     // a cut taken on every execution needs no query (its model is not used)
     bool cutAlways = std::any_of(cuts.begin(), cuts.end(), [](const auto& c) { return c.taken->isTrue(); });
-    CheckResult fc = cuts.empty() ? CheckResult::Unsat : cutAlways ? CheckResult::Sat : checkAny(cuts);
+    // The query may take a quarter of the time left (checkForward): on real code it is
+    // satisfiable at every bound (loops bounded by the inputs), and finding its model
+    // can cost far more than the error query (SQLite's sqlite3_keyword_check: an error
+    // query of no time, a forward condition of 10 s at every bound, following the keyword
+    // hash chain through its tables). Out of its time, it is read as "longer paths may
+    // exist": no `true` from this bound, and the run goes on to the next one.
+    bool fcUndecided = false;
+    CheckResult fc = CheckResult::Unsat;
+    if (!cuts.empty()) fc = cutAlways ? CheckResult::Sat : checkForward(cuts, fcUndecided);
     double tFc = solverSeconds() - t0;
+    if (fcUndecided) fc = CheckResult::Sat;
+    if (forwardUndecided_) r.stats.extra["forward_undecided"] = forwardUndecided_;
     if (fc == CheckResult::Unknown) return unknown(std::move(r), "solver: " + solver_->reasonUnknown(), verifiedBound, anyBound);
     if (opts_.progress) {
       std::ostringstream o;
       o << "bound " << k << (depthCut ? " (calls nested <= " + std::to_string(d) + " deep)" : "") << ": no error; "
         << unw_->nodeCount() << " nodes; "
-        << (fc == CheckResult::Sat ? "longer paths exist" : "no longer paths")
+        << (fcUndecided ? "longer paths not ruled out in its time"
+            : fc == CheckResult::Sat ? "longer paths exist"
+                                     : "no longer paths")
         << " (solver " << std::fixed << std::setprecision(2) << tErr << " s error query, " << tFc
         << " s forward condition)";
       opts_.progress(o.str());
@@ -240,7 +255,8 @@ private:
 
   // Is any of the marked edges taken on a feasible path? One query, with a fresh
   // literal so that the disjunction is retracted afterwards.
-  CheckResult checkAny(const std::vector<Unwinding::Marked>& marks) {
+  // limitMs: a time limit of this check below the run's deadline (0: the deadline's)
+  CheckResult checkAny(const std::vector<Unwinding::Marked>& marks, unsigned limitMs = 0) {
     if (marks.empty()) return CheckResult::Unsat;
     std::vector<Term> disj;
     for (const auto& m : marks) disj.push_back(m.taken);
@@ -249,10 +265,28 @@ private:
     std::vector<Term> assumptions = unw_->danglingAssumptions();
     assumptions.push_back(lit);
     if (deadline_.expired()) throw Unwinding::DeadlineExceeded{};
-    solver_->setTimeoutMs(deadline_.remainingMs());
+    unsigned left = deadline_.remainingMs();
+    solver_->setTimeoutMs(limitMs && (left == 0 || limitMs < left) ? limitMs : left);
     CheckResult cr = solver_->check(assumptions);
     if (cr == CheckResult::Unknown && deadline_.expired()) throw Unwinding::DeadlineExceeded{};
     return cr;
+  }
+
+  // The forward condition (checkAny of the cuts) within a quarter of the time left (at
+  // least kForwardMinMs; unlimited in a run without a deadline). `undecided`: it ran out
+  // of that time, the run's deadline not reached.
+  CheckResult checkForward(const std::vector<Unwinding::Marked>& cuts, bool& undecided) {
+    undecided = false;
+    if (deadline_.isNever()) return checkAny(cuts);
+    unsigned left = deadline_.remainingMs();
+    unsigned limit = std::max(kForwardMinMs, left / 4);
+    if (limit >= left) return checkAny(cuts);
+    CheckResult fc = checkAny(cuts, limit);
+    if (fc == CheckResult::Unknown && solver_->reasonUnknown() != "out of memory") {
+      undecided = true;
+      ++forwardUndecided_;
+    }
+    return fc;
   }
 
   const cfa::Edge* firstReachable(const std::vector<Unwinding::Marked>& marks) {
@@ -344,6 +378,7 @@ private:
   bool depthSteps_ = false;  // the depth has been stepped up once
   bool anyBound_ = false;
   bool resumable_ = false;
+  uint32_t forwardUndecided_ = 0;  // forward conditions that ran out of their time (checkForward)
 };
 
 VerificationResult runBmc(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts) {

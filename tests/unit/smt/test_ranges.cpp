@@ -36,6 +36,7 @@ struct Eval {
       case Kind::Ite: r = v(0) ? v(1) : v(2); break;
       case Kind::Eq: r = v(0) == v(1); break;
       case Kind::BVUlt: r = v(0) < v(1); break;
+      case Kind::BVUle: r = v(0) <= v(1); break;
       case Kind::BVAdd: r = v(0) + v(1); break;
       case Kind::BVSub: r = v(0) - v(1); break;
       case Kind::BVMul: r = v(0) * v(1); break;
@@ -86,7 +87,7 @@ struct Gen {
       return tm.var("v" + std::to_string(rng() % 3) + "_" + std::to_string(w), tm.bvSort(w));
     }
     const uint32_t widths[] = {8, 16, 32};
-    switch (rng() % 12) {
+    switch (rng() % 13) {
       case 0: return tm.mkIte(tm.mkEq(term(w, depth - 1), term(w, depth - 1)), term(w, depth - 1), term(w, depth - 1));
       case 1: return tm.bvAdd(term(w, depth - 1), term(w, depth - 1));
       case 2: return tm.bvSub(term(w, depth - 1), term(w, depth - 1));
@@ -107,6 +108,11 @@ struct Gen {
         uint32_t n = widths[rng() % 3];
         if (n >= w) return term(w, depth - 1);
         return tm.concat(term(w - n, depth - 1), term(n, depth - 1));
+      }
+      case 11: {  // an in-bounds index: x <u k ? x : e (x <=u k)
+        Term x = term(w, depth - 1);
+        Term k = tm.bvVal(constant(w), w);
+        return tm.mkIte(rng() % 2 ? tm.bvUlt(x, k) : tm.bvUle(x, k), x, term(w, depth - 1));
       }
       default: {
         uint32_t lo = rng() % 8;
@@ -170,6 +176,24 @@ TEST(ValueRanges, ARecordArrayBehindANullablePointer) {
   // concatenations), and a full-width unknown
   EXPECT_EQ(vr.of(tm.concat(tm.bvVal(0, 56), tm.mkIte(c, tm.bvVal(3, 8), tm.bvVal(9, 8)))), (Ranges{{3, 3}, {9, 9}}));
   EXPECT_EQ(vr.of(tm.var("p", tm.bvSort(64))), ValueRanges::full(64));
+}
+
+// An element of a declared array read at an in-bounds index (core/frontend/lower_expr.cpp
+// writes the index `i <u N ? i : 0`): the array's own bytes, wherever i may be outside.
+TEST(ValueRanges, AnInBoundsIndexStaysInItsArray) {
+  TermManager tm;
+  ValueRanges vr;
+  const uint64_t K = (uint64_t(1) << 40) + 0x700;
+  Term i = tm.signExt(tm.var("i", tm.bvSort(32)), 32);
+  Term in = tm.mkIte(tm.bvUlt(i, tm.bvVal(148, 64)), i, tm.bvVal(0, 64));
+  // aKWOffset[i]: u16 elements
+  EXPECT_EQ(vr.of(tm.bvAdd(tm.bvVal(K, 64), tm.bvMul(in, tm.bvVal(2, 64)))), (Ranges{{K, K + 147 * 2}}));
+  // `<=` and an else branch that is not 0
+  Term le = tm.mkIte(tm.bvUle(i, tm.bvVal(9, 64)), i, tm.bvVal(100, 64));
+  EXPECT_EQ(vr.of(le), (Ranges{{0, 9}, {100, 100}}));
+  // the bound must be on the value itself: `j <u N ? i : 0` says nothing of i
+  Term j = tm.signExt(tm.var("j", tm.bvSort(32)), 32);
+  EXPECT_EQ(vr.of(tm.mkIte(tm.bvUlt(j, tm.bvVal(148, 64)), i, tm.bvVal(0, 64))), vr.of(i));
 }
 
 TEST(ValueRanges, MeetAndIntersect) {

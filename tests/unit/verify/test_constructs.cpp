@@ -71,6 +71,11 @@ const Case kCases[] = {
     {"external_nondet", "int unknown_fn(void); int main(){ int x = unknown_fn(); if (x == 42) reach_error(); return 0; }", Verdict::False},
     // --- memory
     {"array_index", "int main(){ int a[5]; for (int i = 0; i < 5; i++) a[i] = i * i; if (a[3] != 9) reach_error(); return 0; }", Verdict::True},
+    // the index of `&a[...]` is read, so b[4] is out of its bounds (one past the end is
+    // allowed only for the element whose address is taken): a path cut as undefined
+    {"array_index_read_under_address_of", "int b[4] = {0, 1, 2, 3}; char a[8]; int main(){ int i = __VERIFIER_nondet_int(); if (i < 0 || i > 4) return 0; char *p = &a[b[i]]; if (p == 0) reach_error(); return 0; }", Verdict::Unknown},
+    {"array_index_symbolic_in_bounds_safe", "int b[4] = {5, 6, 7, 8}; int main(){ int i = __VERIFIER_nondet_int(); if (i < 0 || i > 3) return 0; if (b[i] != i + 5) reach_error(); return 0; }", Verdict::True},
+    {"array_index_symbolic_in_bounds_bug", "int b[4] = {5, 6, 7, 8}; int main(){ int i = __VERIFIER_nondet_int(); if (i < 0 || i > 3) return 0; if (b[i] == 8) reach_error(); return 0; }", Verdict::False},
     {"array_nondet_index_bug", "int main(){ int a[4] = {1, 2, 3, 4}; unsigned i = __VERIFIER_nondet_uint(); __VERIFIER_assume(i < 4); if (a[i] == 3) reach_error(); return 0; }", Verdict::False},
     {"pointer_to_local", "int main(){ int x = 1; int *p = &x; *p = 5; if (x != 5) reach_error(); return 0; }", Verdict::True},
     {"pointer_arith", "int main(){ int a[3] = {10, 20, 30}; int *p = a; p += 2; if (*p != 30 || p - a != 2) reach_error(); return 0; }", Verdict::True},

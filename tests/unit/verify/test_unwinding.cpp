@@ -169,6 +169,40 @@ TEST(DeadEndsInVerification, ErrorsBehindLoopsAndCallsAreStillFound) {
     }
 }
 
+// The forward condition (is any path longer than the bound?) gets a quarter of the time
+// left (bmc.cpp, checkForward): where proving that no input repeats a bijective hash
+// takes Z3 minutes, the run goes on to the next bound instead of spending its time
+// there (before: bound 1 in 60 s); where the proof is cheap, the loop is still fully
+// unrolled (`true`).
+TEST(ForwardCondition, OutOfItsTimeTheRunGoesOnToTheNextBound) {
+  const char* hard =
+      "static unsigned long long mix(unsigned long long x) {\n"
+      "  x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ull; x ^= x >> 27; x *= 0x94d049bb133111ebull; x ^= x >> 31; return x; }\n"
+      "int main() { unsigned long long x = (unsigned long long)__VERIFIER_nondet_uint() << 32 | __VERIFIER_nondet_uint();\n"
+      "  unsigned long long n = 0;\n"
+      "  while (mix(x ^ n) == 0x9e3779b97f4a7c15ull) n++;\n"
+      "  if (x + 1 == x) reach_error(); return 0; }\n";
+  auto out = run(hard, Algorithm::Bmc, 12, 3);
+  EXPECT_EQ(out.result.verdict, Verdict::Unknown) << out.result.reason;
+  EXPECT_NE(out.result.reason.find("bound limit"), std::string::npos) << out.result.reason;
+  EXPECT_EQ(out.result.condition.bound, std::optional<uint32_t>(3)) << out.result.condition.summary;
+  EXPECT_GE(out.result.stats.extra["forward_undecided"], 1);
+  // ibmc's one solver learns across the bounds and may finish the proof at a later one
+  auto inc = run(hard, Algorithm::Ibmc, 12, 3);
+  if (inc.result.verdict != Verdict::True) {
+    EXPECT_EQ(inc.result.verdict, Verdict::Unknown) << inc.result.reason;
+    EXPECT_EQ(inc.result.condition.bound, std::optional<uint32_t>(3)) << inc.result.condition.summary;
+  }
+  const char* easy =
+      "static unsigned mix(unsigned x) { x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;\n"
+      "  return x; }\n"
+      "int main() { unsigned x = __VERIFIER_nondet_uint(), n = 0;\n"
+      "  while (mix(x ^ n) == 0x9e3779b9u) n++;\n"
+      "  if (x + 1 == x) reach_error(); return 0; }\n";
+  auto proved = run(easy, Algorithm::Bmc, 60);
+  EXPECT_EQ(proved.result.verdict, Verdict::True) << proved.result.reason;
+}
+
 }  // namespace
 }  // namespace argus
 
