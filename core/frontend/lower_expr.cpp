@@ -594,22 +594,20 @@ Lowerer::LValue Lowerer::lvalue(const clang::Expr* e) {
             cur = inside;
             // The element is read only where the index is in bounds, so its address is
             // written `a + (i < N ? i : 0)`: equal on every path that reads it, and its
-            // range (core/smt/ranges.h) is the array's own, so the encoder of the flat
-            // memory compares the read with the array's stores only, not with every
-            // store of the program (SQLite's keyword tables: bound 2 of
-            // sqlite3_keyword_check's loops in more than 60 s before).
+            // value ranges (core/smt/ranges.h) are the array's own, so the encoder of the
+            // flat memory compares the read with the array's stores only
             if (!addressOnly_) iv = Expr::mkIte(ok, wide, constPtr(0)), clampedIndex = true;
           }
         }
       }
+      const QualType ivType = clampedIndex ? ctx.getUIntPtrType() : idx->getType();
       if (derefChecked() && !addressOnly_ && !e->getType()->isArrayType() && !lv.direct) {
         if (b->kind != cfa::ExprKind::Const && b->kind != cfa::ExprKind::Var) b = materialize(b, false);
-        lv.addr = ptrOffset(b, iv, idx->getType(), es, false, false);
+        lv.addr = ptrOffset(b, iv, ivType, es, false, false);
         lv.base = b;
         return lv;
       }
-      lv.addr = clampedIndex ? ptrOffset(b, iv, ctx.getUIntPtrType(), es, false, !lv.direct)
-                             : ptrOffset(b, iv, idx->getType(), es, false, !lv.direct);
+      lv.addr = ptrOffset(b, iv, ivType, es, false, !lv.direct);
       return lv;
     }
     case Stmt::MemberExprClass: {
