@@ -632,6 +632,7 @@ result::VerificationResult runAlgorithm(const cfa::Program& program, const cfa::
     bo.incremental = alg == Algorithm::Ibmc;
     if (sp.bound > 0) bo.maxBound = sp.bound;
     if (req.maxUnwindNodes) bo.maxNodes = req.maxUnwindNodes;
+    if (req.splitAtOnceTerms) bo.splitAtOnceTerms = *req.splitAtOnceTerms;
     bo.checkpoint = boundCheckpoint();
     if (req.sessions && alg == Algorithm::Ibmc && !req.sessionKey.empty() && req.keepAlive) {
       // continue a warm deepening, or start one that later stages can continue

@@ -127,6 +127,8 @@ struct VerifyRequest {
   // The BMC unwinding's node budget (bmc, ibmc, and the base case of kind and kiki):
   // calls nested too deep for it are not expanded (BmcOptions::maxNodes); 0 = default.
   size_t maxUnwindNodes = 0;
+  // bmc: BmcOptions::splitAtOnceTerms (tests set 0: every disjunction split at once).
+  std::optional<size_t> splitAtOnceTerms;
   frontend::DataModel dataModel = frontend::DataModel::LP64;
   std::string function = "main";       // entry
   EntryModel entryModel = EntryModel::Harness;  // a non-main entry's parameters

@@ -29,6 +29,13 @@ public:
     if (f->isTrue()) return;
     addImpl(f);
   }
+  void addGuarded(Term guard, Term f) final {
+    if (!guard->sort->isBool() || !f->sort->isBool()) throw SolverError("addGuarded: Boolean terms expected");
+    invalidate();
+    ++stats_.assertions;
+    if (f->isTrue()) return;
+    addGuardedImpl(guard, f);
+  }
   CheckResult check(std::span<const Term> assumptions) final {
     auto t0 = std::chrono::steady_clock::now();
     lastAssumptions_.assign(assumptions.begin(), assumptions.end());
@@ -55,6 +62,7 @@ protected:
   virtual void pushImpl() = 0;
   virtual void popImpl(unsigned n) = 0;
   virtual void addImpl(Term f) = 0;
+  virtual void addGuardedImpl(Term guard, Term f) = 0;  // guard => f
   virtual CheckResult checkImpl(std::span<const Term> assumptions) = 0;
   virtual Term modelValueImpl(Term t) = 0;
   virtual std::vector<Term> unsatCoreImpl() = 0;

@@ -1,8 +1,10 @@
 #include "core/algorithms/bmc/bmc.h"
 
 #include <algorithm>
+#include <chrono>
 #include <iomanip>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "core/algorithms/bmc/unwinding.h"
@@ -23,6 +25,10 @@ using smt::Term;
 
 // The least time a forward condition gets (BmcRun::checkForward).
 constexpr unsigned kForwardMinMs = 250;
+// The time of a disjunction before it is split (BmcRun::checkAnySplit), and of each
+// mark in the first round after.
+constexpr unsigned kSplitFirstMs = 500;
+constexpr unsigned kSplitMarkMs = 1000;
 
 // One deepening run: owns the term manager, the solver(s) and the unwinding.
 class BmcRun {
@@ -117,8 +123,9 @@ private:
     else r.stats.extra.erase("call_depth");
     // 1. any error within the bound?
     double t0 = solverSeconds();
-    CheckResult cr = checkAny(unw_->errors());
+    CheckResult cr = checkAnySplit(unw_->errors());
     double tErr = solverSeconds() - t0;
+    const bool errSplit = splitLast_;
     if (cr == CheckResult::Sat) return counterexample(std::move(r));
     if (cr == CheckResult::Unknown) return unknown(std::move(r), "solver: " + solver_->reasonUnknown(), verifiedBound, anyBound);
     verifiedBound = k;
@@ -142,6 +149,7 @@ private:
     double tFc = solverSeconds() - t0;
     if (fcUndecided) fc = CheckResult::Sat;
     if (forwardUndecided_) r.stats.extra["forward_undecided"] = forwardUndecided_;
+    if (splitQueries_) r.stats.extra["split_queries"] = splitQueries_;
     if (fc == CheckResult::Unknown) return unknown(std::move(r), "solver: " + solver_->reasonUnknown(), verifiedBound, anyBound);
     if (opts_.progress) {
       std::ostringstream o;
@@ -150,7 +158,8 @@ private:
         << (fcUndecided ? "longer paths not ruled out in its time"
             : fc == CheckResult::Sat ? "longer paths exist"
                                      : "no longer paths")
-        << " (solver " << std::fixed << std::setprecision(2) << tErr << " s error query, " << tFc
+        << " (solver " << std::fixed << std::setprecision(2) << tErr << " s error query"
+        << (errSplit ? " location by location" : "") << ", " << tFc
         << " s forward condition)";
       opts_.progress(o.str());
     }
@@ -253,15 +262,40 @@ private:
     unw_->setMaxCallDepth(callDepth);
   }
 
+  // While it lives, the solver's checks go to its one-shot path at once (nested: the
+  // outermost one ends it).
+  struct OneShotAtOnce {
+    BmcRun& run;
+    bool was;
+    explicit OneShotAtOnce(BmcRun& r) : run(r), was(r.oneShotAtOnce_) {
+      run.oneShotAtOnce_ = true;
+      run.solver_->setOneShotAtOnce(true);
+    }
+    ~OneShotAtOnce() {
+      run.oneShotAtOnce_ = was;
+      run.solver_->setOneShotAtOnce(was);
+    }
+  };
+  bool oneShotAtOnce_ = false;
+
+  // A formula over BmcOptions::splitAtOnceTerms terms, in a run with a solver per bound.
+  bool largeFormula() const { return !opts_.incremental && tm_->size() > opts_.splitAtOnceTerms; }
+
   // Is any of the marked edges taken on a feasible path? One query, with a fresh
   // literal so that the disjunction is retracted afterwards.
   // limitMs: a time limit of this check below the run's deadline (0: the deadline's)
+  // On a large formula the check goes to the one-shot path at once: the incremental
+  // core's first check of a large formula takes in the whole formula before it looks at
+  // its limit (SQLite's sqlite3_bind_double: a check with a 0.5 s limit ran 16 s, on the
+  // one-shot path 2.8 s).
   CheckResult checkAny(const std::vector<Unwinding::Marked>& marks, unsigned limitMs = 0) {
     if (marks.empty()) return CheckResult::Unsat;
+    std::optional<OneShotAtOnce> atOnce;
+    if (largeFormula()) atOnce.emplace(*this);
     std::vector<Term> disj;
     for (const auto& m : marks) disj.push_back(m.taken);
     Term lit = tm_->freshVar("query", tm_->boolSort());
-    solver_->add(tm_->mkImplies(lit, tm_->mkOr(disj)));
+    solver_->addGuarded(lit, tm_->mkOr(disj));
     std::vector<Term> assumptions = unw_->danglingAssumptions();
     assumptions.push_back(lit);
     if (deadline_.expired()) throw Unwinding::DeadlineExceeded{};
@@ -272,16 +306,69 @@ private:
     return cr;
   }
 
+  // checkAny, split when the disjunction is slow: is any of the marked edges taken?
+  // On large closures the disjunction can run far longer than its parts: SQLite's
+  // sqlite3_bind_double with calls nested <= 3 deep has 17 error locations (memory with
+  // 6,550 initial stores); Z3 had no answer for their disjunction in 60 s, nor for groups
+  // of 6 or 11 in 30 s, while alone on Z3's one-shot path 10 of them were reachable in
+  // 0.8 s each: one location's guard, asserted, is propagated through the memory of the
+  // whole unwinding; a disjunction's is not. So the disjunction gets kSplitFirstMs on the
+  // solver's usual path (not tried over BmcOptions::splitAtOnceTerms terms: that check
+  // ran 2.2-2.8 s past its limit); then each mark alone, on the one-shot path at once
+  // (Solver::setOneShotAtOnce), in rounds, each with twice the last round's time per
+  // mark: the first reachable mark answers Sat (the solver's model is its), unreachable
+  // ones drop out, and Unsat needs every one unreachable. limitMs bounds the whole (0:
+  // the run's deadline); past it the answer is Unknown. (Not for an incremental run, whose
+  // solver has no one-shot path.)
+  CheckResult checkAnySplit(const std::vector<Unwinding::Marked>& marks, unsigned limitMs = 0) {
+    using Clock = std::chrono::steady_clock;
+    splitLast_ = false;
+    if (marks.size() < 2 || opts_.incremental) return checkAny(marks, limitMs);
+    const auto start = Clock::now();
+    auto leftMs = [&]() -> unsigned {  // of limitMs (0: no limit but the deadline's)
+      if (!limitMs) return 0;
+      auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+      return spent >= limitMs ? 1 : static_cast<unsigned>(limitMs - spent);
+    };
+    auto slice = [&](unsigned want) {
+      unsigned l = leftMs();
+      return l && l < want ? l : want;
+    };
+    auto outOfLimit = [&] { return limitMs && leftMs() <= 1; };
+    CheckResult cr = CheckResult::Unknown;
+    if (!largeFormula()) {
+      cr = checkAny(marks, slice(kSplitFirstMs));
+      if (cr != CheckResult::Unknown || solver_->reasonUnknown() != "timeout" || outOfLimit()) return cr;
+    }
+    ++splitQueries_;
+    splitLast_ = true;
+    OneShotAtOnce atOnce(*this);
+    std::vector<Unwinding::Marked> pending = marks;
+    for (unsigned ms = kSplitMarkMs; !pending.empty(); ms = std::min(2 * ms, 1u << 30)) {
+      std::vector<Unwinding::Marked> next;
+      for (const Unwinding::Marked& m : pending) {
+        if (outOfLimit()) return CheckResult::Unknown;  // reasonUnknown(): the last timeout
+        cr = checkAny({m}, slice(ms));
+        if (cr == CheckResult::Sat) return cr;
+        if (cr == CheckResult::Unsat) continue;
+        if (solver_->reasonUnknown() != "timeout") return cr;
+        next.push_back(m);
+      }
+      pending = std::move(next);
+    }
+    return CheckResult::Unsat;
+  }
+
   // The forward condition (checkAny of the cuts) within a quarter of the time left (at
   // least kForwardMinMs; unlimited in a run without a deadline). `undecided`: it ran out
   // of that time, the run's deadline not reached.
   CheckResult checkForward(const std::vector<Unwinding::Marked>& cuts, bool& undecided) {
     undecided = false;
-    if (deadline_.isNever()) return checkAny(cuts);
+    if (deadline_.isNever()) return checkAnySplit(cuts);
     unsigned left = deadline_.remainingMs();
     unsigned limit = std::max(kForwardMinMs, left / 4);
-    if (limit >= left) return checkAny(cuts);
-    CheckResult fc = checkAny(cuts, limit);
+    if (limit >= left) return checkAnySplit(cuts);
+    CheckResult fc = checkAnySplit(cuts, limit);
     if (fc == CheckResult::Unknown && solver_->reasonUnknown() != "out of memory") {
       undecided = true;
       ++forwardUndecided_;
@@ -379,6 +466,8 @@ private:
   bool anyBound_ = false;
   bool resumable_ = false;
   uint32_t forwardUndecided_ = 0;  // forward conditions that ran out of their time (checkForward)
+  uint32_t splitQueries_ = 0;      // disjunctions checked location by location (checkAnySplit)
+  bool splitLast_ = false;         // the last checkAnySplit was one of them
 };
 
 VerificationResult runBmc(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts) {

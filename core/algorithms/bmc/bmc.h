@@ -38,6 +38,10 @@ struct BmcOptions {
   // bound of a closure that fits but is large (over maxNodes / 40 nodes, its calls at
   // least three quarters of it): d from 0 up to no limit.
   size_t maxNodes = 2'000'000;
+  // A disjunction of error locations (or of loop cuts) over a formula of more terms than
+  // this is not checked as a whole first: each location is checked alone at once
+  // (bmc.cpp, checkAnySplit). Not for `incremental`, whose solver has no one-shot path.
+  size_t splitAtOnceTerms = 100'000;
   // Progress callback: "bound k: ..." lines.
   std::function<void(const std::string&)> progress;
   // Called each time the run verifies a bound (at a call depth): the result it would end

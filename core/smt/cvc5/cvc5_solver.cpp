@@ -169,6 +169,7 @@ protected:
     });
     frames_.back().push_back(f);
   }
+  void addGuardedImpl(Term guard, Term f) override { addImpl(tm_.mkImplies(guard, f)); }
   CheckResult checkImpl(std::span<const Term> assumptions) override {
     CheckResult r = CheckResult::Unknown;
     runOnLargeStack([&] { r = checkOnStack(assumptions); });

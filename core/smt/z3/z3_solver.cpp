@@ -9,6 +9,8 @@
 #include <fstream>
 #include <new>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "core/smt/solver_base.h"
 #include "core/smt/translate.h"
@@ -53,6 +55,7 @@ public:
     return true;
   }
   void interrupt() override { ctx_.interrupt(); }
+  void setOneShotAtOnce(bool on) override { oneShotAtOnce_ = on; }
   Term interpolant(Term, Term) override {
     reason_ = "interpolation is not supported by z3 4.8.12";
     return nullptr;
@@ -69,6 +72,18 @@ protected:
   void addImpl(Term f) override {
     guarded([&] { runOnLargeStack([&] { solver_.add(toZ3(f)); }); });
   }
+  // The implication is asserted as it is; its AST id and the guard's are kept so that a
+  // one-shot check can leave it out when the guard is not assumed (Solver::addGuarded).
+  void addGuardedImpl(Term guard, Term f) override {
+    guarded([&] {
+      runOnLargeStack([&] {
+        z3::expr g = toZ3(guard);
+        z3::expr imp = z3::implies(g, toZ3(f));
+        solver_.add(imp);
+        guardOf_[Z3_get_ast_id(ctx_, imp)] = Z3_get_ast_id(ctx_, g);
+      });
+    });
+  }
   CheckResult checkImpl(std::span<const Term> assumptions) override {
     CheckResult r = CheckResult::Unknown;
     runOnLargeStack([&] { r = checkOnStack(assumptions); });
@@ -83,17 +98,19 @@ protected:
       // (when those run out, and the assertions have arrays) a fresh solver within the
       // solver's own limits
       lastOneShot_ = false;
-      if (oneShot_ && hasArrays_ && !as.empty() && (rlimit_ == 0 || rlimit_ > oneShotAfter_)) {
-        z3::params p(ctx_);
-        p.set("rlimit", oneShotAfter_);
-        solver_.set(p);
-        uint64_t before = rlimitCount();
+      if (oneShot_ && hasArrays_ && !as.empty() && (oneShotAtOnce_ || rlimit_ == 0 || rlimit_ > oneShotAfter_)) {
         auto t0 = std::chrono::steady_clock::now();
-        z3::check_result r = solver_.check(as);
-        p.set("rlimit", rlimit_);  // back to the solver's own (0: none)
-        solver_.set(p);
-        // out of units? (Z3 4.8.12 says "canceled" for a time limit and an interrupt too)
-        if (r != z3::unknown || rlimitCount() - before < oneShotAfter_) return answer(solver_, r);
+        if (!oneShotAtOnce_) {
+          z3::params p(ctx_);
+          p.set("rlimit", oneShotAfter_);
+          solver_.set(p);
+          uint64_t before = rlimitCount();
+          z3::check_result r = solver_.check(as);
+          p.set("rlimit", rlimit_);  // back to the solver's own (0: none)
+          solver_.set(p);
+          // out of units? (Z3 4.8.12 says "canceled" for a time limit and an interrupt too)
+          if (r != z3::unknown || rlimitCount() - before < oneShotAfter_) return answer(solver_, r);
+        }
         z3::solver once(ctx_);
         once.set(params_);
         if (timeoutMs_) {  // what is left of the check's time
@@ -102,8 +119,15 @@ protected:
           left.set("timeout", static_cast<unsigned>(std::max<int64_t>(1, int64_t(timeoutMs_) - spent.count())));
           once.set(left);
         }
+        // what addGuarded asserted under a guard this check does not assume is left out
+        std::unordered_set<unsigned> assumed;
+        for (unsigned i = 0; i < as.size(); ++i) assumed.insert(Z3_get_ast_id(ctx_, as[i]));
         z3::expr_vector asserted = solver_.assertions();
-        for (unsigned i = 0; i < asserted.size(); ++i) once.add(asserted[i]);
+        for (unsigned i = 0; i < asserted.size(); ++i) {
+          auto g = guardOf_.find(Z3_get_ast_id(ctx_, asserted[i]));
+          if (g != guardOf_.end() && !assumed.count(g->second)) continue;
+          once.add(asserted[i]);
+        }
         for (unsigned i = 0; i < as.size(); ++i) once.add(as[i]);
         lastOneShot_ = true;
         return answer(once, once.check());
@@ -209,6 +233,8 @@ private:
   z3::params params_;   // what solver_ was given (a one-shot solver gets the same)
   bool oneShot_;
   bool lastOneShot_ = false;
+  bool oneShotAtOnce_ = false;  // setOneShotAtOnce
+  std::unordered_map<unsigned, unsigned> guardOf_;  // addGuarded: implication's AST id -> guard's
   unsigned oneShotAfter_;
   unsigned timeoutMs_ = 0;  // per check (0: none)
   bool hasArrays_ = false;

@@ -299,6 +299,38 @@ TEST_P(Smt, ResourceLimitIsPerCheck) {
   EXPECT_EQ(s->check(), CheckResult::Sat);
 }
 
+// Solver::addGuarded and setOneShotAtOnce (BMC's location-by-location checks): a guarded
+// assertion holds exactly when its guard is assumed, whether the check goes to Z3's
+// one-shot solver at once (which leaves out what an unassumed guard guards) or not; an
+// unguarded assertion always holds; two assumed guards are both in force.
+TEST_P(Smt, GuardedAssertionsHoldWhereTheirGuardIsAssumed) {
+  SolverOptions o;
+  o.oneShotChecks = true;
+  for (bool atOnce : {false, true}) {
+    auto s = makeSolver(GetParam(), tm, o);
+    s->setOneShotAtOnce(atOnce);
+    Sort bv = tm.bvSort(32);
+    Term x = tm.var("x", bv);
+    Term mem = tm.var("mem", tm.arraySort(bv, tm.bvSort(8)));
+    Term g1 = tm.var("g1", tm.boolSort()), g2 = tm.var("g2", tm.boolSort()), g3 = tm.var("g3", tm.boolSort());
+    s->add(tm.bvUlt(x, tm.bvVal(10, 32)));
+    s->addGuarded(g1, tm.mkEq(tm.select(mem, x), tm.bvVal(1, 8)));
+    s->addGuarded(g2, tm.mkEq(tm.select(mem, x), tm.bvVal(2, 8)));
+    s->addGuarded(g3, tm.bvUgt(x, tm.bvVal(20, 32)));  // contradicts the unguarded bound
+    Term only2[] = {g2};
+    ASSERT_EQ(s->check(only2), CheckResult::Sat) << atOnce;
+    EXPECT_EQ(modelBits(*s, tm.select(mem, x)), 2u) << atOnce;
+    EXPECT_LT(modelBits(*s, x), 10u) << atOnce << ": the unguarded assertion holds";
+    Term both[] = {g1, g2};
+    EXPECT_EQ(s->check(both), CheckResult::Unsat) << atOnce;
+    Term only3[] = {g3};
+    EXPECT_EQ(s->check(only3), CheckResult::Unsat) << atOnce;
+    Term only1[] = {g1};
+    ASSERT_EQ(s->check(only1), CheckResult::Sat) << atOnce;
+    EXPECT_EQ(modelBits(*s, tm.select(mem, x)), 1u) << atOnce;
+  }
+}
+
 // SolverOptions::oneShotChecks (BMC's solvers): a check with assumptions that runs out of
 // its first units is run on a fresh solver with the assumptions asserted (here after 1
 // unit, so every check that is not decided at once is); the answers and models are those

@@ -4,6 +4,8 @@
 //  - dead ends (core/cfa/dead_ends.h): a program's own exit() that loops forever is not
 //    unrolled, so bmc, ibmc and kind prove the list program of CPAchecker's list-ext_1
 //    shape; errors after loops, calls and nondeterministic infinite loops are still found.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "core/support/deadline.h"
@@ -201,6 +203,47 @@ TEST(ForwardCondition, OutOfItsTimeTheRunGoesOnToTheNextBound) {
       "  if (x + 1 == x) reach_error(); return 0; }\n";
   auto proved = run(easy, Algorithm::Bmc, 60);
   EXPECT_EQ(proved.result.verdict, Verdict::True) << proved.result.reason;
+}
+
+// Error locations (and loop cuts) checked one by one (bmc.cpp, checkAnySplit; on large
+// formulas, where their disjunction is slow): with every disjunction split at once
+// (VerifyRequest::splitAtOnceTerms = 0) bmc gives the verdicts of the whole-disjunction
+// check: the one reachable location of three is reported with a replayed path through
+// it, and a program whose three locations are all unreachable is proved (every loop cut
+// ruled out one by one too).
+TEST(SplitChecks, LocationByLocationGivesTheVerdictsOfTheDisjunction) {
+  const char* prefix =
+      "int tab[8] = {3, 1, 4, 1, 5, 9, 2, 6};\n"
+      "int main() { unsigned i = __VERIFIER_nondet_uint() % 8; int n = __VERIFIER_nondet_int(); int s = 0;\n"
+      "  for (int k = 0; k < n && k < 3; k++) s += tab[k];\n"
+      "  for (int k = 0; k < n && k < 2; k++) s -= 1;\n";
+  const std::string bug = std::string(prefix) +
+                          "  if (tab[i] == 7) reach_error();\n"
+                          "  if (s == 6 && tab[i] == 9) reach_error();\n"
+                          "  if (tab[i] > 9) reach_error(); return 0; }\n";
+  const std::string safe = std::string(prefix) +
+                           "  if (tab[i] == 7) reach_error();\n"
+                           "  if (s > 8) reach_error();\n"
+                           "  if (tab[i] > 9) reach_error(); return 0; }\n";
+  for (bool split : {false, true}) {
+    auto request = [&](const std::string& code) {
+      engine::VerifyRequest req = testing::snippetRequest(code, Algorithm::Bmc, smt::SolverKind::Z3, 60);
+      req.dataModel = frontend::DataModel::ILP32;
+      if (split) req.splitAtOnceTerms = 0;
+      return engine::verify(req);
+    };
+    auto b = request(bug);
+    EXPECT_TRUE(testing::replayedWithValue(b, "i", "5")) << split;
+    ASSERT_TRUE(b.result.counterexample) << split;
+    const auto& steps = b.result.counterexample->steps;
+    EXPECT_TRUE(std::any_of(steps.begin(), steps.end(),
+                            [](const result::TraceStep& t) { return t.statement.find("s == 6") != std::string::npos; }))
+        << split;
+    EXPECT_EQ(b.result.stats.extra.count("split_queries") > 0, split) << split;
+    auto p = request(safe);
+    EXPECT_EQ(p.result.verdict, Verdict::True) << split << ": " << p.result.reason;
+    if (split) EXPECT_GE(p.result.stats.extra["split_queries"], 2) << "error locations and loop cuts";
+  }
 }
 
 }  // namespace
