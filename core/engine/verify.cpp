@@ -1210,7 +1210,15 @@ bool verifiedMore(const result::Condition& a, const result::Condition& b) {
 // the previous stages' output condition; the first true/false answer ends the chain.
 result::VerificationResult runChain(const cfa::Program& program, const cfa::Function& entry, const VerifyRequest& req,
                                     std::chrono::steady_clock::time_point wall0) {
-  Chain stages = parseChain(effectiveChain(req));
+  std::string spec = effectiveChain(req);
+  // auto on a large slice: bmc alone, all the time (kAutoLargeChain)
+  if (spec == kAutoChain && program.functions.size() > kAutoLargeSliceFunctions) {
+    spec = kAutoLargeChain;
+    if (req.progress)
+      req.progress("auto: a slice of " + std::to_string(program.functions.size()) + " functions (over " +
+                   std::to_string(kAutoLargeSliceFunctions) + "): " + kAutoLargeChain + " alone");
+  }
+  Chain stages = parseChain(spec);
   std::shared_ptr<const result::AssumptionAutomaton> cond = req.conditionIn;
   std::vector<result::StageRecord> records;
   result::VerificationResult last;
@@ -1368,6 +1376,8 @@ const char* const kDepthBoundCaveat =
     "; for the entry model's inputs: pointers held in objects at its depth bound (2) are null";
 const char* const kDefaultChain = "bmc:k=1,explicit:time=10,pred";
 const char* const kAutoChain = "bmc:k=2:time=2,kind|pred:cond=ignore:after=1";
+const char* const kAutoLargeChain = "bmc";
+const size_t kAutoLargeSliceFunctions = 64;
 
 std::string effectiveChain(const VerifyRequest& req) {
   if (!req.chain.empty()) return req.chain;
