@@ -113,6 +113,37 @@ TEST(Auto, ProvesTheCountingLoopThroughTheParallelStage) {
   EXPECT_NE(text.find("decided by: stage 2 kind|pred:cond=ignore:after=1"), std::string::npos) << text;
 }
 
+// A slice of more than engine::kAutoLargeSliceFunctions functions runs bmc alone
+// (engine::kAutoLargeChain): the counting loop behind a chain of 70 calls (f0(x) = x + 69)
+// is answered by bmc's bound condition, not proved by the parallel stage; its bug variant
+// is found with a replayed path. The same loop behind 3 calls still gets the usual two
+// stages (and pred's proof).
+TEST(Auto, ALargeSliceRunsBmcAlone) {
+  auto program = [](int calls, bool bug) {
+    std::string s;
+    for (int i = calls - 1; i >= 0; --i)
+      s += "int f" + std::to_string(i) + "(int x) { return " +
+           (i + 1 < calls ? "f" + std::to_string(i + 1) + "(x) + 1" : std::string("x")) + "; }\n";
+    s += "int main(){ int n = __VERIFIER_nondet_int(); __VERIFIER_assume(n >= 0 && n < 1000000);\n"
+         "  int i = 0, j = 0; while (i < n) { i++; j += 2; }\n"
+         "  if (f0(j) - " + std::to_string(calls - 1) + (bug ? " == 6" : " != 2 * i") + ") reach_error(); return 0; }\n";
+    return s;
+  };
+  auto large = runAuto(program(70, false), "", 8);
+  ASSERT_FALSE(large.inputError) << large.error;
+  EXPECT_EQ(large.result.algorithm, "bmc");  // a chain of one stage reads as that stage
+  ASSERT_EQ(large.result.stages.size(), 1u);
+  EXPECT_EQ(large.result.stages[0].spec, engine::kAutoLargeChain);
+  EXPECT_EQ(large.result.verdict, Verdict::Unknown) << large.result.reason;
+  EXPECT_GE(large.result.condition.bound.value_or(0), 2u) << large.result.condition.summary;
+  EXPECT_GT(large.result.stats.extra["slice_functions"], static_cast<double>(engine::kAutoLargeSliceFunctions));
+  auto bug = runAuto(program(70, true), "", 30);
+  EXPECT_TRUE(replayedWithValue(bug, "n", "3")) << bug.result.reason;
+  auto small = runAuto(program(3, false), "", 30);
+  ASSERT_EQ(small.result.stages.size(), 2u);
+  EXPECT_EQ(small.result.verdict, Verdict::True) << small.result.reason;
+}
+
 TEST(Auto, ReportsAReachableBugWithAReplayedPath) {
   auto out = runAuto(
       "int main(){ int x = __VERIFIER_nondet_int(); int y = 0;\n"
