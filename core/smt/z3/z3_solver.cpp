@@ -67,6 +67,9 @@ protected:
   }
   void popImpl(unsigned n) override {
     guarded([&] { solver_.pop(n); });
+    // the popped assertions' AST ids may be reused by new terms: forget every guard
+    // (what is left is copied whole into a one-shot check, as before addGuarded)
+    guardOf_.clear();
   }
   // Z3 recurses over term structure in places; deep formulas run on a large stack.
   void addImpl(Term f) override {
