@@ -167,6 +167,19 @@ private:
       // 3. every path is covered, unless an unsupported construct is reachable
       const auto& uns = unw_->unsupported();
       CheckResult ur = uns.empty() ? CheckResult::Unsat : checkAny(uns);
+      // ... and, for a function entry, some execution gets through the entry's
+      // assumptions. Where none does (a precondition the entry model cannot meet:
+      // SQLite's sqlite3CreateIndex assumes db->pParse == pParse, and the harness leaves
+      // db->pParse null at its depth bound), nothing was verified. (A whole program whose
+      // main assumes false is correct: no execution violates a check.)
+      if (ur == CheckResult::Unsat && prog_.functions[entry_].name != "main" &&
+          checkAnySplit(unw_->pathEnds()) == CheckResult::Unsat) {
+        verifiedDepth_.reset();
+        return unknown(std::move(r),
+                       "no execution gets through the entry's assumptions (its precondition, the entry model): "
+                       "nothing verified",
+                       0, false);
+      }
       if (ur == CheckResult::Unsat) {
         r.verdict = Verdict::True;
         r.condition.kind = "none";

@@ -336,7 +336,7 @@ void Unwinding::exploreFrom(uint32_t n) {
     if (inst.parent >= 0) {
       const Node& caller = nodes_[inst.callNode];
       const LoopInfo& cli = loopInfo(instances_[inst.parent].func);
-      if (dead(instances_[inst.parent].func, inst.callEdge->to)) return;  // nothing to check after the call
+      if (dead(instances_[inst.parent].func, inst.callEdge->to)) return endsHere(n);  // nothing to check after the call
       Key ck{static_cast<uint32_t>(inst.parent), inst.callEdge->to, {}};
       for (auto& [h, c] : caller.key.counts)
         if (std::binary_search(cli.loopsOf[ck.loc].begin(), cli.loopsOf[ck.loc].end(), h)) ck.counts.push_back({h, c});
@@ -347,7 +347,7 @@ void Unwinding::exploreFrom(uint32_t n) {
       in.kind = InKind::Return;
       addIn(t, std::move(in));
     } else if (key.inst == 0 && inst.func != entry_) {
-      if (dead(entry_, prog_.functions[entry_].entry)) return;
+      if (dead(entry_, prog_.functions[entry_].entry)) return endsHere(n);
       Instance e;
       e.func = entry_;
       e.depthOf[entry_] = 1;
@@ -358,6 +358,8 @@ void Unwinding::exploreFrom(uint32_t n) {
       in.from = n;
       in.kind = InKind::Start;
       addIn(t, std::move(in));
+    } else {
+      endsHere(n);  // the entry returns
     }
     return;
   }
@@ -365,7 +367,7 @@ void Unwinding::exploreFrom(uint32_t n) {
     auto gap = gapAt_.find(key.loc);
     if (gap != gapAt_.end()) {
       const Edge& e = *gap->second.first;
-      if (dead(inst.func, e.to)) return;
+      if (dead(inst.func, e.to)) return endsHere(n);
       Key tk{0, e.to, {}};  // a dropped piece holds no loop (no Assume edge)
       const auto& tl = loopInfo(inst.func).loopsOf[e.to];
       for (auto& [h, c] : key.counts)
@@ -449,8 +451,9 @@ void Unwinding::exploreEdge(uint32_t n, uint32_t ei) {
   const cfa::Function& f = prog_.functions[fid];
   const Edge& e = f.edges[ei];
   switch (e.kind) {
-    case EdgeKind::Error:
     case EdgeKind::Abort:
+      return endsHere(n);
+    case EdgeKind::Error:
     case EdgeKind::Unsupported:
       return;  // terminal: handled when the node is encoded
     case EdgeKind::Call: {
@@ -459,7 +462,7 @@ void Unwinding::exploreEdge(uint32_t n, uint32_t ei) {
         ++skippedCalls_;
         break;  // passed over: a Cfa edge to the return site (transfer treats it as Blank)
       }
-      if (dead(e.callee, prog_.functions[e.callee].entry)) return;  // a callee that never returns nor checks
+      if (dead(e.callee, prog_.functions[e.callee].entry)) return endsHere(n);  // a callee that never returns nor checks
       const Instance& cur = instances_[instId];
       auto depthIt = cur.depthOf.find(e.callee);
       uint32_t depth = depthIt == cur.depthOf.end() ? 0 : depthIt->second;
@@ -507,7 +510,7 @@ void Unwinding::exploreEdge(uint32_t n, uint32_t ei) {
   }
   // a dead end (core/cfa/dead_ends.h): no check is reachable from there, so the path
   // ends here as at an Abort edge; a loop in dead ends is not unrolled
-  if (dead(fid, e.to)) return;
+  if (dead(fid, e.to)) return endsHere(n);
   const LoopInfo& li = loopInfo(fid);
   Key tk{instId, e.to, {}};
   const auto& tl = li.loopsOf[e.to];
@@ -935,6 +938,13 @@ std::vector<Unwinding::Marked> Unwinding::currentCuts() const {
     const cfa::FuncId f = instances_[nodes_[c.node].key.inst].func;
     out.push_back({c.taken, c.node, c.edge, f});
   }
+  return out;
+}
+
+std::vector<Unwinding::Marked> Unwinding::pathEnds() const {
+  std::vector<Marked> out;
+  for (uint32_t n : endNodes_)
+    if (nodes_[n].act) out.push_back({nodes_[n].act, n, nullptr, instances_[nodes_[n].key.inst].func});
   return out;
 }
 

@@ -60,6 +60,7 @@
 #include <deque>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -117,6 +118,11 @@ public:
   };
   const std::vector<Marked>& errors() const { return errors_; }
   std::vector<Marked> currentCuts() const;       // cuts not yet explored
+  // Nodes where a path ends other than at an error, a cut or an unsupported construct
+  // (the entry returns, an abort, a dead end follows): with none of them reachable, and
+  // no error, cut or unsupported construct either, no execution gets through the entry's
+  // assumptions (a precondition the entry model cannot meet).
+  std::vector<Marked> pathEnds() const;
   const std::vector<Marked>& unsupported() const { return unsupported_; }
   // Proxies that must be assumed false in every check (the dangling ones).
   std::vector<smt::Term> danglingAssumptions() const;
@@ -286,6 +292,8 @@ private:
   size_t maxNodes_ = 2'000'000;
   uint32_t maxCallDepth_ = UINT32_MAX;
   size_t depthCuts_ = 0;
+  std::set<uint32_t> endNodes_;  // pathEnds
+  void endsHere(uint32_t n) { endNodes_.insert(n); }
   // globals beyond the call depth (above): location of the initialisation where a dropped
   // piece starts -> the gap edge that replaces it (owned by gapEdges_)
   std::unordered_map<cfa::LocId, std::pair<const cfa::Edge*, uint32_t>> gapAt_;

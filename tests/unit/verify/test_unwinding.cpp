@@ -242,8 +242,39 @@ TEST(SplitChecks, LocationByLocationGivesTheVerdictsOfTheDisjunction) {
     EXPECT_EQ(b.result.stats.extra.count("split_queries") > 0, split) << split;
     auto p = request(safe);
     EXPECT_EQ(p.result.verdict, Verdict::True) << split << ": " << p.result.reason;
-    if (split) EXPECT_GE(p.result.stats.extra["split_queries"], 2) << "error locations and loop cuts";
+    if (split) {
+      EXPECT_GE(p.result.stats.extra["split_queries"], 2) << "error locations and loop cuts";
+    }
   }
+}
+
+// A function entry whose assumptions no input meets is not `true` (nothing was
+// verified): bmc says "no execution gets through the entry's assumptions"; the same
+// function with a precondition some input meets is proved, and main assuming false is
+// `true` as SV-COMP reads it (no execution violates a check).
+TEST(PathEnds, AnEntryNoInputGetsThroughVerifiesNothing) {
+  const char* code =
+      "int g(int x) { __VERIFIER_assume(x > 5 && x < 3); int s = 0;\n"
+      "  for (int i = 0; i < 2; i++) s += x; if (s == 8) reach_error(); return s; }\n"
+      "int h(int x) { __VERIFIER_assume(x > 5 && x < 9); int s = 0;\n"
+      "  for (int i = 0; i < 2; i++) s += x; if (s == 8) reach_error(); return s; }\n"
+      "int main() { int x = __VERIFIER_nondet_int(); __VERIFIER_assume(x > 5 && x < 3);\n"
+      "  if (x == 4) reach_error(); return 0; }\n";
+  auto entry = [&](const char* fn) {
+    engine::VerifyRequest req = testing::snippetRequest(code, Algorithm::Bmc, smt::SolverKind::Z3, 60);
+    req.dataModel = frontend::DataModel::ILP32;
+    req.function = fn;
+    return engine::verify(req);
+  };
+  auto g = entry("g");
+  EXPECT_EQ(g.result.verdict, Verdict::Unknown) << g.result.reason;
+  EXPECT_NE(g.result.reason.find("no execution gets through the entry's assumptions"), std::string::npos)
+      << g.result.reason;
+  EXPECT_FALSE(g.result.condition.bound) << g.result.condition.summary;
+  auto h = entry("h");
+  EXPECT_EQ(h.result.verdict, Verdict::True) << h.result.reason;
+  auto m = entry("main");
+  EXPECT_EQ(m.result.verdict, Verdict::True) << m.result.reason;
 }
 
 }  // namespace
