@@ -75,6 +75,7 @@ struct SolverStats {
   uint64_t sat = 0, unsat = 0, unknown = 0;
   double checkTimeS = 0;   // wall time spent inside check()
   uint64_t assertions = 0;
+  uint64_t overruns = 0;   // checks stopped by the watchdog, far past their time limit
 };
 
 class Solver {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <new>
@@ -12,9 +13,12 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <unistd.h>
+
 #include "core/smt/solver_base.h"
 #include "core/smt/translate.h"
 #include "core/support/large_stack.h"
+#include "core/support/watchdog.h"
 
 namespace argus::smt {
 
@@ -87,11 +91,29 @@ protected:
       });
     });
   }
+  // A check past its time limit by more than the grace is interrupted (support/watchdog.h).
+  // Z3 then stops at its next cancellation point: the interrupt is what its own timer does,
+  // so a check deaf to both still runs on, but every such stretch seen ended within ~15 s of
+  // the interrupt, where before one outlived ctest's 900 s.
   CheckResult checkImpl(std::span<const Term> assumptions) override {
     CheckResult r = CheckResult::Unknown;
+    const bool watched = timeoutMs_ != 0 && timeoutMs_ != 4294967295u;
+    if (watched) {
+      watchdog_.arm(support::Watchdog::Clock::now() + std::chrono::milliseconds(uint64_t(timeoutMs_) + overrunGraceMs()));
+    }
+    unsigned before = watched ? watchdog_.firings() : 0;
     runOnLargeStack([&] { r = checkOnStack(assumptions); });
+    if (watched) {
+      watchdog_.disarm();
+      if (watchdog_.firings() != before) {
+        ++stats_.overruns;
+        if (r == CheckResult::Unknown) reason_ = "timeout";
+        dumpOverrun(assumptions);
+      }
+    }
     return r;
   }
+  unsigned overrunGraceMs() const { return std::max(1000u, timeoutMs_ / 4); }
   CheckResult checkOnStack(std::span<const Term> assumptions) {
     try {
       z3::expr_vector as(ctx_);
@@ -114,26 +136,9 @@ protected:
           // out of units? (Z3 4.8.12 says "canceled" for a time limit and an interrupt too)
           if (r != z3::unknown || rlimitCount() - before < oneShotAfter_) return answer(solver_, r);
         }
-        z3::solver once(ctx_);
-        once.set(params_);
-        if (timeoutMs_) {  // what is left of the check's time
-          auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
-          z3::params left(ctx_);
-          left.set("timeout", static_cast<unsigned>(std::max<int64_t>(1, int64_t(timeoutMs_) - spent.count())));
-          once.set(left);
-        }
-        // what addGuarded asserted under a guard this check does not assume is left out
-        std::unordered_set<unsigned> assumed;
-        for (unsigned i = 0; i < as.size(); ++i) assumed.insert(Z3_get_ast_id(ctx_, as[i]));
-        z3::expr_vector asserted = solver_.assertions();
-        for (unsigned i = 0; i < asserted.size(); ++i) {
-          auto g = guardOf_.find(Z3_get_ast_id(ctx_, asserted[i]));
-          if (g != guardOf_.end() && !assumed.count(g->second)) continue;
-          once.add(asserted[i]);
-        }
-        for (unsigned i = 0; i < as.size(); ++i) once.add(as[i]);
-        lastOneShot_ = true;
-        return answer(once, once.check());
+        auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
+        unsigned left = timeoutMs_ ? static_cast<unsigned>(std::max<int64_t>(1, int64_t(timeoutMs_) - spent.count())) : 0;
+        return checkOnce(as, left);  // what is left of the check's time
       }
       return answer(solver_, solver_.check(as));
     } catch (const z3::exception& e) {
@@ -141,6 +146,28 @@ protected:
       if (reason_.find("memory") != std::string::npos) reason_ = "out of memory";
       return CheckResult::Unknown;
     }
+  }
+  // The assertions (less what addGuarded asserted under a guard `as` does not assume) and
+  // `as` checked by a fresh solver within timeoutMs (0: the solver's own limit).
+  CheckResult checkOnce(const z3::expr_vector& as, unsigned timeoutMs) {
+    z3::solver once(ctx_);
+    once.set(params_);
+    if (timeoutMs) {
+      z3::params left(ctx_);
+      left.set("timeout", timeoutMs);
+      once.set(left);
+    }
+    std::unordered_set<unsigned> assumed;
+    for (unsigned i = 0; i < as.size(); ++i) assumed.insert(Z3_get_ast_id(ctx_, as[i]));
+    z3::expr_vector asserted = solver_.assertions();
+    for (unsigned i = 0; i < asserted.size(); ++i) {
+      auto g = guardOf_.find(Z3_get_ast_id(ctx_, asserted[i]));
+      if (g != guardOf_.end() && !assumed.count(g->second)) continue;
+      once.add(asserted[i]);
+    }
+    for (unsigned i = 0; i < as.size(); ++i) once.add(as[i]);
+    lastOneShot_ = true;
+    return answer(once, once.check());
   }
   // Z3's count of units of work so far (cumulative; the rlimit of a check counts from it).
   uint64_t rlimitCount() {
@@ -211,6 +238,23 @@ private:
     f << "(check-sat)\n";
   }
 
+  // With ARGUS_SMT_DUMP_OVERRUNS=DIR set, a check the watchdog stopped is written to
+  // DIR/overrun-<pid>-<n>.smt2 (after the fact: the solver cannot be read during a check).
+  void dumpOverrun(std::span<const Term> assumptions) {
+    static const char* dir = std::getenv("ARGUS_SMT_DUMP_OVERRUNS");
+    if (!dir || !*dir) return;
+    static std::atomic<unsigned> counter{0};
+    guarded([&] {
+      runOnLargeStack([&] {
+        std::ofstream f(std::string(dir) + "/overrun-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) +
+                        ".smt2");
+        f << "; stopped by the watchdog: limit " << timeoutMs_ << " ms\n" << solver_.to_smt2();
+        for (Term a : assumptions) f << "; assumption\n(assert " << toZ3(a) << ")\n";
+        f << "(check-sat)\n";
+      });
+    });
+  }
+
   // Z3 reports failures outside check() (building or asserting a term, push, pop) as
   // z3::exception; a memory failure becomes std::bad_alloc (callers keep what they
   // verified so far and report "out of memory"), anything else a SolverError.
@@ -233,9 +277,13 @@ private:
   } capBack_;  // destroyed after every Z3 object below
   z3::context ctx_;
   z3::solver solver_;
+  support::Watchdog watchdog_{[this] {
+    ctx_.interrupt();
+  }};  // destroyed before ctx_
   z3::params params_;   // what solver_ was given (a one-shot solver gets the same)
   bool oneShot_;
   bool lastOneShot_ = false;
+  // the last check was retried on a fresh solver (retryOnce)
   bool oneShotAtOnce_ = false;  // setOneShotAtOnce
   std::unordered_map<unsigned, unsigned> guardOf_;  // addGuarded: implication's AST id -> guard's
   unsigned oneShotAfter_;

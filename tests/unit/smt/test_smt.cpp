@@ -473,6 +473,34 @@ TEST_P(Smt, InterruptFromAnotherThread) {
   EXPECT_LT(secs, 20.0);
 }
 
+// The watchdog (z3_solver.cpp) interrupts a check that overruns its limit; the solver must
+// answer the next check normally.
+TEST_P(Smt, ChecksAfterAnInterruptAreAnswered) {
+  auto s = make();
+  if (GetParam() == SolverKind::CVC5) {  // cvc5 1.0: an interrupt makes every later check give up
+    s->interrupt();
+    Term y = tm.var("y", tm.bvSort(8));
+    s->add(tm.bvUlt(y, tm.bvVal(3, 8)));
+    EXPECT_EQ(s->check(), CheckResult::Unknown);
+    return;
+  }
+  s->push();
+  s->add(hardInstance(tm));
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    s->interrupt();
+  });
+  CheckResult r = s->check();
+  stopper.join();
+  EXPECT_EQ(r, CheckResult::Unknown);
+  s->pop();
+  Term x = tm.var("x", tm.bvSort(8));
+  s->add(tm.bvUlt(x, tm.bvVal(3, 8)));
+  EXPECT_EQ(s->check(), CheckResult::Sat);
+  s->add(tm.bvUlt(tm.bvVal(5, 8), x));
+  EXPECT_EQ(s->check(), CheckResult::Unsat);
+}
+
 TEST_P(Smt, StatisticsCountChecks) {
   auto s = make();
   Term x = tm.var("x", tm.bvSort(4));
