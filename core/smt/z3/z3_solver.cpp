@@ -58,7 +58,21 @@ public:
     rlimit_ = units;
     return true;
   }
-  void interrupt() override { ctx_.interrupt(); }
+  // Z3 4.8.12: an interrupt that finds no check running is not lost: it stays pending in
+  // the context, and an assertion added while it is pending is lost: the next check
+  // answers sat, even for an unsat formula (tests/unit/smt/test_smt.cpp,
+  // ChecksAfterAnInterruptAreAnswered; with z3++ alone: push, check, pop,
+  // Z3_interrupt, add x*x == 2 over 8 bits, check: sat). Such an interrupt can happen (the
+  // watchdog fires as a check ends; a caller interrupts between checks). So interrupts
+  // are counted, and before any operation on the solver a pending one is absorbed by a
+  // throw-away solver's check (which clears it: measured on 4.8.12); a check during which
+  // one came answers unknown, whatever Z3 said. The watchdog's cannot come later than
+  // that: disarm() waits for a running fire. Left: another thread's interrupt() racing an
+  // add() or push() on this one (the contract is to interrupt a running check).
+  void interrupt() override {
+    ++interrupts_;
+    ctx_.interrupt();
+  }
   void setOneShotAtOnce(bool on) override { oneShotAtOnce_ = on; }
   Term interpolant(Term, Term) override {
     reason_ = "interpolation is not supported by z3 4.8.12";
@@ -67,9 +81,11 @@ public:
 
 protected:
   void pushImpl() override {
+    settle();
     guarded([&] { solver_.push(); });
   }
   void popImpl(unsigned n) override {
+    settle();
     guarded([&] { solver_.pop(n); });
     // the popped assertions' AST ids may be reused by new terms: forget every guard
     // (what is left is copied whole into a one-shot check, as before addGuarded)
@@ -77,11 +93,13 @@ protected:
   }
   // Z3 recurses over term structure in places; deep formulas run on a large stack.
   void addImpl(Term f) override {
+    settle();
     guarded([&] { runOnLargeStack([&] { solver_.add(toZ3(f)); }); });
   }
   // The implication is asserted as it is; its AST id and the guard's are kept so that a
   // one-shot check can leave it out when the guard is not assumed (Solver::addGuarded).
   void addGuardedImpl(Term guard, Term f) override {
+    settle();
     guarded([&] {
       runOnLargeStack([&] {
         z3::expr g = toZ3(guard);
@@ -97,21 +115,44 @@ protected:
   // the interrupt, where before one outlived ctest's 900 s.
   CheckResult checkImpl(std::span<const Term> assumptions) override {
     CheckResult r = CheckResult::Unknown;
+    settle();
+    const unsigned seen = absorbed_;
     const bool watched = timeoutMs_ != 0 && timeoutMs_ != 4294967295u;
     if (watched) {
       watchdog_.arm(support::Watchdog::Clock::now() + std::chrono::milliseconds(uint64_t(timeoutMs_) + overrunGraceMs()));
     }
     unsigned before = watched ? watchdog_.firings() : 0;
     runOnLargeStack([&] { r = checkOnStack(assumptions); });
+    bool fired = false;
     if (watched) {
-      watchdog_.disarm();
-      if (watchdog_.firings() != before) {
-        ++stats_.overruns;
-        if (r == CheckResult::Unknown) reason_ = "timeout";
-        dumpOverrun(assumptions);
+      watchdog_.disarm();  // no fire after this
+      fired = watchdog_.firings() != before;
+    }
+    if (unsigned now = interrupts_.load(); now != seen) {
+      // interrupted: whatever Z3 answered may come from the interrupt (see interrupt())
+      if (r != CheckResult::Unknown) {
+        r = CheckResult::Unknown;
+        reason_ = fired ? "timeout" : "interrupted";
       }
+      absorbInterrupts(now);
+    }
+    if (fired) {
+      ++stats_.overruns;
+      if (r == CheckResult::Unknown) reason_ = "timeout";
+      dumpOverrun(assumptions);
     }
     return r;
+  }
+  void settle() {
+    if (unsigned n = interrupts_.load(); n != absorbed_) absorbInterrupts(n);
+  }
+  void absorbInterrupts(unsigned upTo) {
+    try {
+      z3::solver sink(ctx_);
+      sink.check();
+    } catch (const z3::exception&) {
+    }
+    absorbed_ = upTo;
   }
   unsigned overrunGraceMs() const { return std::max(1000u, timeoutMs_ / 4); }
   CheckResult checkOnStack(std::span<const Term> assumptions) {
@@ -189,6 +230,7 @@ protected:
     return CheckResult::Unknown;
   }
   Term modelValueImpl(Term t) override {
+    settle();
     z3::expr v(ctx_);
     guarded([&] { runOnLargeStack([&] { v = model_->eval(toZ3(t), true); }); });
     if (t->sort->isBool()) return tm_.boolVal(v.is_true());
@@ -213,6 +255,7 @@ protected:
     throw SolverError("z3: model values of arrays are not supported; select an element");
   }
   std::vector<Term> unsatCoreImpl() override {
+    settle();
     if (lastOneShot_) return {};  // SolverOptions::oneShotChecks: no cores
     z3::expr_vector core = solver_.unsat_core();
     std::vector<Term> out;
@@ -277,9 +320,9 @@ private:
   } capBack_;  // destroyed after every Z3 object below
   z3::context ctx_;
   z3::solver solver_;
-  support::Watchdog watchdog_{[this] {
-    ctx_.interrupt();
-  }};  // destroyed before ctx_
+  std::atomic<unsigned> interrupts_{0};  // interrupt() calls so far
+  unsigned absorbed_ = 0;                 // interrupts a throw-away check has absorbed
+  support::Watchdog watchdog_{[this] { interrupt(); }};  // destroyed before ctx_
   z3::params params_;   // what solver_ was given (a one-shot solver gets the same)
   bool oneShot_;
   bool lastOneShot_ = false;

@@ -495,10 +495,26 @@ TEST_P(Smt, ChecksAfterAnInterruptAreAnswered) {
   EXPECT_EQ(r, CheckResult::Unknown);
   s->pop();
   Term x = tm.var("x", tm.bvSort(8));
+  s->push();
   s->add(tm.bvUlt(x, tm.bvVal(3, 8)));
   EXPECT_EQ(s->check(), CheckResult::Sat);
   s->add(tm.bvUlt(tm.bvVal(5, 8), x));
   EXPECT_EQ(s->check(), CheckResult::Unsat);
+  s->pop();
+  // an interrupt that comes between checks (the watchdog's race with a check's end) must
+  // not change the next one's answer
+  s->interrupt();
+  s->add(tm.mkEq(tm.bvMul(x, x), tm.bvVal(49, 8)));
+  ASSERT_EQ(s->check(), CheckResult::Sat);
+  uint64_t v = s->modelValue(x)->value;
+  EXPECT_EQ((v * v) % 256, 49u) << v;
+  // ... nor make an unsat one sat (2 is no square modulo 256; Z3 4.8.12 said sat here)
+  Term z = tm.var("z", tm.bvSort(8));
+  s->interrupt();
+  s->push();
+  s->add(tm.mkEq(tm.bvMul(z, z), tm.bvVal(2, 8)));
+  EXPECT_EQ(s->check(), CheckResult::Unsat);
+  s->pop();
 }
 
 TEST_P(Smt, StatisticsCountChecks) {
