@@ -13,7 +13,11 @@
 //    next stack change; it returns a constant term (BoolConst/BVConst/IntConst).
 //  - unsatCore() is valid only right after a check() that returned Unsat; it returns
 //    the subset of that call's assumptions the backend found responsible.
-//  - interrupt() may be called from any thread; the running check() returns Unknown.
+//  - interrupt() may be called from any thread; the running check() returns Unknown. One
+//    that comes while no check runs: Z3 absorbs it before the next operation (which
+//    then runs normally); cvc5 gives up every later check.
+//  - A check that overruns its time limit is interrupted (Z3: support::Watchdog, at
+//    the limit plus max(1 s, limit / 4); SolverStats::overruns counts them).
 //  - Per-query time limit: Options::timeoutMs (0 = none), also settable later; Z3 also
 //    takes a per-query limit in units of work (setResourceLimit).
 //  - interpolant(A, B) (needs Options::interpolants): for an unsatisfiable A ∧ B, a
