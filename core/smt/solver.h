@@ -16,7 +16,7 @@
 //  - interrupt() may be called from any thread; the running check() returns Unknown. One
 //    that comes while no check runs: Z3 absorbs it before the next operation (which
 //    then runs normally); cvc5 gives up every later check.
-//  - A check that overruns its time limit is interrupted (Z3: support::Watchdog, at
+//  - Z3: a check that overruns its time limit is interrupted (support::Watchdog, at
 //    the limit plus max(1 s, limit / 4); SolverStats::overruns counts them).
 //  - Per-query time limit: Options::timeoutMs (0 = none), also settable later; Z3 also
 //    takes a per-query limit in units of work (setResourceLimit).
