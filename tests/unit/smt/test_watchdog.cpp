@@ -10,12 +10,20 @@
 using argus::support::Watchdog;
 using namespace std::chrono_literals;
 
+namespace {
+// Waits (up to 10 s) until done() holds.
+template <class F>
+void waitFor(F done) {
+  auto until = Watchdog::Clock::now() + 10s;
+  while (!done() && Watchdog::Clock::now() < until) std::this_thread::sleep_for(1ms);
+}
+}  // namespace
+
 TEST(Watchdog, FiresOnceWhenTheArmedTimePasses) {
   std::atomic<int> fired{0};
   Watchdog w([&] { ++fired; });
   w.arm(Watchdog::Clock::now() + 50ms);
-  auto until = Watchdog::Clock::now() + 10s;
-  while (fired == 0 && Watchdog::Clock::now() < until) std::this_thread::sleep_for(5ms);
+  waitFor([&] { return fired > 0; });
   std::this_thread::sleep_for(100ms);
   EXPECT_EQ(fired.load(), 1);
   EXPECT_EQ(w.firings(), 1u);
@@ -41,8 +49,7 @@ TEST(Watchdog, ReArmingReplacesTheTime) {
   std::this_thread::sleep_for(400ms);
   EXPECT_EQ(fired.load(), 0);
   w.arm(Watchdog::Clock::now());  // already due
-  auto until = Watchdog::Clock::now() + 10s;
-  while (fired == 0 && Watchdog::Clock::now() < until) std::this_thread::sleep_for(5ms);
+  waitFor([&] { return fired > 0; });
   EXPECT_EQ(fired.load(), 1);
 }
 
@@ -54,8 +61,7 @@ TEST(Watchdog, DisarmWaitsForARunningFire) {
     done = true;
   });
   w.arm(Watchdog::Clock::now());
-  auto until = Watchdog::Clock::now() + 10s;
-  while (!inFire && Watchdog::Clock::now() < until) std::this_thread::sleep_for(1ms);
+  waitFor([&] { return inFire.load(); });
   ASSERT_TRUE(inFire.load());
   w.disarm();
   EXPECT_TRUE(done.load());  // what fire touches may be destroyed after disarm()
