@@ -35,7 +35,10 @@ std::string preconditionText(const Counterexample& cex) {
   std::string s = "fails if on entry: ";
   for (size_t i = 0; i < cex.precondition.size(); ++i) {
     const PreconditionPart& p = cex.precondition[i];
-    s += (i ? ", " : "") + p.condition + " (" + p.file + ":" + std::to_string(p.line) + ")";
+    // a condition a callee evaluates names that callee: its variables are the callee's
+    // (sqlite3_bind_double's `p->eVdbeState` and sqlite3_mutex_enter's `!(p)` are two p's)
+    std::string where = p.function.empty() || p.function == cex.entry ? "" : "in " + p.function + ", ";
+    s += (i ? ", " : "") + p.condition + " (" + where + p.file + ":" + std::to_string(p.line) + ")";
   }
   if (cex.precondition.empty()) s += "(a condition on the entry's inputs)";
   if (cex.preconditionOmitted) s += ", and " + std::to_string(cex.preconditionOmitted) + " more";

@@ -552,12 +552,13 @@ TEST(Contracts, TheAssertionsALeadingAssertionsCallsEvaluateArePartOfThePrecondi
       // held's branches when the precondition called it are no decisions (it only reads)
       EXPECT_EQ(result::preconditionText(*b.result.counterexample),
                 "fails if on entry: k > 5 (test.c:" + std::to_string(lineOf(code, "if (k > 5)")) + ")");
-      // a precondition call that writes a global: its branches stay decisions
+      // a precondition call that writes a global: its branches stay decisions (named with
+      // the callee that makes them)
       auto i = run(code, "impure", dm, alg);
       ASSERT_TRUE(i.result.counterexample) << describe(i) << " " << name(dm, alg);
       EXPECT_EQ(i.result.counterexample->finding, "latent") << describe(i);
       EXPECT_EQ(result::preconditionText(*i.result.counterexample),
-                "fails if on entry: ready (test.c:" + std::to_string(lineOf(code, "assert(ready || m == 0)")) +
+                "fails if on entry: ready (in counted, test.c:" + std::to_string(lineOf(code, "assert(ready || m == 0)")) +
                     "), k > 6 (test.c:" + std::to_string(lineOf(code, "if (k > 6)")) + ")");
       // a caller evaluates entry's precondition as a check, held's assertion included
       // (entry's own assertion fails where *m != 1; held's where ready == 0)

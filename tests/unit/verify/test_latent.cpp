@@ -533,4 +533,34 @@ TEST(Latent, NullsOfGlobalsThePathNeverReadsAreNoPartOfThePrecondition) {
     }
 }
 
+
+// A condition a callee evaluates is named with that callee: both functions call their
+// parameter p, and "p->state == 1, !(p)" would read as a contradiction (SQLite's
+// sqlite3_bind_double: its own p->eVdbeState and sqlite3_mutex_enter's p).
+TEST(Latent, ConditionsOfCalleesNameTheCallee) {
+  const std::string code =
+      "struct mutex { int held; };\n"
+      "struct stmt { int state; struct mutex *mx; };\n"
+      "void enter(struct mutex *p) {\n"
+      "  if (!p) return;\n"
+      "  if (p->held) reach_error();\n"
+      "}\n"
+      "int bind(struct stmt *p) {\n"
+      "  if (p->state == 1) enter(p->mx);\n"
+      "  return 0;\n"
+      "}\n";
+  const uint32_t own = lineOf(code, "  if (p->state == 1)");
+  const uint32_t callee = lineOf(code, "  if (p->held)");
+  for (auto dm : kModels)
+    for (auto alg : kAlgorithms) {
+      auto o = run(code, "bind", dm, alg);
+      ASSERT_TRUE(result::isLatent(o.result)) << name(dm, alg) << ": " << o.result.reason;
+      const std::string text = result::preconditionText(*o.result.counterexample);
+      EXPECT_EQ(text.rfind("fails if on entry: p->state == 1 (test.c:" + std::to_string(own) + "), ", 0), 0u)
+          << name(dm, alg) << ": " << text;
+      EXPECT_NE(text.find("p->held (in enter, test.c:" + std::to_string(callee) + ")"), std::string::npos)
+          << name(dm, alg) << ": " << text;
+    }
+}
+
 }  // namespace
