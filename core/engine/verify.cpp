@@ -518,6 +518,9 @@ Options commonOptions(const VerifyRequest& req, double timeoutS) {
   return o;
 }
 
+// The most time the vacuity check of a `true` takes (engine::verify, after the run).
+constexpr double kVacuityCheckS = 5.0;
+
 // An Error or Unsupported edge anywhere in the program (the entry's slice).
 bool hasCheckEdge(const cfa::Program& program) {
   for (const cfa::Function& f : program.functions)
@@ -1777,6 +1780,35 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     sp.maxPathFormulaSize = req.maxPathFormulaSize;
     sp.monitorOverflow = req.monitorOverflow;
     out.result = runSingle(program, *entry, slicedReq, req.algorithm, remaining, sp, req.conditionIn.get());
+  }
+  // A `true` of a function entry holds only of the inputs that get through the entry's
+  // assumptions (the entry model, its precondition). Where none does, nothing was
+  // verified. bmc asks this itself before it answers `true` (BmcRun::checkBound); pred,
+  // k-induction's step and the others prove `true` without a path, so it is asked here,
+  // with bound 1 (the assumptions come first). Not for `main` (a whole program whose main
+  // assumes false is correct, as SV-COMP reads it), nor for a closure without checks.
+  if (out.result.verdict == result::Verdict::True && entry->name != "main" && out.result.algorithm != "bmc" &&
+      out.result.algorithm != "ibmc" && hasCheckEdge(program)) {
+    algorithms::BmcOptions bo;
+    bo.solver = req.solver;
+    if (req.maxUnwindNodes) bo.maxNodes = req.maxUnwindNodes;
+    double left = req.timeoutS > 0 ? req.timeoutS - secondsSince(wall0) : kVacuityCheckS;
+    bo.timeoutS = std::clamp(left, 0.5, kVacuityCheckS);  // a little past the run's limit at most
+    const auto g0 = std::chrono::steady_clock::now();
+    const smt::CheckResult through = algorithms::someExecutionGetsThrough(program, entry->id, bo);
+    out.result.stats.extra["vacuity_check_s"] = secondsSince(g0);
+    if (through == smt::CheckResult::Unsat) {
+      result::VerificationResult& r = out.result;
+      r.verdict = result::Verdict::Unknown;
+      r.reason = std::string(algorithms::kNoExecutionGetsThrough) + " (the " + r.algorithm +
+                 " proof holds of no input; checked with bmc at bound 1)";
+      r.condition = result::Condition{};
+      r.condition.kind = "bound";
+      r.condition.summary = "nothing verified";
+      r.condition.automaton = std::make_shared<result::AssumptionAutomaton>(
+          algorithms::trivialAutomaton(program, entry->name, false));
+      r.invariant.clear();
+    }
   }
   // a latent finding is not a `false` (issue 29 item 4)
   if (out.result.verdict == result::Verdict::False && out.result.counterexample &&

@@ -104,6 +104,27 @@ public:
     }
   }
 
+  // someExecutionGetsThrough (bmc.h): at bound 1, as deep as the budget allows, is any
+  // error, cut, unsupported construct or path end reachable?
+  CheckResult anyExecution() {
+    try {
+      estimate_ = std::make_unique<UnwindingEstimate>(prog_, entry_, opts_.maxNodes);
+      std::optional<uint32_t> d = estimate_->maxDepth(1);
+      if (!d) return CheckResult::Unknown;
+      fresh(*d);
+      unw_->unwindTo(1, [&](Term t) { solver_->add(t); });
+      std::vector<Unwinding::Marked> marks = unw_->errors();
+      for (const std::vector<Unwinding::Marked>& more : {unw_->currentCuts(), unw_->unsupported(), unw_->pathEnds()})
+        marks.insert(marks.end(), more.begin(), more.end());
+      return checkAnySplit(marks);
+    } catch (const Unwinding::DeadlineExceeded&) {
+    } catch (const Unwinding::TooLarge&) {
+    } catch (const smt::SolverError&) {
+    } catch (const std::bad_alloc&) {
+    }
+    return CheckResult::Unknown;
+  }
+
 private:
   // One check at bound k with calls nested <= d deep: a final result, or nullopt to go on.
   // finalDepth: d is the deepest that fits at k (and so at any larger bound).
@@ -175,10 +196,7 @@ private:
       if (ur == CheckResult::Unsat && prog_.functions[entry_].name != "main" &&
           checkAnySplit(unw_->pathEnds()) == CheckResult::Unsat) {
         verifiedDepth_.reset();
-        return unknown(std::move(r),
-                       "no execution gets through the entry's assumptions (its precondition, the entry model): "
-                       "nothing verified",
-                       0, false);
+        return unknown(std::move(r), kNoExecutionGetsThrough, 0, false);
       }
       if (ur == CheckResult::Unsat) {
         r.verdict = Verdict::True;
@@ -486,6 +504,11 @@ private:
 VerificationResult runBmc(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts) {
   BmcRun run(prog, entry, opts);
   return run.run(opts.maxBound, opts.timeoutS);
+}
+
+CheckResult someExecutionGetsThrough(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts) {
+  BmcRun run(prog, entry, opts);
+  return run.anyExecution();
 }
 
 BmcSession::BmcSession(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts)

@@ -89,6 +89,20 @@ BmcOptions incrementalBmcOptions(const Options& o, const std::string& algorithm)
 
 result::VerificationResult runBmc(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts);
 
+// The reason of a run whose entry no execution gets through.
+inline constexpr const char* kNoExecutionGetsThrough =
+    "no execution gets through the entry's assumptions (its precondition, the entry model): nothing verified";
+
+// Whether some execution of the function entry `entry` gets through the entry's
+// assumptions (its entry model, its precondition): at bound 1 (opts.maxBound is not
+// read), with calls nested as deep as opts.maxNodes allows, is any error, loop or call
+// cut, unsupported construct or path end (a return, an abort, a dead end) reachable,
+// within opts.timeoutS? Unsat: no execution gets anywhere, so a `true` holds of no input
+// (runBmc answers such a run `unknown` itself; the other algorithms do not ask, and
+// the engine asks for them, engine::verify). Sat: some execution gets through.
+// Unknown: out of time, budget or memory.
+smt::CheckResult someExecutionGetsThrough(const cfa::Program& prog, cfa::FuncId entry, const BmcOptions& opts);
+
 class BmcRun;
 // An incremental deepening that outlives one request: deepen(k1) then deepen(k2 > k1)
 // continues with the same unwinding and solver (ibmc) instead of starting again, as

@@ -277,6 +277,39 @@ TEST(PathEnds, AnEntryNoInputGetsThroughVerifiesNothing) {
   EXPECT_EQ(m.result.verdict, Verdict::True) << m.result.reason;
 }
 
+// The same for the algorithms that prove without a path (pred's abstraction, k-induction's
+// step): their `true` is checked after the run (engine::verify, bmc at bound 1). A
+// function that never returns is no such entry: its loop is reached, and the proof stands.
+TEST(PathEnds, NoAlgorithmProvesAnEntryNoInputGetsThrough) {
+  const char* code =
+      "int g(int x) { __VERIFIER_assume(x > 5 && x < 3); int s = 0;\n"
+      "  while (s < x) { s++; if (s == 4) reach_error(); } return s; }\n"
+      "int h(int x) { __VERIFIER_assume(x > 5 && x < 9); int s = 0;\n"
+      "  while (s < x) { s++; if (x == 4) reach_error(); } return s; }\n"
+      "void w(int x) { __VERIFIER_assume(x > 5);\n"
+      "  while (1) { if (x == 4) reach_error(); } }\n";
+  for (Algorithm alg : {Algorithm::Pred, Algorithm::Kind, Algorithm::Impact}) {
+    auto entry = [&](const char* fn) {
+      engine::VerifyRequest req = testing::snippetRequest(code, alg, smt::SolverKind::Z3, 60);
+      req.dataModel = frontend::DataModel::ILP32;
+      req.function = fn;
+      return engine::verify(req);
+    };
+    const std::string name = engine::algorithmName(alg);
+    auto g = entry("g");
+    EXPECT_EQ(g.result.verdict, Verdict::Unknown) << name << ": " << g.result.reason;
+    EXPECT_NE(g.result.reason.find("no execution gets through the entry's assumptions"), std::string::npos)
+        << name << ": " << g.result.reason;
+    EXPECT_EQ(g.result.condition.summary, "nothing verified") << name;
+    // pred's proof is checked after the run; k-induction's base case may find it first
+    if (alg != Algorithm::Kind) EXPECT_EQ(g.result.stats.extra.count("vacuity_check_s"), 1u) << name;
+    auto h = entry("h");
+    EXPECT_EQ(h.result.verdict, Verdict::True) << name << ": " << h.result.reason;
+    auto w = entry("w");
+    EXPECT_EQ(w.result.verdict, Verdict::True) << name << ": " << w.result.reason;
+  }
+}
+
 }  // namespace
 }  // namespace argus
 
