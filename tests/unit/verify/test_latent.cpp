@@ -530,6 +530,15 @@ TEST(Latent, NullsOfGlobalsThePathNeverReadsAreNoPartOfThePrecondition) {
       EXPECT_EQ(result::preconditionText(*o.result.counterexample),
                 "fails if on entry: x == 7 (test.c:" + std::to_string(line) + ")")
           << name(dm, alg);
+      // the text trace shows the model's object choices as one line; JSON has each step
+      const std::string text = result::toText(o.result);
+      size_t choices = 0;
+      for (const result::TraceStep& s : o.result.counterexample->steps)
+        choices += s.statement.find(" may be null") != std::string::npos;
+      EXPECT_GE(choices, 40u) << name(dm, alg);
+      EXPECT_EQ(text.find(" may be null"), std::string::npos) << name(dm, alg) << ":\n" << text;
+      EXPECT_NE(text.find(" pointers in g0, g1, g2"), std::string::npos) << name(dm, alg) << ":\n" << text;
+      EXPECT_NE(text.find(" point to fresh objects (not null)\n"), std::string::npos) << name(dm, alg);
     }
 }
 
