@@ -1414,6 +1414,8 @@ static VerifyRequest followUp(const VerifyRequest& req, double timeout) {
 // VerifyRequest::checkCallers: a latent finding of req.function becomes manifest when a
 // direct caller, verified as its own entry with only that error location kept, reaches it
 // through the function on a manifest path.
+constexpr size_t kMaxCallersConsidered = 64;  // in definition order; the smallest checked
+constexpr size_t kCallerClosureCap = 512;
 static void checkCallers(const cfa::Program& parsed, const VerifyRequest& req, VerifyOutcome& out,
                          std::chrono::steady_clock::time_point wall0) {
   const result::Counterexample mine = *out.result.counterexample;
@@ -1421,16 +1423,44 @@ static void checkCallers(const cfa::Program& parsed, const VerifyRequest& req, V
   const result::TraceStep& last = mine.steps.back();
   const cfa::Function* self = parsed.find(req.function);
   if (!self) return;
-  std::vector<std::string> callers;
+  // Each function's direct callees, to order the callers: those with the smallest closures
+  // (of direct calls, counted up to kCallerClosureCap) first, since a caller's check
+  // prepares its whole slice before any limit applies, and a slice of thousands of
+  // functions (SQLite's attachFunc: 2,541) costs seconds of it.
+  std::vector<std::vector<cfa::FuncId>> callees(parsed.functions.size());
+  std::vector<const cfa::Function*> candidates;
   for (const cfa::Function& g : parsed.functions) {
+    for (const cfa::Edge& e : g.edges)
+      if (e.kind == cfa::EdgeKind::Call && e.callee != cfa::kNoFunc) callees[g.id].push_back(e.callee);
     if (g.id == self->id || g.locs.empty() || cfa::isSyntheticFunction(g) || g.id == parsed.initFunc ||
-        g.id == parsed.initNondetFunc)
+        g.id == parsed.initNondetFunc || candidates.size() >= kMaxCallersConsidered)
       continue;
-    bool calls = false;
-    for (const cfa::Edge& e : g.edges) calls = calls || (e.kind == cfa::EdgeKind::Call && e.callee == self->id);
-    if (calls) callers.push_back(g.name);
-    if (callers.size() >= kMaxCallersChecked) break;
+    if (std::find(callees[g.id].begin(), callees[g.id].end(), self->id) != callees[g.id].end())
+      candidates.push_back(&g);
   }
+  auto closureSize = [&](cfa::FuncId from) {
+    std::vector<char> seen(parsed.functions.size(), 0);
+    std::vector<cfa::FuncId> work{from};
+    seen[from] = 1;
+    size_t n = 0;
+    while (!work.empty() && n < kCallerClosureCap) {
+      cfa::FuncId f = work.back();
+      work.pop_back();
+      ++n;
+      for (cfa::FuncId c : callees[f])
+        if (c < seen.size() && !seen[c]) {
+          seen[c] = 1;
+          work.push_back(c);
+        }
+    }
+    return n;
+  };
+  std::vector<std::pair<size_t, size_t>> order;  // (closure size, definition order)
+  for (size_t i = 0; i < candidates.size(); ++i) order.emplace_back(closureSize(candidates[i]->id), i);
+  std::sort(order.begin(), order.end());
+  std::vector<std::string> callers;
+  for (size_t i = 0; i < order.size() && callers.size() < kMaxCallersChecked; ++i)
+    callers.push_back(candidates[order[i].second]->name);
   size_t checked = 0;
   for (size_t i = 0; i < callers.size(); ++i) {
     double left = req.timeoutS > 0 ? req.timeoutS - secondsSince(wall0)
@@ -1468,10 +1498,13 @@ static void checkCallers(const cfa::Program& parsed, const VerifyRequest& req, V
 // VerifyRequest::continueAfterLatent: after `out`'s latent finding, verify the entry again
 // with the error locations of the latent findings so far cut, for what is left of the run's
 // time; collect further latent findings; end with what the last run verified.
+// `untilS` (> 0, seconds since wall0) ends it before req.timeoutS.
 static void continueAfterLatent(const cfa::Program& parsed, const std::shared_ptr<const cfa::Program>& prepared,
                                 bool harnessed, const VerifyRequest& req, VerifyOutcome& out,
-                                std::chrono::steady_clock::time_point wall0, const std::function<void()>& provisional) {
+                                std::chrono::steady_clock::time_point wall0, const std::function<void()>& provisional,
+                                double untilS) {
   if (req.timeoutS <= 0 && req.maxBound == 0) return;
+  const double endS = untilS > 0 && req.timeoutS > 0 ? std::min(untilS, req.timeoutS) : req.timeoutS;
   auto siteOf = [](const result::Counterexample& c) {
     const result::TraceStep& last = c.steps.back();
     return VerifyRequest::ErrorSite{last.function, last.file, last.line, last.column};
@@ -1487,7 +1520,7 @@ static void continueAfterLatent(const cfa::Program& parsed, const std::shared_pt
   // ignoring its limit, stopped at its stage's deadline + 1.5 s) must not cost the findings
   // already made (argus project and argusd kill a worker some seconds past its limit).
   auto timeLeft = [&] {
-    double left = req.timeoutS - secondsSince(wall0);
+    double left = endS - secondsSince(wall0);
     return left - std::min(2.0, 0.25 * left);
   };
   while (1 + out.result.moreLatent.size() < kMaxLatentFindings) {
@@ -1846,13 +1879,23 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
     complete(r);
     req.provisional(r);
   };
-  if (req.checkCallers && result::isLatent(out.result)) {
-    provisional();
-    checkCallers(*parsed, req, out, wall0);
-  }
+  // After a latent finding: the continuation (the rest of the entry, its other findings),
+  // then the callers' check of the first finding. With both, the continuation gets at
+  // most 1 - kCallerCheckShare of the time left, so that callers, whose preparation (a
+  // slice of thousands of functions) no limit interrupts, never leave it nothing, and the
+  // callers get at least their share.
   if (req.continueAfterLatent && result::isLatent(out.result)) {
     provisional();
-    continueAfterLatent(*parsed, prepared, harnessed, req, out, wall0, provisional);
+    double until = 0;
+    if (req.checkCallers && req.timeoutS > 0)
+      until = secondsSince(wall0) + (1 - kCallerCheckShare) * std::max(0.0, req.timeoutS - secondsSince(wall0));
+    continueAfterLatent(*parsed, prepared, harnessed, req, out, wall0, provisional, until);
+  }
+  if (req.checkCallers && result::isLatent(out.result)) {
+    provisional();
+    const double callersStart = secondsSince(wall0);
+    checkCallers(*parsed, req, out, wall0);
+    out.result.stats.extra["callers_check_s"] = secondsSince(wall0) - callersStart;
   }
   complete(out.result);
   // a `true` is of the entry model's inputs (README "Entry models"): say where that model

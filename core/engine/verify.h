@@ -135,10 +135,12 @@ struct VerifyRequest {
   // Latent findings (issue 29 item 4, README "Manifest and latent findings"): a
   // counterexample of a non-main entry that depends on the entry's inputs makes the verdict
   // unknown ("latent finding: fails if on entry: ..."), never false. With checkCallers, each
-  // direct caller of the function in the program (at most kMaxCallersChecked, in definition
-  // order) is then verified as its own entry, with only that error location kept, for at
-  // most kCallerCheckS seconds each (within timeoutS); a caller's manifest counterexample
-  // through the function to the same error makes the finding manifest: verdict false with
+  // direct caller of the function in the program (at most kMaxCallersChecked, those with
+  // the fewest functions reached by direct calls first) is then verified as its own
+  // entry, with only that error location kept, for at most kCallerCheckS seconds each
+  // (within timeoutS; after continueAfterLatent, which leaves them kCallerCheckShare of the
+  // time); a caller's manifest counterexample through the function to the same error
+  // makes the finding manifest: verdict false with
   // the caller's whole path. `argus verify` sets it; `argus project` and argusd look at
   // the callers' own results instead.
   bool checkCallers = false;
@@ -269,6 +271,9 @@ std::string effectiveChain(const VerifyRequest& req);
 
 constexpr size_t kMaxCallersChecked = 4;
 constexpr double kCallerCheckS = 5;
+// With checkCallers, the continuation after a latent finding (continueAfterLatent) leaves
+// at least this share of the time left to the callers' checks, which come after it.
+constexpr double kCallerCheckShare = 0.5;
 constexpr size_t kMaxLatentFindings = 16;
 
 struct VerifyOutcome {

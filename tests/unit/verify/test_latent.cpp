@@ -475,6 +475,56 @@ TEST(Latent, NoContinuationWithoutALimit) {
   EXPECT_TRUE(o.result.moreLatent.empty());
 }
 
+// `argus verify` after a latent finding: the continuation (the rest of the entry) comes
+// first with at most half of the time left, then the callers' check of the first finding
+// (VerifyRequest::checkCallers, kCallerCheckShare). Two callers whose checks never end (bmc
+// deepens a loop for ever) no longer leave the continuation nothing: the entry's second
+// finding is listed.
+TEST(Latent, CallersChecksLeaveTheContinuationItsTime) {
+  const std::string code =
+      "int f(int op, int n) {\n"
+      "  if (op < 0) reach_error();\n"
+      "  if (n == 7) reach_error();\n"
+      "  return op;\n"
+      "}\n"
+      "int g(void) { unsigned i = 0; while (__VERIFIER_nondet_int()) i++; return f(1, (int)(i % 5u)); }\n"
+      "int h(void) { unsigned i = 0; while (__VERIFIER_nondet_int()) i += 2; return f(2, (int)(i % 3u)); }\n";
+  engine::VerifyRequest req = argus::testing::snippetRequest(code, engine::Algorithm::Bmc, smt::SolverKind::Z3, 8);
+  req.function = "f";
+  req.checkCallers = true;
+  auto o = engine::verify(req);
+  const result::VerificationResult& r = o.result;
+  ASSERT_TRUE(result::isLatent(r)) << r.reason;
+  EXPECT_EQ(r.stats.extra.at("callers_checked"), 2);
+  EXPECT_EQ(r.stats.extra.count("manifest_via_caller"), 0u);
+  EXPECT_GE(r.stats.extra.at("latent_continuations"), 1);
+  EXPECT_EQ(r.moreLatent.size(), 1u) << r.reason;
+  EXPECT_NE(r.condition.summary.find("2 errors are reachable"), std::string::npos) << r.condition.summary;
+}
+
+// ... and a continuation that runs to its limit (bmc deepens the loop for ever) leaves the
+// callers their share: the caller passing the bad value still makes the finding manifest.
+TEST(Latent, AContinuationToItsLimitLeavesTheCallersTheirShare) {
+  const std::string code =
+      "int f(int op) {\n"
+      "  if (op < 0) reach_error();\n"
+      "  unsigned i = 0;\n"
+      "  while (__VERIFIER_nondet_int()) i = i * 3u + 1u;\n"
+      "  if (i == 2u) reach_error();\n"
+      "  return op;\n"
+      "}\n"
+      "int main(void) { return f(-1); }\n";
+  engine::VerifyRequest req = argus::testing::snippetRequest(code, engine::Algorithm::Bmc, smt::SolverKind::Z3, 6);
+  req.function = "f";
+  req.checkCallers = true;
+  auto o = engine::verify(req);
+  const result::VerificationResult& r = o.result;
+  ASSERT_TRUE(manifest(o, "main")) << r.reason;
+  EXPECT_EQ(r.stats.extra.at("manifest_via_caller"), 1);
+  EXPECT_GE(r.stats.extra.at("latent_continuations"), 1);
+  EXPECT_EQ(r.counterexample->steps.back().line, lineOf(code, "if (op < 0)"));
+}
+
 }  // namespace
 
 namespace {
