@@ -319,6 +319,24 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
   }
   if (run.uninitialisedReads > 0)
     cex.uncontrolled.push_back(std::to_string(run.uninitialisedReads) + " read(s) of uninitialised memory");
+  // A global's nondeterministic initial value that the entry model assigns again in the
+  // initialisation (a pointer it points to a fresh object) is never seen: the step is not
+  // shown, so that the trace does not say "vfsList = NULL" before the model's object.
+  std::vector<char> overwritten(run.steps.size(), 0);
+  {
+    std::map<cfa::VarId, size_t> lastHavoc;  // var -> step of its havoc in the initialisation
+    for (size_t i = 0; i < run.steps.size(); ++i) {
+      const result::ReplayStep& st = run.steps[i];
+      if (st.func != prog.initFunc && st.func != prog.initNondetFunc) break;
+      const cfa::Edge& e = prog.functions[st.func].edges[st.edge];
+      for (const auto& [vid, val] : st.assigned)
+        if (auto it = lastHavoc.find(vid); it != lastHavoc.end()) {
+          overwritten[it->second] = 1;
+          lastHavoc.erase(it);
+        }
+      if (e.kind == cfa::EdgeKind::Havoc && st.assigned.size() == 1) lastHavoc[st.assigned.front().first] = i;
+    }
+  }
   ObjectNames objects;
   size_t stepIndex = 0;
   for (const result::ReplayStep& st : run.steps) {
@@ -350,6 +368,7 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
     if (st.func == prog.initFunc || st.func == prog.initNondetFunc) {
       // the initialisation is shown only where it chose nondeterministic values
       if (st.assigned.empty() || f.edges[st.edge].kind != cfa::EdgeKind::Havoc) continue;
+      if (overwritten[static_cast<size_t>(&st - run.steps.data())]) continue;
     }
     const cfa::Edge& e = f.edges[st.edge];
     if (e.kind == cfa::EdgeKind::Havoc && !e.externalCallee.empty()) {
