@@ -40,14 +40,14 @@ struct Builder {
     Edge h;
     h.kind = EdgeKind::Havoc;
     h.lhs = c;
-    h.text = "entry model: " + text + " may be null";
+    h.text = std::string(kEntryModelText) + text + std::string(kMayBeNullText);
     emit(std::move(h));
     LocId fork = cur;
     LocId join = f.addLoc(range);
     Edge yes;
     yes.kind = EdgeKind::Assume;
     yes.cond = Expr::mkBinary(BinOp::Eq, Expr::mkVar(c, p.ptrWidth), ptr(0), p.ptrWidth);
-    yes.text = text + " is null";
+    yes.text = text + std::string(kIsNullText);
     emit(std::move(yes));
     onNull();
     Edge b;
@@ -473,7 +473,7 @@ bool entryModelDepthBounded(const Program& p, FuncId entry) {
     if (f == kNoFunc || f >= p.functions.size()) return false;
     for (const Edge& e : p.functions[f].edges)
       if (e.text.size() >= tail.size() && e.text.compare(e.text.size() - tail.size(), tail.size(), tail) == 0 &&
-          e.text.rfind("entry model: ", 0) == 0)
+          e.text.rfind(kEntryModelText, 0) == 0)
         return true;
     return false;
   };

@@ -23,11 +23,20 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/cfa/cfa.h"
 
 namespace argus::cfa {
+
+// The texts of the harness's steps, by which the replay (result/replay.cpp) and the text
+// trace (result::toText, which puts a run of pointer choices on one line) know them:
+// every step begins with kEntryModelText; a pointer's choice is "entry model: X may be
+// null", and its null branch "X is null".
+inline constexpr std::string_view kEntryModelText = "entry model: ";
+inline constexpr std::string_view kMayBeNullText = " may be null";
+inline constexpr std::string_view kIsNullText = " is null";
 
 // A copy of `p` whose function `entry` starts with its harness, or null when the entry
 // has no modelled parameter (the program is then verified as it is).

@@ -669,7 +669,7 @@ class Interpreter {
   }
 
   // ---- entry inputs (see replay.h): taint bits beside the values
-  static bool isHarnessEdge(const cfa::Edge& e) { return e.text.rfind("entry model: ", 0) == 0; }
+  static bool isHarnessEdge(const cfa::Edge& e) { return e.text.rfind(cfa::kEntryModelText, 0) == 0; }
   // the harness's null in a pointer slot beyond its depth (entry_harness.cpp): a modelling
   // bound, not a fact about the callers, so the slot is an input like a nullable choice (a
   // finding that needs it is latent: SQLite's `p->pNext->pBt > p->pBt` failed "manifestly"

@@ -1,5 +1,6 @@
 #include "core/result/result.h"
 
+#include "core/cfa/entry_harness.h"
 #include "core/result/assumption_automaton.h"
 
 #include <nlohmann/json.hpp>
@@ -233,7 +234,7 @@ std::string toText(const VerificationResult& r) {
     // The entry model's pointer choices that chose an object ("entry model: X may be null"
     // not followed by "X is null"), three or more in a row, on one line: on SQLite they are
     // 35 of a path's first 45 steps. JSON keeps each step.
-    const std::string kModel = "entry model: ", kMay = " may be null";
+    const std::string kModel(cfa::kEntryModelText), kMay(cfa::kMayBeNullText), kIsNull(cfa::kIsNullText);
     auto objectChoice = [&](size_t k) {
       const TraceStep& s = cex.steps[k];
       if (!s.values.empty() || s.statement.size() <= kModel.size() + kMay.size() ||
@@ -241,7 +242,7 @@ std::string toText(const VerificationResult& r) {
           s.statement.compare(s.statement.size() - kMay.size(), kMay.size(), kMay) != 0)
         return false;
       std::string what = s.statement.substr(kModel.size(), s.statement.size() - kModel.size() - kMay.size());
-      return k + 1 == cex.steps.size() || cex.steps[k + 1].statement != what + " is null";
+      return k + 1 == cex.steps.size() || cex.steps[k + 1].statement != what + kIsNull;
     };
     size_t i = 0;
     for (size_t k = 0; k < cex.steps.size(); ++k) {

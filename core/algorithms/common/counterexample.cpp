@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/cfa/accelerate.h"
+#include "core/cfa/entry_harness.h"
 #include "core/cfa/memlayout.h"
 #include "core/result/long_runs.h"
 
@@ -256,8 +257,8 @@ result::ReplayResult withoutNeedlessNulls(const cfa::Program& prog, cfa::FuncId 
     for (const result::ReplayStep& st : r.steps) {
       const cfa::Edge& e = prog.functions[st.func].edges[st.edge];
       if (e.kind != cfa::EdgeKind::Havoc || cfa::isAccelerationCount(e)) continue;  // (that one consumes no value)
-      static const std::string kTail = " may be null";
-      bool choice = e.text.rfind("entry model: ", 0) == 0 && e.text.size() > kTail.size() &&
+      static const std::string kTail(cfa::kMayBeNullText);
+      bool choice = e.text.rfind(cfa::kEntryModelText, 0) == 0 && e.text.size() > kTail.size() &&
                     e.text.compare(e.text.size() - kTail.size(), kTail.size(), kTail) == 0;
       if (choice && k < in.nondets.size() && in.nondets[k] == 0) out.push_back(k);
       ++k;
