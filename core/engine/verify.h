@@ -306,6 +306,11 @@ bool isUncheckedProperty(const std::string& name);
 // algorithm the one that solved the most benchmark tasks (issue 3's refiner table),
 // except that pred with cvc5 avoids weakest preconditions (slow over memory there).
 const char* defaultRefiner(Algorithm alg, smt::SolverKind solver = smt::SolverKind::Z3);
+// When VerifyRequest::refiner is empty and the run has a time limit, the refiner that
+// takes over (or null: none) when the default one has used kPredFirstRefinerShare of the
+// time without an answer, or could not refine a path.
+const char* fallbackRefiner(Algorithm alg, smt::SolverKind solver = smt::SolverKind::Z3);
+constexpr double kPredFirstRefinerShare = 0.25;
 
 // Option checks for front ends (they see the algorithms only through the engine):
 // each throws std::invalid_argument naming the choices when `name` is not a refiner

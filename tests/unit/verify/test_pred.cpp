@@ -155,6 +155,38 @@ TEST_P(Pred, TimeoutIsRespected) {
   EXPECT_LT(out.result.stats.wallTimeS, 10.0);
 }
 
+// pred with Z3 and no --refiner: the default refiner (weakest preconditions) has a quarter
+// of the time, then strongest posts the rest (engine::fallbackRefiner). On a counting loop
+// the default adds one predicate per unrolling (13 after 6 s); the fallback proves it
+// with 4. A refiner the user names runs alone, and a run the default decides keeps it.
+TEST(PredRefiners, TheFallbackProvesACountingLoopTheDefaultKeepsUnrolling) {
+  const std::string code = std::string(kPrelude) +
+                           "int main(){ int x = __VERIFIER_nondet_int(); __VERIFIER_assume(x > 5 && x < 9); int s = 0;\n"
+                           "  while (s < x) { s++; if (s > 10) reach_error(); } return 0; }\n";
+  auto out = verifySource(code, Algorithm::Pred, SolverKind::Z3, DataModel::LP64, "main", 12);
+  ASSERT_FALSE(out.inputError) << out.error;
+  EXPECT_EQ(out.result.verdict, Verdict::True) << out.result.reason;
+  EXPECT_EQ(out.result.stats.extra["refiner_fallback"], 1);
+  EXPECT_GE(out.result.stats.extra["refiner_first_s"], 0.25 * 12 - 0.5);
+
+  argus::engine::VerifyRequest req = argus::testing::snippetRequest(
+      "int main(){ int x = __VERIFIER_nondet_int(); __VERIFIER_assume(x > 5 && x < 9); int s = 0;\n"
+      "  while (s < x) { s++; if (s > 10) reach_error(); } return 0; }\n",
+      Algorithm::Pred, SolverKind::Z3, 4);
+  req.refiner = argus::engine::defaultRefiner(Algorithm::Pred, SolverKind::Z3);
+  auto named = argus::engine::verify(req);
+  EXPECT_EQ(named.result.verdict, Verdict::Unknown) << named.result.reason;
+  EXPECT_EQ(named.result.reason, "timeout");
+  EXPECT_EQ(named.result.stats.extra.count("refiner_fallback"), 0u);
+
+  auto decided = verifySource(
+      std::string(kPrelude) + "int main(){ unsigned n = __VERIFIER_nondet_uint(); unsigned i = 0; while (i < n) { i++; } "
+                              "if (i != n) reach_error(); return 0; }",
+      Algorithm::Pred, SolverKind::Z3, DataModel::LP64, "main", 60);
+  EXPECT_EQ(decided.result.verdict, Verdict::True) << decided.result.reason;
+  EXPECT_EQ(decided.result.stats.extra.count("refiner_fallback"), 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Solvers, Pred, ::testing::Values(SolverKind::Z3, SolverKind::CVC5),
                          [](const auto& info) { return std::string(argus::smt::solverName(info.param)); });
 
