@@ -257,7 +257,8 @@ std::string toText(const VerificationResult& r) {
         }
         std::ostringstream span;
         span << i + 1 << "-" << i + run;
-        o << std::setw(5) << span.str() << "  " << cex.steps[k].file  // in the indent: the columns stay << ":" << cex.steps[k].line
+        // the span reaches into the indent, so that the columns stay those of the others
+        o << std::setw(5) << span.str() << "  " << cex.steps[k].file << ":" << cex.steps[k].line
           << "  entry model: " << run << " pointers in ";
         for (size_t m = 0; m < roots.size(); ++m) o << (m ? ", " : "") << roots[m];
         o << " point to fresh objects (not null)\n";

@@ -595,13 +595,19 @@ TEST(Latent, NullsOfGlobalsThePathNeverReadsAreNoPartOfThePrecondition) {
       // not shown ("g0 = NULL" before the model's object said the opposite)
       for (const result::TraceStep& s : o.result.counterexample->steps)
         EXPECT_EQ(s.statement.find("(nondeterministic)"), std::string::npos) << name(dm, alg) << ": " << s.statement;
-      // the span line keeps the columns of the others
+      // the span line keeps the columns of the others and names its file and line
       std::istringstream lines(text);
       std::set<size_t> columns;
-      for (std::string l; std::getline(lines, l);)
-        if (size_t at = l.find("  test.c:"); at != std::string::npos && l.rfind("  ", 0) == 0 &&
-                                               l.find_first_not_of(" 0123456789-") == at + 2)
-          columns.insert(at);
+      size_t spans = 0;
+      for (std::string l; std::getline(lines, l);) {
+        const size_t at = l.find("  test.c:");
+        if (l.find(" pointers in ") != std::string::npos) {
+          ++spans;
+          EXPECT_NE(at, std::string::npos) << l;
+        }
+        if (at != std::string::npos && l.find_first_not_of(" 0123456789-") == at + 2) columns.insert(at);
+      }
+      EXPECT_EQ(spans, 1u) << name(dm, alg) << ":\n" << text;
       EXPECT_EQ(columns.size(), 1u) << name(dm, alg) << ":\n" << text;
     }
 }
