@@ -905,7 +905,6 @@ void writeCondition(const cfa::Program& program, const VerifyRequest& req, const
   }
 }
 
-
 bool writeAllFd(int fd, const std::string& data) {
   size_t off = 0;
   while (off < data.size()) {
@@ -1861,8 +1860,9 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   // k-induction's step and the others prove `true` without a path, so it is asked here,
   // with bound 1 (the assumptions come first). Not for `main` (a whole program whose main
   // assumes false is correct, as SV-COMP reads it), nor for a closure without checks.
-  if (out.result.verdict == result::Verdict::True && entry->name != "main" && out.result.algorithm != algorithmName(Algorithm::Bmc) &&
-      out.result.algorithm != algorithmName(Algorithm::Ibmc) && hasCheckEdge(program)) {
+  if (out.result.verdict == result::Verdict::True && entry->name != "main" &&
+      out.result.algorithm != algorithmName(Algorithm::Bmc) && out.result.algorithm != algorithmName(Algorithm::Ibmc) &&
+      hasCheckEdge(program)) {
     algorithms::BmcOptions bo;
     bo.solver = req.solver;
     if (req.maxUnwindNodes) bo.maxNodes = req.maxUnwindNodes;

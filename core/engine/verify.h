@@ -140,9 +140,8 @@ struct VerifyRequest {
   // entry, with only that error location kept, for at most kCallerCheckS seconds each
   // (within timeoutS; after continueAfterLatent, which leaves them kCallerCheckShare of the
   // time); a caller's manifest counterexample through the function to the same error
-  // makes the finding manifest: verdict false with
-  // the caller's whole path. `argus verify` sets it; `argus project` and argusd look at
-  // the callers' own results instead.
+  // makes the finding manifest: verdict false with the caller's whole path. `argus
+  // verify` sets it; `argus project` and argusd look at the callers' own results instead.
   bool checkCallers = false;
   // Internal (the caller check): keep only the Error edges at this position (function name,
   // file, line, column); every other Error edge becomes an Abort.
