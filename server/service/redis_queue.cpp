@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <climits>
 #include <memory>
 #include <optional>
@@ -143,10 +144,15 @@ RedisJobQueue::RedisJobQueue(RedisQueueOptions opts, unsigned slots, Runner run,
     : opts_(std::move(opts)), slots_(slots), run_(std::move(run)), idle_(std::move(idle)) {
   char host[HOST_NAME_MAX + 1] = {};
   ::gethostname(host, sizeof host - 1);
+  // Unique per queue, not only per process and millisecond: two queues of one process
+  // made in the same millisecond (the tests' origin and runner) shared their replies
+  // stream, and one's listener consumed and deleted the other's replies.
+  static std::atomic<uint64_t> made{0};
   consumer_ = std::string(host) + ":" + std::to_string(::getpid()) + ":" +
               std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
                                  std::chrono::system_clock::now().time_since_epoch())
-                                 .count());
+                                 .count()) +
+              ":" + std::to_string(made.fetch_add(1));
   if (opts_.claimMs < 300) opts_.claimMs = 300;
   if (opts_.maxDeliveries < 1) opts_.maxDeliveries = 1;
   ctl_ = std::make_unique<Conn>(opts_.redis);
