@@ -210,15 +210,27 @@ struct Location {
 // An EntryObject is one fresh object the harness allocates (nondeterministic contents):
 // `size` bytes, and at each of `pointers` a pointer slot the harness sets to a further
 // fresh object (`object` >= 0, an index into Function::entryObjects), or to null
-// (`object` < 0: beyond the depth bound, or a function pointer / union member the harness
-// leaves alone when `keep` is set). A slot that some code of the translation unit tests
-// against NULL is `nullable`: the harness lets it be null or the object.
+// (`object` < 0: beyond the depth bound, or a union member the harness leaves alone when
+// `keep` is set). A slot that some code of the translation unit tests against NULL is
+// `nullable`: the harness lets it be null or the object.
+//
+// A function pointer (a slot, or a parameter) holds one of `functions`: the functions
+// whose address the translation unit takes and that a call through the pointer's type can
+// reach (the indirect call's own targets, Lowerer::dispatchOverFunctions), or, for a field
+// the unit only ever stores certain functions in, those; null too when `nullable`. With
+// no such function it is left nondeterministic (`keep`).
+struct EntryFunctions {
+  std::vector<uint64_t> addrs;      // the functions' addresses (constants of the program)
+  std::vector<std::string> names;   // their names, for the trace
+  bool empty() const { return addrs.empty(); }
+};
 struct EntryObject {
   struct Slot {
     uint64_t offset = 0;
     int32_t object = -1;
     bool nullable = false;
     bool keep = false;              // leave the slot's bytes nondeterministic
+    EntryFunctions functions;       // a function pointer's choices (see above)
   };
   uint64_t size = 0;
   std::vector<Slot> pointers;
@@ -231,6 +243,7 @@ struct EntryObject {
 struct EntryParam {
   int32_t object = -1;
   bool nullable = false;
+  EntryFunctions functions;         // a function-pointer parameter's choices (see above)
 };
 
 struct Function {

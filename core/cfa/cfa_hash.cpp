@@ -146,7 +146,14 @@ struct FnHasher {
     if (f.retVar) var(*f.retVar);
     // the entry model (what a harness entry starts from)
     h.add(static_cast<uint64_t>(f.entryParams.size()));
-    for (const EntryParam& ep : f.entryParams) h.add(uint64_t(int64_t(ep.object) + 1) << 1 | uint64_t(ep.nullable));
+    auto functions = [&](const EntryFunctions& fs) {
+      h.add(static_cast<uint64_t>(fs.addrs.size()));
+      for (uint64_t a : fs.addrs) h.add(a);
+    };
+    for (const EntryParam& ep : f.entryParams) {
+      h.add(uint64_t(int64_t(ep.object) + 1) << 1 | uint64_t(ep.nullable));
+      functions(ep.functions);
+    }
     h.add(static_cast<uint64_t>(f.entryObjects.size()));
     for (const EntryObject& o : f.entryObjects) {
       h.add(o.size);
@@ -154,6 +161,7 @@ struct FnHasher {
       for (const EntryObject::Slot& sl : o.pointers) {
         h.add(sl.offset);
         h.add(uint64_t(int64_t(sl.object) + 1) << 2 | uint64_t(sl.nullable) << 1 | uint64_t(sl.keep));
+        functions(sl.functions);
       }
     }
     if (relLines) {

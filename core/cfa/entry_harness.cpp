@@ -126,6 +126,26 @@ struct Builder {
     }
   }
 
+  // A branch per function of `fs` (and null when `nullable`): Assume `value` == it, the
+  // text "entry model: WHAT = NAME" (kFunctionChoiceText), all meeting after.
+  void functionChoice(const EntryFunctions& fs, bool nullable, ExprPtr value, const std::string& what) {
+    LocId fork = cur;
+    LocId join = f.addLoc(range);
+    auto branch = [&](uint64_t a, const std::string& name) {
+      Edge e;
+      e.kind = EdgeKind::Assume;
+      e.cond = Expr::mkBinary(BinOp::Eq, value, ptr(a), 32);
+      e.text = std::string(kEntryModelText) + what + std::string(kFunctionChoiceText) + name;
+      e.from = fork;
+      e.to = join;
+      e.range = range;
+      f.addEdge(std::move(e));
+    };
+    for (size_t i = 0; i < fs.addrs.size(); ++i) branch(fs.addrs[i], i < fs.names.size() ? fs.names[i] : "a function");
+    if (nullable) branch(0, "null");
+    cur = join;
+  }
+
   // The pointer slots of object `ob`, whose address `into` holds.
   void slots(const std::vector<EntryObject>& objs, const EntryObject& ob, VarId into, const std::string& what) {
     for (const EntryObject::Slot& s : ob.pointers) {
@@ -142,6 +162,17 @@ struct Builder {
         st.text = text;
         emit(std::move(st));
       };
+      if (!s.functions.empty()) {
+        VarId t = temp("fn");
+        Edge h;
+        h.kind = EdgeKind::Havoc;
+        h.lhs = t;
+        h.text = std::string(kEntryModelText) + sw + std::string(kFunctionHavocText);
+        emit(std::move(h));
+        functionChoice(s.functions, s.nullable, Expr::mkVar(t, p.ptrWidth), sw);
+        store(Expr::mkVar(t, p.ptrWidth), std::string(kEntryModelText) + sw + std::string(kFunctionStoreText));
+        continue;
+      }
       if (s.object < 0) {
         store(ptr(0), "entry model: " + sw + " = null (depth bound)");
         continue;
@@ -155,6 +186,13 @@ struct Builder {
 };
 
 }  // namespace
+
+void emitFunctionChoice(Program& p, Function& f, LocId& cur, const SourceRange& range, const EntryFunctions& fs,
+                        bool nullable, VarId var, const std::string& what) {
+  Builder b{p, f, cur, range};
+  b.functionChoice(fs, nullable, Expr::mkVar(var, p.ptrWidth), what);
+  cur = b.cur;
+}
 
 void emitEntryObject(Program& p, Function& f, LocId& cur, const SourceRange& range,
                      const std::vector<EntryObject>& objs, int32_t object, VarId into, const std::string& what,
@@ -187,7 +225,7 @@ bool harnessApplies(const Program& p, FuncId entry, bool& recursive) {
   if (entry >= p.functions.size()) return false;
   const Function& sf = p.functions[entry];
   bool any = false;
-  for (const EntryParam& ep : sf.entryParams) any = any || ep.object >= 0;
+  for (const EntryParam& ep : sf.entryParams) any = any || ep.object >= 0 || !ep.functions.empty();
   for (const Function& g : p.functions)
     for (const Edge& e : g.edges)
       if (e.kind == EdgeKind::Call && e.callee == entry) recursive = true;
@@ -275,11 +313,14 @@ void buildEntryHarness(Program& prog, FuncId entry, bool recursive) {
   const std::vector<EntryObject> objs = f.entryObjects;
   for (size_t i = 0; i < f.params.size() && i < f.entryParams.size(); ++i) {
     const EntryParam& ep = f.entryParams[i];
-    if (ep.object < 0) continue;
+    if (ep.object < 0 && ep.functions.empty()) continue;
     VarId pv = f.params[i];
     if (prog.vars[pv].width != prog.ptrWidth) continue;  // not an address: left as it is
     std::string name = prog.vars[pv].cName.empty() ? prog.vars[pv].name : prog.vars[pv].cName;
-    b.maybeNullObject(objs, ep.object, pv, name, ep.nullable);
+    if (!ep.functions.empty())
+      b.functionChoice(ep.functions, ep.nullable, Expr::mkVar(pv, prog.ptrWidth), name);
+    else
+      b.maybeNullObject(objs, ep.object, pv, name, ep.nullable);
   }
   Edge go;
   go.kind = EdgeKind::Blank;

@@ -11,6 +11,8 @@
 //       Store [p + off] := t
 //       nullable: a nondeterministic choice between the object and null
 //     nullable p: a nondeterministic choice p := 0
+//   a function pointer (parameter p, or a slot): a branch per function f it may hold,
+//     Assume p == &f (for a slot: Havoc t, the branches on t, Store [p + off] := t)
 //
 // The parameter's incoming value is still read (the replay interpreter and the encoder
 // treat entry parameters as inputs) and then overwritten, so the counterexample's
@@ -37,6 +39,12 @@ namespace argus::cfa {
 inline constexpr std::string_view kEntryModelText = "entry model: ";
 inline constexpr std::string_view kMayBeNullText = " may be null";
 inline constexpr std::string_view kIsNullText = " is null";
+// A function pointer's choice: "entry model: X = NAME" (the branch taken); a slot's value
+// is first "entry model: X = a function" (Havoc), and after the choice "entry model: X
+// holds its function" (Store). The trace shows the branch only.
+inline constexpr std::string_view kFunctionChoiceText = " = ";
+inline constexpr std::string_view kFunctionHavocText = " = a function";
+inline constexpr std::string_view kFunctionStoreText = " holds its function";
 
 // A copy of `p` whose function `entry` starts with its harness, or null when the entry
 // has no modelled parameter (the program is then verified as it is).
@@ -54,6 +62,12 @@ bool addEntryHarness(Program& p, FuncId entry);
 void emitEntryObject(Program& p, Function& f, LocId& cur, const SourceRange& range,
                      const std::vector<EntryObject>& objs, int32_t object, VarId into, const std::string& what,
                      bool alloc, bool nullable);
+
+// A function pointer's entry model (EntryFunctions in cfa.h), appended to `f` at `cur`:
+// one branch per function of `fs` (and null when `nullable`), each an Assume that `var`
+// holds it. The frontend builds a global function-pointer variable's model with it.
+void emitFunctionChoice(Program& p, Function& f, LocId& cur, const SourceRange& range, const EntryFunctions& fs,
+                        bool nullable, VarId var, const std::string& what);
 
 // --entry-model arbitrary: a copy of `p` with every ContractGate::GlobalModel fork closed
 // (globals keep arbitrary contents), or null when `p` has none.

@@ -14,13 +14,14 @@ namespace argus::cfa {
 namespace {
 
 constexpr std::string_view kMagic = "ARGUSCFA";
-constexpr uint64_t kFormat = 13;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
+constexpr uint64_t kFormat = 14;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
                                   // 5: entry model, 6: value shapes (Variable::shape, Edge::storeShape/storeSigned/elemBytes),
                                   // 7: objectBits, 8: Edge::gate, 9: widths up to 128 bits (__int128),
                                   // 10: indexed (a header, then each function's locations and blocks of
                                   // edges on their own, and the closure's dependency graph: ProgramImage),
                                   // 11: ContractGate::GlobalModel, 12: LeadingAssert, AssertCondition,
-                                  // 13: AssertCondition on the calls of a leading assertion
+                                  // 13: AssertCondition on the calls of a leading assertion,
+                                  // 14: the entry model's function-pointer choices (EntryFunctions)
 
 struct Span {
   uint64_t offset = 0, length = 0;  // in the sections that follow the header
@@ -180,6 +181,13 @@ class Serializer {
     o.u(r.endLine);
     o.u(r.endColumn);
   }
+  void functions(Out& o, const EntryFunctions& fs) {
+    o.u(fs.addrs.size());
+    for (size_t i = 0; i < fs.addrs.size(); ++i) {
+      o.u(fs.addrs[i]);
+      str(o, i < fs.names.size() ? fs.names[i] : std::string());
+    }
+  }
   void meta(Out& o, const Function& f, const FunctionIndex& ix) {
     o.u(f.id);
     str(o, f.name);
@@ -199,6 +207,7 @@ class Serializer {
     for (const EntryParam& ep : f.entryParams) {
       o.u(static_cast<uint64_t>(static_cast<int64_t>(ep.object) + 1));
       o.u(ep.nullable);
+      functions(o, ep.functions);
     }
     o.u(f.entryObjects.size());
     for (const EntryObject& obj : f.entryObjects) {
@@ -208,6 +217,7 @@ class Serializer {
         o.u(sl.offset);
         o.u(static_cast<uint64_t>(static_cast<int64_t>(sl.object) + 1));
         o.u(uint64_t(sl.nullable) | uint64_t(sl.keep) << 1);
+        functions(o, sl.functions);
       }
     }
     o.u(ix.numLocs);
@@ -391,6 +401,13 @@ struct ProgramImage::Impl {
     return Reader(std::string_view(bytes).substr(sections + s.offset, s.length), &strings, sections + s.offset);
   }
 
+  static void readFunctions(Reader& h, EntryFunctions& fs) {
+    for (uint64_t k = 0, n = h.count(); k < n; ++k) {
+      fs.addrs.push_back(h.u());
+      fs.names.push_back(h.str());
+    }
+  }
+
   void header() {
     Reader r(bytes, &strings);
     if (r.take(kMagic.size()) != kMagic) r.fail("not a serialized CFA");
@@ -457,6 +474,7 @@ struct ProgramImage::Impl {
         EntryParam ep;
         ep.object = static_cast<int32_t>(static_cast<int64_t>(h.u()) - 1);
         ep.nullable = h.u() != 0;
+        readFunctions(h, ep.functions);
         f.entryParams.push_back(ep);
       }
       uint64_t nObjects = h.count();
@@ -470,6 +488,7 @@ struct ProgramImage::Impl {
           uint64_t flags = h.u();
           sl.nullable = (flags & 1) != 0;
           sl.keep = (flags & 2) != 0;
+          readFunctions(h, sl.functions);
           if (sl.object >= static_cast<int64_t>(nObjects)) h.fail("entry model slot refers to a missing object");
           o.pointers.push_back(sl);
         }

@@ -121,6 +121,11 @@ public:
   void storeInField(const clang::FieldDecl* f, const clang::Expr* value);
   // The closed field a call's callee reads (`s.f(...)`, `p->f(...)`), or nullptr.
   const clang::FieldDecl* closedCalleeField(const clang::CallExpr* ce) const;
+  bool fieldClosed(const clang::FieldDecl* f) const;
+  // The entry model of a function pointer of type `fnPtr` (cfa::EntryFunctions): the
+  // address-taken functions a call through that type dispatches to, only those stored in
+  // `field` when it is closed.
+  cfa::EntryFunctions entryFunctionChoices(clang::QualType fnPtr, const clang::FieldDecl* field);
   std::set<const clang::DeclRefExpr*> directCallees;                // pre-pass only
   std::unordered_set<std::string> varNames;  // names of prog.vars[0, namedVars) (varFor)
   size_t namedVars = 0;
@@ -380,6 +385,8 @@ public:
   void collectNullTests(clang::TranslationUnitDecl* tu);
   void buildEntryModel(const clang::FunctionDecl* fd);
   bool buildGlobalModel(const clang::VarDecl* vd, const VarRef& ref, clang::QualType t);
+  bool buildGlobalFunctionModel(const clang::VarDecl* vd, const VarRef& ref, clang::QualType t);
+  void globalModelGate(const clang::VarDecl* vd, const std::function<void()>& model);
   // root: a parameter's own object, made even beyond kEntryMaxObjects (only slots become null)
   int32_t entryObjectFor(clang::QualType pointee, unsigned depth, std::vector<cfa::EntryObject>& objs,
                          bool root = false);

@@ -952,14 +952,55 @@ void Lowerer::storeInField(const FieldDecl* f, const clang::Expr* value) {
   openFields.insert(f);
 }
 
+bool Lowerer::fieldClosed(const FieldDecl* f) const {
+  if (!f || openFields.count(f)) return false;
+  const RecordDecl* rd = f->getParent();
+  return rd && !rd->isUnion() && !openRecords.count(rd->getCanonicalDecl());
+}
+
 const FieldDecl* Lowerer::closedCalleeField(const CallExpr* ce) const {
   const auto* me = dyn_cast<MemberExpr>(ce->getCallee()->IgnoreParenImpCasts());
   if (!me) return nullptr;
   const auto* f = dyn_cast<FieldDecl>(me->getMemberDecl());
-  if (!f || openFields.count(f)) return nullptr;
-  const RecordDecl* rd = f->getParent();
-  if (!rd || rd->isUnion() || openRecords.count(rd->getCanonicalDecl())) return nullptr;
-  return f;
+  return fieldClosed(f) ? f : nullptr;
+}
+
+cfa::EntryFunctions Lowerer::entryFunctionChoices(QualType fnPtr, const FieldDecl* field) {
+  cfa::EntryFunctions out;
+  // linked with other units (argus project), a pointer may hold a function of another
+  // unit, which this unit's dispatch does not know: left any value, as the dispatch's
+  // "unknown function" branch is then the honest answer
+  if (linkMode()) return out;
+  const auto* pt = fnPtr.getCanonicalType()->getAs<PointerType>();
+  if (!pt || !pt->getPointeeType()->isFunctionType()) return out;
+  QualType fnType = pt->getPointeeType();
+  const auto* proto = fnType->getAs<FunctionProtoType>();
+  const std::set<const FunctionDecl*>* stored = nullptr;
+  static const std::set<const FunctionDecl*> kNone;
+  if (field && fieldClosed(field)) {
+    auto it = fieldFuncs.find(field);
+    stored = it == fieldFuncs.end() ? &kNone : &it->second;
+  }
+  // the dispatch's rule (call(), dispatchOverFunctions) for a call through this type with
+  // the type's own number of arguments; a function without a body (a library function
+  // stored in the pointer) is a choice too: a call of it is the dispatch's "unknown
+  // function" (unsupported), as for any value outside its targets
+  std::vector<std::pair<std::string, const FunctionDecl*>> chosen;  // in name order: addresses a
+  for (const FunctionDecl* decl : addressTakenFuncs) {                // body-less function gets here
+    if (stored && !stored->count(decl)) continue;                     // are the same in every run
+    const FunctionDecl* def = decl->getDefinition() ? decl->getDefinition() : decl;
+    if (proto && !mayCallThrough(def, fnType, proto->getNumParams())) continue;
+    chosen.emplace_back(decl->getNameAsString(), decl);
+  }
+  std::sort(chosen.begin(), chosen.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first
+                              : a.second->getLocation().getRawEncoding() < b.second->getLocation().getRawEncoding();
+  });
+  for (const auto& [name, decl] : chosen) {
+    out.addrs.push_back(addrOfFunction(decl)->value);
+    out.names.push_back(name);
+  }
+  return out;
 }
 
 // For each defined function with an address that `accept` admits: a branch on

@@ -14,7 +14,11 @@
 //    up to depth kEntryDepth (the parameter's own object is depth 1); beyond it they are
 //    null. At most kEntryMaxObjects objects per function; slots beyond that are null
 //    (every pointer parameter still gets its own object).
-//    Function pointers and pointers inside unions are left nondeterministic;
+//    Pointers inside unions are left nondeterministic;
+//  - a function pointer (a slot, a parameter, a global variable) holds one of the
+//    functions a call through it dispatches to (Lowerer::entryFunctionChoices,
+//    cfa::EntryFunctions), null only where tested; nondeterministic when there is none,
+//    and in a project of several units;
 //  - a parameter may be null only when the function itself tests it against NULL
 //    (`p == NULL`, `p != 0`, `!p`, `if (p)`, `p ? :`, `p && …`, assert(p)) or it is
 //    declared _Nullable; a pointer field may be null only when some function of the
@@ -27,7 +31,7 @@
 // entry other than main): the pointer slots of each global (its own value for a pointer
 // variable) follow the same rules as a by-value struct parameter's fields — fresh objects
 // to kEntryDepth, null only where tested (a global pointer variable: when some function
-// compares it with NULL), function pointers and union members left nondeterministic;
+// compares it with NULL), function pointers as above, union members left nondeterministic;
 // scalars stay nondeterministic. A global of a const-qualified type keeps its initialiser
 // (C forbids changing it), in every entry model. --entry-model arbitrary closes the fork
 // (cfa::ContractGate::GlobalModel) in front of each global's model.
@@ -37,6 +41,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 
 #include "core/cfa/entry_harness.h"
 #include "core/frontend/lower.h"
@@ -132,7 +137,10 @@ void Lowerer::entrySlots(QualType t, uint64_t offset, unsigned depth, std::vecto
     s.offset = offset;
     QualType pointee = pt->getPointeeType();
     if (pointee->isFunctionType()) {
-      s.keep = true;  // a function pointer: the indirect call dispatches over its targets
+      // a function pointer: one of the functions a call through it dispatches to
+      s.functions = entryFunctionChoices(t, field);
+      s.nullable = field && nullTested.count(field->getCanonicalDecl());
+      s.keep = s.functions.empty();
     } else {
       s.nullable = field && nullTested.count(field->getCanonicalDecl());
       if (depth < kEntryDepth) s.object = entryObjectFor(pointee, depth + 1, objs);
@@ -195,9 +203,14 @@ void Lowerer::buildEntryModel(const FunctionDecl* fd) {
     QualType t = pd->getType();
     QualType canon = t.getCanonicalType();
     if (const auto* pt = canon->getAs<PointerType>()) {
-      if (pt->getPointeeType()->isFunctionType()) continue;  // left as today: any target
       if (auto n = t->getNullability(ctx); n && *n == NullabilityKind::Nullable) params[i].nullable = true;
       if (nullTested.count(pd->getCanonicalDecl())) params[i].nullable = true;
+      if (pt->getPointeeType()->isFunctionType()) {
+        // a callback: one of the functions a call through its type dispatches to
+        params[i].functions = entryFunctionChoices(canon, nullptr);
+        any = any || !params[i].functions.empty();
+        continue;
+      }
       QualType pointee = pt->getPointeeType();
       const FunctionDecl* def = fd->getDefinition();
       if ((pointee->isVoidType() || pointee->isIncompleteType()) && def && def->getBody() && i < def->getNumParams()) {
@@ -237,14 +250,36 @@ bool Lowerer::buildGlobalModel(const VarDecl* vd, const VarRef& ref, QualType t)
                     [](const cfa::EntryObject::Slot& s) { return s.keep; }))
       return false;
   } else if (const auto* pt = canon->getAs<PointerType>()) {
-    if (pt->getPointeeType()->isFunctionType()) return false;  // the dispatch's targets
     if (prog.vars[ref.reg].width != ptrWidth) return false;
+    if (pt->getPointeeType()->isFunctionType()) return buildGlobalFunctionModel(vd, ref, canon);
     object = entryObjectFor(pt->getPointeeType(), 1, objs, true);
     nullable = nullTested.count(vd->getCanonicalDecl()) > 0;
   } else {
     return false;
   }
   if (object < 0) return false;
+  globalModelGate(vd, [&] {
+    cfa::emitEntryObject(prog, *fn, cur, rangeOfDecl(vd), objs, object, ref.reg, vd->getNameAsString(),
+                         !ref.inMemory, nullable);
+  });
+  return true;
+}
+
+// A global function-pointer variable (in a register): one of the functions a call through
+// its type dispatches to (cfa::EntryFunctions), or null where some function tests it.
+bool Lowerer::buildGlobalFunctionModel(const VarDecl* vd, const VarRef& ref, QualType t) {
+  cfa::EntryFunctions fs = entryFunctionChoices(t, nullptr);
+  if (fs.empty()) return false;
+  bool nullable = nullTested.count(vd->getCanonicalDecl()) > 0;
+  globalModelGate(vd, [&] {
+    cfa::emitFunctionChoice(prog, *fn, cur, rangeOfDecl(vd), fs, nullable, ref.reg, vd->getNameAsString());
+  });
+  return true;
+}
+
+// `model`'s edges behind the global's GlobalModel fork (open by default; --entry-model
+// arbitrary closes it: the global keeps arbitrary contents).
+void Lowerer::globalModelGate(const VarDecl* vd, const std::function<void()>& model) {
   cfa::LocId join = newLoc();
   cfa::Edge on = edge(cfa::EdgeKind::Assume);
   on.cond = cfa::Expr::mkConst(1, 32);
@@ -256,11 +291,9 @@ bool Lowerer::buildGlobalModel(const VarDecl* vd, const VarRef& ref, QualType t)
   off.text = "entry model: global " + vd->getNameAsString() + " left arbitrary";
   emitTo(std::move(off), join);
   emit(std::move(on));
-  cfa::emitEntryObject(prog, *fn, cur, rangeOfDecl(vd), objs, object, ref.reg, vd->getNameAsString(), !ref.inMemory,
-                       nullable);
+  model();
   emitTo(edge(cfa::EdgeKind::Blank), join);
   cur = join;
-  return true;
 }
 
 }  // namespace argus::frontend

@@ -1200,7 +1200,10 @@ ReplayResult Interpreter::run(FuncId entry) {
           if (p_.objectBits && e.check != cfa::CheckKind::None && !e.positive && checkViolated(e))
             return finishAt(ReplayOutcome::Blocked, "a memory-safety check passed on the path, but the interpreter's "
                                                     "object table shows a violation");
-          if (track_ && !inInit_ && !isHarnessChoice(e) && !assumedContract(e, curFunc) && tainted(e.cond))
+          // (the harness's own assumptions, such as a function pointer's choice, are the
+          // model, not decisions of the path)
+          if (track_ && !inInit_ && !isHarnessChoice(e) && !isHarnessEdge(e) && !assumedContract(e, curFunc) &&
+              tainted(e.cond))
             decision(curFunc, edgeIdx);
           fr.loc = e.to;
           break;

@@ -58,18 +58,23 @@ TEST(CfaSerialize, EveryExampleRoundTripsToTheSameCfa) {
 // The entry model (README "Entry models") survives the round trip.
 TEST(CfaSerialize, EntryModelsRoundTrip) {
   frontend::ParseResult pr = frontend::parseSource(
-      "struct N { int v; struct N *next; char *name; };\n"
-      "int f(struct N *n, int *p, int k, void *buf) { if (!p) return 0; return n->v + k; }\n",
+      "struct N { int v; struct N *next; char *name; int (*cmp)(int); };\n"
+      "static int one(int x) { return 1; } static int two(int x) { return 2; }\n"
+      "int f(struct N *n, int *p, int k, void *buf, int (*cb)(int)) { if (!p) return 0; return n->v + k; }\n"
+      "void set(struct N *n) { n->cmp = one; n->cmp = two; }\n",
       "t.c", {});
   ASSERT_TRUE(pr.ok()) << pr.diagnostics;
   const cfa::Function* f = pr.program->find("f");
   ASSERT_TRUE(f);
-  ASSERT_EQ(f->entryParams.size(), 4u);
+  ASSERT_EQ(f->entryParams.size(), 5u);
   EXPECT_GE(f->entryParams[0].object, 0);
   EXPECT_FALSE(f->entryParams[0].nullable);
   EXPECT_TRUE(f->entryParams[1].nullable);  // tested with !p
   EXPECT_LT(f->entryParams[2].object, 0);   // a scalar
   EXPECT_GE(f->entryParams[3].object, 0);   // a buffer
+  EXPECT_EQ(f->entryParams[4].functions.names, (std::vector<std::string>{"one", "two"}));  // a callback
+  const auto& cmp = f->entryObjects[f->entryParams[0].object].pointers.back();  // n->cmp
+  EXPECT_EQ(cmp.functions.names, (std::vector<std::string>{"one", "two"}));
   std::unique_ptr<cfa::Program> back = cfa::deserialize(cfa::serialize(*pr.program));
   const cfa::Function* g = back->find("f");
   ASSERT_TRUE(g);
@@ -77,6 +82,8 @@ TEST(CfaSerialize, EntryModelsRoundTrip) {
   for (size_t i = 0; i < f->entryParams.size(); ++i) {
     EXPECT_EQ(g->entryParams[i].object, f->entryParams[i].object);
     EXPECT_EQ(g->entryParams[i].nullable, f->entryParams[i].nullable);
+    EXPECT_EQ(g->entryParams[i].functions.addrs, f->entryParams[i].functions.addrs);
+    EXPECT_EQ(g->entryParams[i].functions.names, f->entryParams[i].functions.names);
   }
   ASSERT_EQ(g->entryObjects.size(), f->entryObjects.size());
   for (size_t i = 0; i < f->entryObjects.size(); ++i) {
@@ -85,6 +92,8 @@ TEST(CfaSerialize, EntryModelsRoundTrip) {
     for (size_t k = 0; k < f->entryObjects[i].pointers.size(); ++k) {
       EXPECT_EQ(g->entryObjects[i].pointers[k].offset, f->entryObjects[i].pointers[k].offset);
       EXPECT_EQ(g->entryObjects[i].pointers[k].object, f->entryObjects[i].pointers[k].object);
+      EXPECT_EQ(g->entryObjects[i].pointers[k].functions.addrs, f->entryObjects[i].pointers[k].functions.addrs);
+      EXPECT_EQ(g->entryObjects[i].pointers[k].functions.names, f->entryObjects[i].pointers[k].functions.names);
     }
   }
 }

@@ -241,6 +241,67 @@ TEST(EntryModel, ConstGlobalsKeepTheirInitialisersOnEveryEntry) {
   }
 }
 
+// A function pointer of the model (a field of a fresh object or of a global, a callback
+// parameter, a global function-pointer variable) holds one of the functions a call through
+// it dispatches to: an address-taken function of its type, only those the unit stores in
+// a closed field; null only where some code tests it. Under the arbitrary model the call
+// may go anywhere (the dispatch's "unknown function": unknown, no finding).
+TEST(EntryModel, FunctionPointersHoldTheFunctionsACallThroughThemReaches) {
+  const std::string decls =
+      "typedef struct M { int (*xLock)(int); int (*xOpt)(int); } M;\n"
+      "typedef struct F { const M *m; int n; } F;\n"
+      "static int lockA(int x) { return x > 0 ? RET : 0; }\n"
+      "static int lockB(int x) { return 0; }\n"
+      "static int wide(long x) { return 7; }\n"      // another type: never called through int (*)(int)
+      "static int two(int a, int b) { return 7; }\n"  // another arity
+      "long (*lp)(long) = (long (*)(long))0; int (*wp)(long) = wide; int (*tp)(int, int) = two;\n"
+      "static const M mA = { lockA, 0 };\nstatic const M mB = { lockB, lockA };\n";
+  auto code = [&](const std::string& ret, const std::string& rest) {
+    std::string d = decls;
+    d.replace(d.find("RET"), 3, ret);
+    return d + rest;
+  };
+  const std::string viaField = "int f(F *p, int k) { int r = p->m->xLock(k); if (r != 0 && r != 1) reach_error(); return r; }\n";
+  const std::string viaParam = "int f(int (*cb)(int), int k) { int r = cb(k); if (r != 0 && r != 1) reach_error(); return r; }\n";
+  const std::string viaGlobal = "int (*hook)(int) = lockB;\n"
+                                "int f(int k) { int r = hook(k); if (r != 0 && r != 1) reach_error(); return r; }\n";
+  for (auto dm : kModels) {
+    for (const std::string* body : {&viaField, &viaParam, &viaGlobal}) {
+      for (auto alg : kAlgorithms) {
+        auto h = run(code("1", *body), "f", engine::EntryModel::Harness, dm, alg);
+        EXPECT_EQ(h.result.verdict, Verdict::True) << name(dm) << " " << engine::algorithmName(alg) << ": "
+                                                   << h.result.reason << "\n" << *body;
+      }
+      auto a = run(code("1", *body), "f", engine::EntryModel::Arbitrary, dm);
+      EXPECT_EQ(a.result.verdict, Verdict::Unknown) << name(dm) << " arbitrary\n" << *body;
+      EXPECT_NE(a.result.reason.find("unknown function"), std::string::npos) << a.result.reason;
+      // lockA returning 2 is a finding that depends on which function the entry got
+      auto bad = run(code("2", *body), "f", engine::EntryModel::Harness, dm);
+      ASSERT_TRUE(latentFinding(bad)) << name(dm) << "\n" << *body;
+      EXPECT_NE(bad.result.reason.find("[calls lockA]"), std::string::npos) << bad.result.reason;
+    }
+    // the trace shows the function the model chose, one step per pointer
+    auto bad = run(code("2", viaField), "f", engine::EntryModel::Harness, dm);
+    ASSERT_TRUE(latentFinding(bad)) << name(dm);
+    std::string steps;
+    for (const auto& st : bad.result.counterexample->steps) steps += st.statement + "\n";
+    EXPECT_NE(steps.find("entry model: p[+0][+0] = lockA\n"), std::string::npos) << steps;
+    EXPECT_EQ(steps.find(" = a function"), std::string::npos) << steps;
+    EXPECT_EQ(steps.find("holds its function"), std::string::npos) << steps;
+    // a field no code tests against NULL is never null; one that some code tests may be
+    const std::string untested = "int f(F *p, int k) { return p->m->xOpt(k) == 7; }\n"
+                                 "int g(F *p) { if ((unsigned long)p->m->xOpt == 0) reach_error(); return 0; }\n";
+    auto u = run(code("1", untested), "g", engine::EntryModel::Harness, dm);
+    EXPECT_EQ(u.result.verdict, Verdict::True) << name(dm) << ": " << u.result.reason;
+    const std::string tested = "int f(F *p, int k) { if (p->m->xOpt) return p->m->xOpt(k); return 0; }\n"
+                               "int g(F *p) { if ((unsigned long)p->m->xOpt == 0) reach_error(); return 0; }\n";
+    auto t = run(code("1", tested), "g", engine::EntryModel::Harness, dm);
+    EXPECT_TRUE(latentFinding(t)) << name(dm);
+    auto tf = run(code("1", tested), "f", engine::EntryModel::Harness, dm);
+    EXPECT_EQ(tf.result.verdict, Verdict::True) << name(dm) << ": " << tf.result.reason;
+  }
+}
+
 TEST(EntryModel, MainKeepsTheInitialStateOfC) {
   for (auto dm : kModels) {
     auto o = run("int *g; int main(void) { if (g != 0) reach_error(); return 0; }\n", "main", engine::EntryModel::Harness,
