@@ -240,10 +240,15 @@ struct EntryObject {
 // struct passed by value, whose register holds the address of its bytes) is set to the
 // fresh object `object`, or may also be null when `nullable` (the function compares it
 // with NULL, or it is declared _Nullable).
+//
+// A pointer parameter may also be the same pointer as an earlier one (`mayAlias`: their
+// indices) when their pointee types are the same (qualifiers aside) and neither is
+// `restrict`: the harness then lets it be that parameter's object instead of its own.
 struct EntryParam {
   int32_t object = -1;
   bool nullable = false;
   EntryFunctions functions;         // a function-pointer parameter's choices (see above)
+  std::vector<uint32_t> mayAlias;   // earlier parameters it may be the same object as
 };
 
 struct Function {

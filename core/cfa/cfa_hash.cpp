@@ -153,6 +153,8 @@ struct FnHasher {
     for (const EntryParam& ep : f.entryParams) {
       h.add(uint64_t(int64_t(ep.object) + 1) << 1 | uint64_t(ep.nullable));
       functions(ep.functions);
+      h.add(static_cast<uint64_t>(ep.mayAlias.size()));
+      for (uint32_t j : ep.mayAlias) h.add(j);
     }
     h.add(static_cast<uint64_t>(f.entryObjects.size()));
     for (const EntryObject& o : f.entryObjects) {

@@ -126,6 +126,65 @@ struct Builder {
     }
   }
 
+  // Parameter `p` may be the same pointer as one of `others` (not null): a choice `c`
+  // (Havoc, kAliasHavocText); per other q a branch "p == q" (an input decision of the
+  // path: a finding that needs it is latent, its precondition says so) then p := q; else
+  // p keeps its own object (kAliasNoneText, no decision).
+  void aliasChoice(VarId pv, const std::vector<VarId>& others, const std::function<std::string(VarId)>& nameOf) {
+    const std::string pn = nameOf(pv);
+    Variable cv;
+    cv.name = f.name + "::$entry" + std::to_string(p.vars.size()) + "$alias";
+    cv.width = 32;
+    cv.kind = VarKind::Temp;
+    cv.func = f.id;
+    VarId c = p.addVar(std::move(cv));
+    Edge h;
+    h.kind = EdgeKind::Havoc;
+    h.lhs = c;
+    h.text = std::string(kEntryModelText) + pn + std::string(kAliasHavocText);
+    emit(std::move(h));
+    LocId fork = cur;
+    LocId join = f.addLoc(range);
+    ExprPtr any;
+    for (size_t k = 0; k < others.size(); ++k) {
+      ExprPtr is = Expr::mkBinary(BinOp::Eq, Expr::mkVar(c, 32), Expr::mkConst(k + 1, 32), 32);
+      any = any ? Expr::mkBinary(BinOp::LOr, any, is, 32) : is;
+      cur = fork;
+      Edge yes;
+      yes.kind = EdgeKind::Assume;
+      yes.cond = Expr::mkBinary(
+          BinOp::LAnd, is, Expr::mkBinary(BinOp::Ne, Expr::mkVar(others[k], p.ptrWidth), ptr(0), 32), 32);
+      yes.text = pn + " == " + nameOf(others[k]);
+      emit(std::move(yes));
+      Edge a;
+      a.kind = EdgeKind::Assign;
+      a.lhs = pv;
+      a.rhs = Expr::mkVar(others[k], p.ptrWidth);
+      a.text = std::string(kEntryModelText) + pn + " = " + nameOf(others[k]) + " (the same object)";
+      emit(std::move(a));
+      Edge j;
+      j.kind = EdgeKind::Blank;
+      j.from = cur;
+      j.to = join;
+      j.range = range;
+      f.addEdge(std::move(j));
+    }
+    cur = fork;
+    Edge no;
+    no.kind = EdgeKind::Assume;
+    no.cond = any;
+    no.positive = false;
+    no.text = std::string(kEntryModelText) + pn + std::string(kAliasNoneText);
+    emit(std::move(no));
+    Edge j;
+    j.kind = EdgeKind::Blank;
+    j.from = cur;
+    j.to = join;
+    j.range = range;
+    f.addEdge(std::move(j));
+    cur = join;
+  }
+
   // A branch per function of `fs` (and null when `nullable`): Assume `value` == it, the
   // text "entry model: WHAT = NAME" (kFunctionChoiceText), all meeting after.
   void functionChoice(const EntryFunctions& fs, bool nullable, ExprPtr value, const std::string& what) {
@@ -321,6 +380,16 @@ void buildEntryHarness(Program& prog, FuncId entry, bool recursive) {
       b.functionChoice(ep.functions, ep.nullable, Expr::mkVar(pv, prog.ptrWidth), name);
     else
       b.maybeNullObject(objs, ep.object, pv, name, ep.nullable);
+  }
+  // aliasing parameters: each may instead be an earlier one of its type (not null)
+  auto nameOf = [&](VarId v) { return prog.vars[v].cName.empty() ? prog.vars[v].name : prog.vars[v].cName; };
+  for (size_t i = 0; i < f.params.size() && i < f.entryParams.size(); ++i) {
+    const EntryParam& ep = f.entryParams[i];
+    if (ep.mayAlias.empty() || ep.object < 0 || prog.vars[f.params[i]].width != prog.ptrWidth) continue;
+    std::vector<VarId> others;
+    for (uint32_t j : ep.mayAlias)
+      if (j < i && j < f.params.size() && prog.vars[f.params[j]].width == prog.ptrWidth) others.push_back(f.params[j]);
+    if (!others.empty()) b.aliasChoice(f.params[i], others, nameOf);
   }
   Edge go;
   go.kind = EdgeKind::Blank;

@@ -11,6 +11,8 @@
 //       Store [p + off] := t
 //       nullable: a nondeterministic choice between the object and null
 //     nullable p: a nondeterministic choice p := 0
+//   a parameter q that may alias earlier ones p (same pointee type): a choice between
+//     q := p (not null) for each, and its own object
 //   a function pointer (parameter p, or a slot): a branch per function f it may hold,
 //     Assume p == &f (for a slot: Havoc t, the branches on t, Store [p + off] := t)
 //
@@ -45,6 +47,11 @@ inline constexpr std::string_view kIsNullText = " is null";
 inline constexpr std::string_view kFunctionChoiceText = " = ";
 inline constexpr std::string_view kFunctionHavocText = " = a function";
 inline constexpr std::string_view kFunctionStoreText = " holds its function";
+// Aliasing parameters (EntryParam::mayAlias): "entry model: Q may be an earlier parameter"
+// (Havoc), then the branch "Q == P" (an input decision; then "entry model: Q = P (the same
+// object)") or "entry model: Q is its own object".
+inline constexpr std::string_view kAliasHavocText = " may be an earlier parameter";
+inline constexpr std::string_view kAliasNoneText = " is its own object";
 
 // A copy of `p` whose function `entry` starts with its harness, or null when the entry
 // has no modelled parameter (the program is then verified as it is).

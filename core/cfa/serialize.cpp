@@ -21,7 +21,8 @@ constexpr uint64_t kFormat = 14;  // 2: Edge::externalCallee, 3: Edge::nondetFun
                                   // edges on their own, and the closure's dependency graph: ProgramImage),
                                   // 11: ContractGate::GlobalModel, 12: LeadingAssert, AssertCondition,
                                   // 13: AssertCondition on the calls of a leading assertion,
-                                  // 14: the entry model's function-pointer choices (EntryFunctions)
+                                  // 14: the entry model's function-pointer choices (EntryFunctions) and
+                                  // aliasing parameters (EntryParam::mayAlias)
 
 struct Span {
   uint64_t offset = 0, length = 0;  // in the sections that follow the header
@@ -208,6 +209,8 @@ class Serializer {
       o.u(static_cast<uint64_t>(static_cast<int64_t>(ep.object) + 1));
       o.u(ep.nullable);
       functions(o, ep.functions);
+      o.u(ep.mayAlias.size());
+      for (uint32_t j : ep.mayAlias) o.u(j);
     }
     o.u(f.entryObjects.size());
     for (const EntryObject& obj : f.entryObjects) {
@@ -475,6 +478,7 @@ struct ProgramImage::Impl {
         ep.object = static_cast<int32_t>(static_cast<int64_t>(h.u()) - 1);
         ep.nullable = h.u() != 0;
         readFunctions(h, ep.functions);
+        for (uint64_t m = 0, n = h.count(); m < n; ++m) ep.mayAlias.push_back(h.u32());
         f.entryParams.push_back(ep);
       }
       uint64_t nObjects = h.count();
@@ -494,8 +498,11 @@ struct ProgramImage::Impl {
         }
         f.entryObjects.push_back(std::move(o));
       }
-      for (const EntryParam& ep : f.entryParams)
-        if (ep.object >= static_cast<int64_t>(nObjects)) h.fail("entry model parameter refers to a missing object");
+      for (size_t k = 0; k < f.entryParams.size(); ++k) {
+        if (f.entryParams[k].object >= static_cast<int64_t>(nObjects)) h.fail("entry model parameter refers to a missing object");
+        for (uint32_t j : f.entryParams[k].mayAlias)
+          if (j >= k) h.fail("entry model parameter aliases a later one");
+      }
       if (!f.entryParams.empty() && f.entryParams.size() != f.params.size()) h.fail("entry model of the wrong size");
       FunctionIndex& ix = index[i];
       ix.numLocs = h.u32();

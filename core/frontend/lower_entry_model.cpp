@@ -25,7 +25,9 @@
 //    translation unit tests that field (`x->next == NULL`, ...);
 //  - a struct passed by value is a fresh object like a pointee (its register holds the
 //    address of its bytes);
-//  - parameters never alias: each gets objects of its own.
+//  - a pointer parameter may be the same pointer as an earlier one of the same pointee
+//    type (qualifiers aside; neither `restrict`): cfa::EntryParam::mayAlias. Otherwise
+//    parameters never alias: each gets objects of its own.
 //
 // Globals (buildGlobalModel, in the nondeterministic initialisation that starts every
 // entry other than main): the pointer slots of each global (its own value for a pointer
@@ -223,6 +225,19 @@ void Lowerer::buildEntryModel(const FunctionDecl* fd) {
     } else if (canon->isRecordType()) {
       params[i].object = entryObjectFor(canon, 0, objs, true);  // by value: its fields are depth 1
       any = any || params[i].object >= 0;
+    }
+  }
+  // parameters of the same pointee type may be the same pointer (neither `restrict`)
+  for (size_t i = 0; i < fd->getNumParams() && i < params.size(); ++i) {
+    QualType ti = fd->getParamDecl(i)->getType().getCanonicalType();
+    const auto* pi = ti->getAs<PointerType>();
+    if (params[i].object < 0 || !pi || ti.isRestrictQualified()) continue;
+    for (size_t j = 0; j < i; ++j) {
+      QualType tj = fd->getParamDecl(j)->getType().getCanonicalType();
+      const auto* pj = tj->getAs<PointerType>();
+      if (params[j].object < 0 || !pj || tj.isRestrictQualified()) continue;
+      if (ctx.hasSameUnqualifiedType(pi->getPointeeType(), pj->getPointeeType()))
+        params[i].mayAlias.push_back(static_cast<uint32_t>(j));
     }
   }
   if (fd->isVariadic() && fn->params.size() == fd->getNumParams() + 1) {

@@ -289,10 +289,12 @@ namespace {
 bool endsWith(const std::string& s, std::string_view tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
-// the Havoc and the Store around a function-pointer slot's choice (cfa::kFunctionHavocText)
+// the Havoc and the Store around a function-pointer slot's choice (cfa::kFunctionHavocText),
+// the Havoc of an aliasing parameter's choice: the branch taken says it
 bool isFunctionSlotStep(const cfa::Edge& e) {
   if (e.text.rfind(cfa::kEntryModelText, 0) != 0) return false;
-  return (e.kind == cfa::EdgeKind::Havoc && endsWith(e.text, cfa::kFunctionHavocText)) ||
+  return (e.kind == cfa::EdgeKind::Havoc &&
+          (endsWith(e.text, cfa::kFunctionHavocText) || endsWith(e.text, cfa::kAliasHavocText))) ||
          (e.kind == cfa::EdgeKind::Store && endsWith(e.text, cfa::kFunctionStoreText));
 }
 }  // namespace
@@ -391,7 +393,7 @@ result::Counterexample counterexampleFromReplay(const cfa::Program& prog, cfa::F
     }
     if (e.kind == cfa::EdgeKind::Blank || e.kind == cfa::EdgeKind::Free) continue;
     if (cfa::isAccelerationEdge(e)) continue;  // the choice of an acceleration shortcut
-    // a function pointer of the entry model: its branch ("X = NAME") says it all
+    // a function pointer or an aliasing parameter of the entry model: its branch says it all
     if (isFunctionSlotStep(e)) continue;
     // bookkeeping of the memory-safety layout: writes of the object table (id 0's range),
     // the "no object yet" address of a declaration not reached yet

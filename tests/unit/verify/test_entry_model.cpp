@@ -64,7 +64,8 @@ void expectModels(const std::string& body, const std::string& function, Verdict 
 }
 
 TEST(EntryModel, PointerParametersPointToSeparateFreshObjects) {
-  // arbitrary: p may point into *s, or at the global g
+  // arbitrary: p may point into *s, or at the global g (parameters of different types:
+  // never the same object under the harness)
   expectModels("struct S { int a; int b; }; int g;\n"
                "int f(struct S *s, int *p) { g = 3; s->a = 1; s->b = 2; *p = 7;\n"
                "  if (s->a != 1 || s->b != 2 || g != 3) reach_error(); return 0; }\n",
@@ -299,6 +300,37 @@ TEST(EntryModel, FunctionPointersHoldTheFunctionsACallThroughThemReaches) {
     EXPECT_TRUE(latentFinding(t)) << name(dm);
     auto tf = run(code("1", tested), "f", engine::EntryModel::Harness, dm);
     EXPECT_EQ(tf.result.verdict, Verdict::True) << name(dm) << ": " << tf.result.reason;
+  }
+}
+
+// Parameters of the same pointee type (qualifiers aside) may be the same pointer; a
+// finding that needs it is latent with "q == p" as its precondition. Different types, a
+// `restrict` parameter, or a function that tests for it: never.
+TEST(EntryModel, ParametersOfTheSameTypeMayAlias) {
+  const std::string s = "struct S { int a; int b; };\n";
+  for (auto dm : kModels) {
+    for (auto alg : kAlgorithms) {
+      auto same = run("int f(int *x, int *y) { *x = 1; *y = 2; if (*x != 1) reach_error(); return 0; }\n", "f",
+                      engine::EntryModel::Harness, dm, alg);
+      ASSERT_TRUE(latentFinding(same)) << name(dm) << " " << engine::algorithmName(alg);
+      EXPECT_NE(same.result.reason.find("fails if on entry: y == x"), std::string::npos) << same.result.reason;
+      auto qualified = run(s + "int f(struct S *p, const struct S *q) { p->a = q->a + 1; if (p->a != q->a + 1) reach_error(); return 0; }\n",
+                           "f", engine::EntryModel::Harness, dm, alg);
+      EXPECT_TRUE(latentFinding(qualified)) << name(dm) << " " << engine::algorithmName(alg);
+      for (const char* body :
+           {"int f(int *x, long *y) { *x = 1; *y = 2; if (*x != 1) reach_error(); return 0; }\n",
+            "int f(int *restrict x, int *restrict y) { *x = 1; *y = 2; if (*x != 1) reach_error(); return 0; }\n",
+            "int f(int *x, int *y) { if (x == y) return 0; *x = 1; *y = 2; if (*x != 1) reach_error(); return 0; }\n"}) {
+        auto o = run(body, "f", engine::EntryModel::Harness, dm, alg);
+        EXPECT_EQ(o.result.verdict, Verdict::True) << name(dm) << " " << engine::algorithmName(alg) << ": "
+                                                   << o.result.reason << "\n" << body;
+      }
+    }
+    // the third parameter may be either earlier one
+    auto third = run("int f(int *x, int *y, int *z) { *x = 1; *y = 2; *z = 3; if (*x == 3) reach_error(); return 0; }\n",
+                     "f", engine::EntryModel::Harness, dm);
+    ASSERT_TRUE(latentFinding(third)) << name(dm);
+    EXPECT_NE(third.result.reason.find("z == x"), std::string::npos) << third.result.reason;
   }
 }
 
