@@ -117,6 +117,12 @@ public:
   // a wrong verdict.
   std::map<const clang::FieldDecl*, std::set<const clang::FunctionDecl*>> fieldFuncs;
   std::set<const clang::FieldDecl*> openFields;
+  // Function-pointer fields some call of the unit calls through (`p->f(...)`,
+  // `(*p->f)(...)`): only these get a function choice in the entry model (a field no call
+  // reads as its callee is never dispatched on; SQLite's globals hold over a thousand
+  // function-pointer fields, most of them in tables no call of a given slice reads).
+  std::set<const clang::FieldDecl*> calledFields;
+  bool inGlobalModel = false;  // buildGlobalModel is running (entrySlots)
   std::set<const clang::Decl*> openRecords;  // every function-pointer field open
   void storeInField(const clang::FieldDecl* f, const clang::Expr* value);
   // The closed field a call's callee reads (`s.f(...)`, `p->f(...)`), or nullptr.

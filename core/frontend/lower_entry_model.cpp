@@ -139,8 +139,14 @@ void Lowerer::entrySlots(QualType t, uint64_t offset, unsigned depth, std::vecto
     s.offset = offset;
     QualType pointee = pt->getPointeeType();
     if (pointee->isFunctionType()) {
-      // a function pointer: one of the functions a call through it dispatches to
-      s.functions = entryFunctionChoices(t, field);
+      // a function pointer: one of the functions a call through it dispatches to (a field
+      // no call calls through stays nondeterministic: nothing dispatches on it)
+      // In a global's model only a closed field's choice (the functions the unit stores in
+      // it, a handful): an open field's type-based choice there costs more than it brings
+      // (SQLite's FuncDef tables, nearly 700 slots of 65 functions each, in every slice
+      // that reaches sqlite3_initialize), and the call through it stays what it was.
+      if (!field || (calledFields.count(field) && (!inGlobalModel || fieldClosed(field))))
+        s.functions = entryFunctionChoices(t, field);
       s.nullable = field && nullTested.count(field->getCanonicalDecl());
       s.keep = s.functions.empty();
     } else {
@@ -254,6 +260,11 @@ void Lowerer::buildEntryModel(const FunctionDecl* fd) {
 // One global's entry model as edges of the nondeterministic initialisation, behind a
 // GlobalModel fork (open by default); false when it has no pointer slot to model.
 bool Lowerer::buildGlobalModel(const VarDecl* vd, const VarRef& ref, QualType t) {
+  struct Flag {
+    bool& b;
+    explicit Flag(bool& x) : b(x) { b = true; }
+    ~Flag() { b = false; }
+  } inGlobal(inGlobalModel);
   std::vector<cfa::EntryObject> objs;
   int32_t object = -1;
   bool nullable = false;
