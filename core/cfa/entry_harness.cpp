@@ -16,13 +16,22 @@ struct Builder {
   LocId cur;
   SourceRange range;
 
-  VarId temp(const std::string& what) {
+  VarId temp(const std::string& what, uint32_t width = 0) {
     Variable v;
     v.name = f.name + "::$entry" + std::to_string(p.vars.size()) + "$" + what;
-    v.width = p.ptrWidth;
+    v.width = width ? width : p.ptrWidth;
     v.kind = VarKind::Temp;
     v.func = f.id;
     return p.addVar(std::move(v));
+  }
+  // A Blank edge from the cursor to `join` (the end of one branch of a choice).
+  void joinTo(LocId join) {
+    Edge b;
+    b.kind = EdgeKind::Blank;
+    b.from = cur;
+    b.to = join;
+    b.range = range;
+    f.addEdge(std::move(b));
   }
   void emit(Edge e) {
     LocId to = f.addLoc(range);
@@ -50,12 +59,7 @@ struct Builder {
     yes.text = text + std::string(kIsNullText);
     emit(std::move(yes));
     onNull();
-    Edge b;
-    b.kind = EdgeKind::Blank;
-    b.from = cur;
-    b.to = join;
-    b.range = range;
-    f.addEdge(std::move(b));
+    joinTo(join);
     cur = fork;
     Edge no;
     no.kind = EdgeKind::Assume;
@@ -132,12 +136,7 @@ struct Builder {
   // p keeps its own object (kAliasNoneText, no decision).
   void aliasChoice(VarId pv, const std::vector<VarId>& others, const std::function<std::string(VarId)>& nameOf) {
     const std::string pn = nameOf(pv);
-    Variable cv;
-    cv.name = f.name + "::$entry" + std::to_string(p.vars.size()) + "$alias";
-    cv.width = 32;
-    cv.kind = VarKind::Temp;
-    cv.func = f.id;
-    VarId c = p.addVar(std::move(cv));
+    VarId c = temp("alias", 32);
     Edge h;
     h.kind = EdgeKind::Havoc;
     h.lhs = c;
@@ -162,12 +161,7 @@ struct Builder {
       a.rhs = Expr::mkVar(others[k], p.ptrWidth);
       a.text = std::string(kEntryModelText) + pn + " = " + nameOf(others[k]) + " (the same object)";
       emit(std::move(a));
-      Edge j;
-      j.kind = EdgeKind::Blank;
-      j.from = cur;
-      j.to = join;
-      j.range = range;
-      f.addEdge(std::move(j));
+      joinTo(join);
     }
     cur = fork;
     Edge no;
@@ -176,12 +170,7 @@ struct Builder {
     no.positive = false;
     no.text = std::string(kEntryModelText) + pn + std::string(kAliasNoneText);
     emit(std::move(no));
-    Edge j;
-    j.kind = EdgeKind::Blank;
-    j.from = cur;
-    j.to = join;
-    j.range = range;
-    f.addEdge(std::move(j));
+    joinTo(join);
     cur = join;
   }
 
