@@ -175,22 +175,24 @@ struct Builder {
   }
 
   // A branch per function of `fs` (and null when `nullable`): Assume `value` == it, the
-  // text "entry model: WHAT = NAME" (kFunctionChoiceText), all meeting after.
+  // text "entry model: WHAT holds function NAME" (kFunctionChoiceText, kFunctionNullText),
+  // all meeting after.
   void functionChoice(const EntryFunctions& fs, bool nullable, ExprPtr value, const std::string& what) {
     LocId fork = cur;
     LocId join = f.addLoc(range);
-    auto branch = [&](uint64_t a, const std::string& name) {
+    auto branch = [&](uint64_t a, const std::string& text) {
       Edge e;
       e.kind = EdgeKind::Assume;
       e.cond = Expr::mkBinary(BinOp::Eq, value, ptr(a), 32);
-      e.text = std::string(kEntryModelText) + what + std::string(kFunctionChoiceText) + name;
+      e.text = std::string(kEntryModelText) + what + text;
       e.from = fork;
       e.to = join;
       e.range = range;
       f.addEdge(std::move(e));
     };
-    for (size_t i = 0; i < fs.addrs.size(); ++i) branch(fs.addrs[i], i < fs.names.size() ? fs.names[i] : "a function");
-    if (nullable) branch(0, "null");
+    for (size_t i = 0; i < fs.addrs.size(); ++i)
+      branch(fs.addrs[i], std::string(kFunctionChoiceText) + (i < fs.names.size() ? fs.names[i] : "?"));
+    if (nullable) branch(0, std::string(kFunctionNullText));
     cur = join;
   }
 

@@ -41,10 +41,12 @@ namespace argus::cfa {
 inline constexpr std::string_view kEntryModelText = "entry model: ";
 inline constexpr std::string_view kMayBeNullText = " may be null";
 inline constexpr std::string_view kIsNullText = " is null";
-// A function pointer's choice: "entry model: X = NAME" (the branch taken); a slot's value
-// is first "entry model: X = a function" (Havoc), and after the choice "entry model: X
-// holds its function" (Store). The trace shows the branch only.
-inline constexpr std::string_view kFunctionChoiceText = " = ";
+// A function pointer's choice: "entry model: X holds function NAME" or "entry model: X
+// holds no function (null)" (the branch taken); a slot's value is first "entry model: X =
+// a function" (Havoc), and after the choice "entry model: X holds its function" (Store).
+// The trace shows the branch only (result::toText: a run of them on one line).
+inline constexpr std::string_view kFunctionChoiceText = " holds function ";
+inline constexpr std::string_view kFunctionNullText = " holds no function (null)";
 inline constexpr std::string_view kFunctionHavocText = " = a function";
 inline constexpr std::string_view kFunctionStoreText = " holds its function";
 // Aliasing parameters (EntryParam::mayAlias): "entry model: Q may be an earlier parameter"

@@ -139,12 +139,11 @@ void Lowerer::entrySlots(QualType t, uint64_t offset, unsigned depth, std::vecto
     s.offset = offset;
     QualType pointee = pt->getPointeeType();
     if (pointee->isFunctionType()) {
-      // a function pointer: one of the functions a call through it dispatches to (a field
-      // no call calls through stays nondeterministic: nothing dispatches on it)
-      // In a global's model only a closed field's choice (the functions the unit stores in
-      // it, a handful): an open field's type-based choice there costs more than it brings
-      // (SQLite's FuncDef tables, nearly 700 slots of 65 functions each, in every slice
-      // that reaches sqlite3_initialize), and the call through it stays what it was.
+      // a function pointer: one of the functions a call through it dispatches to. A field
+      // no call calls through stays nondeterministic (nothing dispatches on it), and so
+      // does an open field in a global's model: its type-based choice costs more than it
+      // brings there (SQLite's FuncDef tables, nearly 700 slots of 65 functions each, in
+      // every slice that reaches sqlite3_initialize).
       if (!field || (calledFields.count(field) && (!inGlobalModel || fieldClosed(field))))
         s.functions = entryFunctionChoices(t, field);
       s.nullable = field && nullTested.count(field->getCanonicalDecl());

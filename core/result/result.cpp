@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <iomanip>
 #include <sstream>
 
@@ -231,41 +232,71 @@ std::string toText(const VerificationResult& r) {
     else if (!r.entryName.empty() && cex.entry != r.entryName)
       o << "manifest: the path comes from the caller '" << cex.entry << "' and passes through '" << r.entryName
         << "'\n";
-    // The entry model's pointer choices that chose an object ("entry model: X may be null"
-    // not followed by "X is null"), three or more in a row, on one line: on SQLite they are
-    // 35 of a path's first 45 steps. JSON keeps each step.
+    // Runs of three or more of the entry model's steps of one kind, each run on one line
+    // (JSON keeps each step): pointer choices that chose an object ("entry model: X may be
+    // null" not followed by "X is null"; on SQLite 35 of a path's first 45 steps), nulls at
+    // the model's depth bound, and function pointers' choices ("X holds function F").
     const std::string kModel(cfa::kEntryModelText), kMay(cfa::kMayBeNullText), kIsNull(cfa::kIsNullText);
+    const std::string kFn(cfa::kFunctionChoiceText), kFnNull(cfa::kFunctionNullText);
+    const std::string kDepthNull = " = null (depth bound)";
     auto objectChoice = [&](size_t k) {
       const TraceStep& s = cex.steps[k];
-      if (!s.values.empty() || s.statement.size() <= kModel.size() + kMay.size() ||
-          s.statement.compare(0, kModel.size(), kModel) != 0 ||
-          s.statement.compare(s.statement.size() - kMay.size(), kMay.size(), kMay) != 0)
+      if (!s.values.empty() || s.statement.size() <= kModel.size() + kMay.size() || !s.statement.starts_with(kModel) ||
+          !s.statement.ends_with(kMay))
         return false;
       std::string what = s.statement.substr(kModel.size(), s.statement.size() - kModel.size() - kMay.size());
       return k + 1 == cex.steps.size() || cex.steps[k + 1].statement != what + kIsNull;
     };
+    auto depthNull = [&](size_t k) {
+      const std::string& t = cex.steps[k].statement;
+      return t.starts_with(kModel) && t.ends_with(kDepthNull);
+    };
+    auto functionChoice = [&](size_t k) {
+      const TraceStep& s = cex.steps[k];
+      return s.values.empty() && s.statement.starts_with(kModel) &&
+             (s.statement.find(kFn, kModel.size()) != std::string::npos || s.statement.ends_with(kFnNull));
+    };
+    auto rootOf = [&](const std::string& t) {
+      return t.substr(kModel.size(), t.find_first_of("[ ", kModel.size()) - kModel.size());
+    };
     size_t i = 0;
-    for (size_t k = 0; k < cex.steps.size(); ++k) {
+    // the run of `is` steps from k, if three or more: one line "entry model: N <what> in
+    // ROOTS <tail>", where `tail` sees the run's steps
+    auto compressed = [&](size_t& k, const std::function<bool(size_t)>& is, const std::string& what,
+                          const std::function<std::string(size_t, size_t)>& tail) {
       size_t run = 0;
-      while (k + run < cex.steps.size() && objectChoice(k + run)) ++run;
-      if (run >= 3) {
-        std::vector<std::string> roots;  // the objects the pointers hang from, in order
-        for (size_t m = k; m < k + run; ++m) {
-          const std::string& t = cex.steps[m].statement;
-          std::string root = t.substr(kModel.size(), t.find_first_of("[ ", kModel.size()) - kModel.size());
-          if (std::find(roots.begin(), roots.end(), root) == roots.end()) roots.push_back(root);
-        }
-        std::ostringstream span;
-        span << i + 1 << "-" << i + run;
-        // the span reaches into the indent, so that the columns stay those of the others
-        o << std::setw(5) << span.str() << "  " << cex.steps[k].file << ":" << cex.steps[k].line
-          << "  entry model: " << run << " pointers in ";
-        for (size_t m = 0; m < roots.size(); ++m) o << (m ? ", " : "") << roots[m];
-        o << " point to fresh objects (not null)\n";
-        i += run;
-        k += run - 1;
-        continue;
+      while (k + run < cex.steps.size() && is(k + run)) ++run;
+      if (run < 3) return false;
+      std::vector<std::string> roots;  // the objects the pointers hang from, in order
+      for (size_t m = k; m < k + run; ++m)
+        if (std::string root = rootOf(cex.steps[m].statement); std::find(roots.begin(), roots.end(), root) == roots.end())
+          roots.push_back(root);
+      std::ostringstream span;
+      span << i + 1 << "-" << i + run;
+      // the span reaches into the indent, so that the columns stay those of the others
+      o << std::setw(5) << span.str() << "  " << cex.steps[k].file << ":" << cex.steps[k].line << "  entry model: " << run
+        << " " << what << " in ";
+      for (size_t m = 0; m < roots.size(); ++m) o << (m ? ", " : "") << roots[m];
+      o << " " << tail(k, run) << "\n";
+      i += run;
+      k += run - 1;
+      return true;
+    };
+    auto functionNames = [&](size_t k, size_t run) {
+      constexpr size_t kNamed = 4;
+      std::string names = "hold ";
+      for (size_t m = k; m < k + run && m < k + kNamed; ++m) {
+        const std::string& t = cex.steps[m].statement;
+        size_t at = t.find(kFn, kModel.size());
+        names += (m > k ? ", " : "") + (at == std::string::npos ? std::string("null") : t.substr(at + kFn.size()));
       }
+      return run > kNamed ? names + ", …" : names;
+    };
+    for (size_t k = 0; k < cex.steps.size(); ++k) {
+      if (compressed(k, functionChoice, "function pointers", functionNames) ||
+          compressed(k, depthNull, "pointers", [](size_t, size_t) { return std::string("are null (the model's depth bound)"); }) ||
+          compressed(k, objectChoice, "pointers", [](size_t, size_t) { return std::string("point to fresh objects (not null)"); }))
+        continue;
       const TraceStep& s = cex.steps[k];
       o << "  " << std::setw(3) << ++i << "  " << s.file << ":" << s.line << "  " << std::left
         << std::setw(40) << s.statement << std::right;

@@ -286,16 +286,13 @@ result::ReplayResult withoutNeedlessNulls(const cfa::Program& prog, cfa::FuncId 
 }
 
 namespace {
-bool endsWith(const std::string& s, std::string_view tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 // the Havoc and the Store around a function-pointer slot's choice (cfa::kFunctionHavocText),
 // the Havoc of an aliasing parameter's choice: the branch taken says it
 bool isFunctionSlotStep(const cfa::Edge& e) {
   if (e.text.rfind(cfa::kEntryModelText, 0) != 0) return false;
   return (e.kind == cfa::EdgeKind::Havoc &&
-          (endsWith(e.text, cfa::kFunctionHavocText) || endsWith(e.text, cfa::kAliasHavocText))) ||
-         (e.kind == cfa::EdgeKind::Store && endsWith(e.text, cfa::kFunctionStoreText));
+          (e.text.ends_with(cfa::kFunctionHavocText) || e.text.ends_with(cfa::kAliasHavocText))) ||
+         (e.kind == cfa::EdgeKind::Store && e.text.ends_with(cfa::kFunctionStoreText));
 }
 }  // namespace
 

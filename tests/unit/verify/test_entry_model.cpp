@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "core/engine/verify.h"
+#include "core/result/result.h"
 #include "tests/unit/verify/verify_helpers.h"
 
 using namespace argus;
@@ -286,9 +287,19 @@ TEST(EntryModel, FunctionPointersHoldTheFunctionsACallThroughThemReaches) {
     ASSERT_TRUE(latentFinding(bad)) << name(dm);
     std::string steps;
     for (const auto& st : bad.result.counterexample->steps) steps += st.statement + "\n";
-    EXPECT_NE(steps.find("entry model: p[+0][+0] = lockA\n"), std::string::npos) << steps;
+    EXPECT_NE(steps.find("entry model: p[+0][+0] holds function lockA\n"), std::string::npos) << steps;
     EXPECT_EQ(steps.find(" = a function"), std::string::npos) << steps;
     EXPECT_EQ(steps.find("holds its function"), std::string::npos) << steps;
+    // in text, three or more choices in a row are one line
+    auto three = run("typedef struct T { int (*xA)(int); int (*xB)(int); int (*xC)(int); } T;\n"
+                     "static int one(int x) { return 1; } static int two(int x) { return 2; }\n"
+                     "static const T t = { one, two, one }, u = { two, two, two };\n"
+                     "int f(T *p, int k) { if (p->xA(k) + p->xB(k) + p->xC(k) == 5) reach_error(); return 0; }\n",
+                     "f", engine::EntryModel::Harness, dm);
+    ASSERT_TRUE(latentFinding(three)) << name(dm);
+    std::string text = result::toText(three.result);
+    EXPECT_NE(text.find("entry model: 3 function pointers in p hold "), std::string::npos) << text;
+    EXPECT_EQ(text.find("holds function"), std::string::npos) << text;
     // a field no code tests against NULL is never null; one that some code tests may be
     const std::string untested = "int f(F *p, int k) { return p->m->xOpt(k) == 7; }\n"
                                  "int g(F *p) { if ((unsigned long)p->m->xOpt == 0) reach_error(); return 0; }\n";
@@ -344,6 +355,23 @@ TEST(EntryModel, ParametersOfTheSameTypeMayAlias) {
                      "f", engine::EntryModel::Harness, dm);
     ASSERT_TRUE(latentFinding(third)) << name(dm);
     EXPECT_NE(third.result.reason.find("z == x"), std::string::npos) << third.result.reason;
+  }
+}
+
+// The text trace puts three or more nulls at the model's depth bound in a row on one line
+// (JSON keeps each step).
+TEST(EntryModel, TextTracesPutTheDepthBoundsNullsOnOneLine) {
+  for (auto dm : kModels) {
+    auto o = run("struct L { int *a; int *b; int *c; }; struct N { struct L *l; int v; };\n"
+                 "int f(struct N *n) { if (n->v == 3) reach_error(); return 0; }\n",
+                 "f", engine::EntryModel::Harness, dm);
+    ASSERT_TRUE(latentFinding(o)) << name(dm);
+    size_t nulls = 0;
+    for (const auto& st : o.result.counterexample->steps) nulls += st.statement.ends_with("= null (depth bound)");
+    EXPECT_EQ(nulls, 3u) << name(dm);
+    std::string text = result::toText(o.result);
+    EXPECT_NE(text.find("entry model: 3 pointers in n are null (the model's depth bound)\n"), std::string::npos) << text;
+    EXPECT_EQ(text.find("= null (depth bound)"), std::string::npos) << text;
   }
 }
 
