@@ -61,7 +61,8 @@ TEST(CfaSerialize, EntryModelsRoundTrip) {
       "struct N { int v; struct N *next; char *name; int (*cmp)(int); };\n"
       "static int one(int x) { return 1; } static int two(int x) { return 2; }\n"
       "int f(struct N *n, int *p, int k, void *buf, int (*cb)(int)) { if (!p) return 0; return n->v + k; }\n"
-      "void set(struct N *n) { n->cmp = one; n->cmp = two; }\n",
+      "void set(struct N *n) { n->cmp = one; n->cmp = two; }\n"
+      "int use(struct N *n) { return n->cmp(3); }\n",
       "t.c", {});
   ASSERT_TRUE(pr.ok()) << pr.diagnostics;
   const cfa::Function* f = pr.program->find("f");
