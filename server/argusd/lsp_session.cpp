@@ -645,7 +645,7 @@ void LspSession::registerHandlers() {
     json pids = json::array(), workers = json::array();
     for (const auto& w : service_.scheduler().workers()) {
       pids.push_back(w.pid);
-      workers.push_back({{"pid", w.pid}, {"file", w.file}, {"function", w.function}});
+      workers.push_back({{"pid", w.pid}, {"file", w.file}, {"function", w.function}, {"stage", w.stage}});
     }
     r.result({{"pids", pids}, {"workers", workers}});
   });

@@ -242,6 +242,7 @@ std::vector<Scheduler::WorkerInfo> Scheduler::workers() const {
     if (s->current) {
       w.file = s->current->spec.file;
       w.function = s->current->spec.function;
+      w.stage = s->current->spec.stage;
     }
     out.push_back(std::move(w));
   }

@@ -195,6 +195,7 @@ class Scheduler {
   struct WorkerInfo {
     pid_t pid = 0;
     std::string file, function;  // of the job it runs ("" when idle)
+    std::string stage;           // the chain stage it runs, e.g. "kind|pred" ("" when idle)
   };
   std::vector<WorkerInfo> workers() const;
   // Verification jobs only (analyze jobs are counted by analysesRun()).
