@@ -1835,6 +1835,14 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
       }
       if (req.checkpoint) req.checkpoint(c);
     };
+  if (req.progress && !req.prepared) {
+    std::ostringstream o;
+    o << "prepared: a slice of " << program.functions.size() << " of " << fullFunctions << " functions"
+      << (harnessed ? " with its entry model" : "") << " in " << std::fixed << std::setprecision(2)
+      << secondsSince(sliceStart) << " s";
+    req.progress(o.str());
+  }
+  if (req.analysisStarted) req.analysisStarted();
   double remaining = req.timeoutS > 0 ? std::max(0.1, req.timeoutS - secondsSince(wall0)) : 0;
   if (chained) {
     out.result = runChain(program, *entry, slicedReq, wall0);

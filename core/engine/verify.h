@@ -199,6 +199,10 @@ struct VerifyRequest {
   // every page of its parent; an argusd worker's images of whole translation units (~65 MB
   // for SQLite) are not read by the stage, which has its slice.
   std::function<void()> inChildProcess;
+  // Called once the program is parsed and sliced and has its entry model, as its analysis
+  // starts (after the progress line "prepared: ..."): a caller that stops a run from
+  // outside tells a run stopped while preparing from one stopped in its analysis.
+  std::function<void()> analysisStarted;
   // ibmc on a parsed program: continue the deepening stored under sessionKey (same
   // program, entry and solver) and store it again if it can go deeper (see sessions.h).
   // keepAlive must own the program.

@@ -2,11 +2,13 @@
 // printing; the work is done by core/engine and bench.cpp.
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 #include <functional>
 #include <iterator>
@@ -167,9 +169,10 @@ public:
   using Render = std::function<std::string(const argus::result::VerificationResult&)>;
   Watchdog(double timeoutS, Render render, std::string algorithm)
       : render_(std::move(render)), algorithm_(std::move(algorithm)) {
-    fallback_.reason = "timeout: the run overran its time limit (a solver query ignored its limit)";
+    fallback_.reason = std::string("timeout: the run overran its time limit ") + kCause;
     fallback_.condition.kind = "timeout";
     fallback_.condition.summary = "nothing verified";
+    fallback_.algorithm = algorithm_;
     if (timeoutS <= 0) return;
     auto start = std::chrono::steady_clock::now();
     auto at = start + std::chrono::duration<double>(timeoutS + kGraceS);
@@ -180,6 +183,7 @@ public:
       // the whole run's times, not the last stage's
       fallback_.stats.cpuTimeS = argus::support::processTreeCpuSeconds();
       fallback_.stats.wallTimeS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      explainCause();
       std::string text = render_(fallback_);
       std::cout.flush();
       const char* p = text.data();
@@ -199,8 +203,8 @@ public:
     r.verdict = argus::result::Verdict::Unknown;
     r.counterexample.reset();
     r.invariant.clear();
-    r.reason = "timeout: the chain overran its time limit after stage " + spec +
-               " (a solver query ignored its limit); condition of the stages before";
+    r.reason = "timeout: the chain overran its time limit after stage " + spec + " " + kCause +
+               "; condition of the stages before";
     r.algorithm = algorithm_;
     std::lock_guard<std::mutex> lock(mu_);
     fallback_ = std::move(r);
@@ -212,8 +216,8 @@ public:
     if (fallback_.counterexample || !argus::engine::conditionVerifiedMore(r.condition, fallback_.condition)) return;
     fallback_ = r;
     fallback_.verdict = argus::result::Verdict::Unknown;
-    fallback_.reason = "timeout: the run overran its time limit (a solver query ignored its limit); condition of "
-                       "what it had verified";
+    fallback_.reason =
+        std::string("timeout: the run overran its time limit ") + kCause + "; condition of what it had verified";
     fallback_.algorithm = algorithm_;
   }
   // a latent finding before the run's own follow-ups (caller checks, continuation): the
@@ -221,9 +225,11 @@ public:
   void provisional(const argus::result::VerificationResult& r) {
     std::lock_guard<std::mutex> lock(mu_);
     fallback_ = r;
-    fallback_.reason += "; the checks after it overran the time limit (a solver query ignored its limit)";
+    fallback_.reason += std::string("; the checks after it overran the time limit ") + kCause;
     fallback_.algorithm = algorithm_;
   }
+  // the program is parsed, sliced and has its entry model: the analysis starts
+  void analysisStarted() { analysing_ = true; }
   // the main thread's answer: printed unless the watchdog already answered
   template <class Print>
   void finish(Print print) {
@@ -235,6 +241,26 @@ public:
 
 private:
   static constexpr double kGraceS = 3;
+  // What the reasons say until the watchdog fires and knows better (explainCause).
+  static constexpr const char* kCause = "(a solver query ignored its limit)";
+  // The cause in the fallback's reason, from what the run did: a run stopped before its
+  // analysis started spent the time parsing and preparing; one that got much less CPU
+  // than wall time waited for the machine, not for a solver.
+  void explainCause() {
+    const double cpu = fallback_.stats.cpuTimeS, wall = fallback_.stats.wallTimeS;
+    std::ostringstream times;
+    times << std::fixed << std::setprecision(1) << cpu << " s of CPU in " << wall << " s";
+    std::string& r = fallback_.reason;
+    if (!analysing_) {
+      r = "timeout: the run overran its time limit before its analysis started: parsing the unit, slicing it "
+          "and building the entry model took " + times.str();
+      return;
+    }
+    std::string cause = cpu < 0.5 * wall ? "(the run got " + times.str() + ": the machine was busy)" : std::string(kCause);
+    for (size_t at = 0; (at = r.find(kCause, at)) != std::string::npos; at += cause.size())
+      r.replace(at, std::strlen(kCause), cause);
+  }
+  std::atomic<bool> analysing_{false};
   Render render_;
   std::string algorithm_;
   std::mutex mu_;
@@ -460,6 +486,7 @@ int runVerify(const std::vector<std::string>& args) {
   };
   req.provisional = [](const argus::result::VerificationResult& r) { watchdog->provisional(r); };
   req.checkpoint = [](const argus::result::VerificationResult& r) { watchdog->checkpoint(r); };
+  req.analysisStarted = [] { watchdog->analysisStarted(); };
   req.checkCallers = true;  // a latent finding is checked against the unit's callers
   // the solvers' own allocations stay within the same total (Z3 fails the query instead)
   if (req.maxMemoryMb) argus::engine::setSolverMemoryLimitMb(req.maxMemoryMb);

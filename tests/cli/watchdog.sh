@@ -67,6 +67,21 @@ assert cond["verdict"] == "unknown" and cond["summary"] == "nothing verified", c
 assert "when the run started" in cond["reason"], cond
 PY
 ls "$dir"/*.part 2>/dev/null && fail "a temporary condition file was left behind"
+# stalled before the analysis started (after the slice and entry model were prepared): the
+# reason says the time went to preparing, not to a solver query
+ARGUS_TEST_STALL_S=60 ARGUS_TEST_STALL_AT="prepared:" "$ARGUS" verify "$dir/p.c" --algorithm bmc --timeout 4 \
+  --progress --format json > "$dir/out.json" 2> "$dir/err.txt"
+[ "$?" -eq 0 ] || fail "preparation stall: exit code"
+grep -q "prepared: a slice of [0-9]* of [0-9]* functions in [0-9.]* s" "$dir/err.txt" || fail "preparation stall: no progress line"
+python3 - "$dir/out.json" <<'PY' || fail "preparation stall: the reason blames something else"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "unknown", d["verdict"]
+r = d["reason"]
+assert r.startswith("timeout: the run overran its time limit before its analysis started"), r
+assert "solver" not in r, r
+assert d["condition"]["summary"] == "nothing verified", d["condition"]
+PY
 # stalled in the middle of bmc, after bound 2 was verified (VerifyRequest::checkpoint):
 # the answer and the condition file hold bound 2, not "nothing verified"
 ARGUS_TEST_STALL_S=60 ARGUS_TEST_STALL_AT="bound 2:" "$ARGUS" verify "$dir/p.c" --algorithm bmc --timeout 4 \
@@ -77,6 +92,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["verdict"] == "unknown", d["verdict"]
 assert "overran its time limit" in d["reason"] and "condition of what it had verified" in d["reason"], d["reason"]
+# the stall sleeps: the run got far less CPU than wall time, and the reason says so
+assert "s of CPU in" in d["reason"] and "the machine was busy" in d["reason"], d["reason"]
 assert d["condition"]["summary"].startswith("verified for loops and recursion unrolled <= 2 times"), d["condition"]
 c = json.load(open(sys.argv[2]))
 cond = c["condition"]
