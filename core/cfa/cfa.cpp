@@ -26,6 +26,15 @@ uint32_t Function::addEdge(Edge e) {
   return idx;
 }
 
+uint64_t fieldKey(std::string_view name) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (unsigned char c : name) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h ? h : 1;
+}
+
 const Function* Program::find(const std::string& name) const {
   auto it = funcByName.find(name);
   if (it != funcByName.end() && it->second < functions.size()) return &functions[it->second];

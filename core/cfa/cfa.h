@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/cfa/expr.h"
@@ -189,6 +190,9 @@ struct Edge {
   // Assume: a contract gate (ContractGate above); Error: the check a Requires or
   // LeadingAssume gate leads to (its text says which precondition); else None.
   ContractGate gate = ContractGate::None;
+  // Assume: one branch of the entry model's choice of a function for a pointer field
+  // (EntryFunctions::field and type); 0 otherwise.
+  uint64_t choiceField = 0, choiceType = 0;
   // Abort: an Error edge the engine cut for this run (a latent finding's check, after which
   // the run goes on: engine::VerifyRequest::cutErrors). Not serialized: set per run.
   bool cutError = false;
@@ -219,11 +223,20 @@ struct Location {
 // reach (the indirect call's own targets, Lowerer::dispatchOverFunctions), or, for a field
 // the unit only ever stores certain functions in, those; null too when `nullable`. With
 // no such function it is left nondeterministic (`keep`).
+//
+// `field`, `type`: for a pointer that is a field of a struct, the field and its function
+// type (fieldKey); its choice is dropped from a program in which no call calls through
+// that field, nor through a variable of that type (pruneFunctionChoices,
+// entry_harness.h). 0 for a parameter or a global variable.
 struct EntryFunctions {
   std::vector<uint64_t> addrs;      // the functions' addresses (constants of the program)
   std::vector<std::string> names;   // their names, for the trace
+  uint64_t field = 0, type = 0;
   bool empty() const { return addrs.empty(); }
 };
+// A 64-bit hash (never 0) naming a struct field ("record.field") or a function type
+// ("type:" and its spelling) across functions and units.
+uint64_t fieldKey(std::string_view name);
 struct EntryObject {
   struct Slot {
     uint64_t offset = 0;
@@ -271,6 +284,10 @@ struct Function {
   // The entry model (see EntryObject); filled by the frontend for functions with a body.
   std::vector<EntryParam> entryParams;
   std::vector<EntryObject> entryObjects;
+  // What its indirect calls call through (fieldKey): the field (`p->ops->xRead(...)`), or
+  // for a call through anything else (a variable, a parameter) the function type; sorted,
+  // each once.
+  std::vector<uint64_t> callsThrough;
 
   LocId addLoc(const SourceRange& r = {});
   uint32_t addEdge(Edge e);         // fills in/out lists; returns the edge index

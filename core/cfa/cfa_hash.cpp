@@ -112,6 +112,7 @@ struct FnHasher {
       h.add(static_cast<uint64_t>(e.check));
     }
     if (e.gate != ContractGate::None) h.add(uint64_t(0x6a7e) << 8 | static_cast<uint64_t>(e.gate));
+    if (e.choiceField) h.add(e.choiceField ^ e.choiceType);
     expr(e.cond);
     h.add(static_cast<uint64_t>(e.lhs.has_value()));
     if (e.lhs) var(*e.lhs);
@@ -149,6 +150,8 @@ struct FnHasher {
     auto functions = [&](const EntryFunctions& fs) {
       h.add(static_cast<uint64_t>(fs.addrs.size()));
       for (uint64_t a : fs.addrs) h.add(a);
+      h.add(fs.field);
+      h.add(fs.type);
     };
     for (const EntryParam& ep : f.entryParams) {
       h.add(uint64_t(int64_t(ep.object) + 1) << 1 | uint64_t(ep.nullable));
@@ -156,6 +159,8 @@ struct FnHasher {
       h.add(static_cast<uint64_t>(ep.mayAlias.size()));
       for (uint32_t j : ep.mayAlias) h.add(j);
     }
+    h.add(static_cast<uint64_t>(f.callsThrough.size()));
+    for (uint64_t k : f.callsThrough) h.add(k);
     h.add(static_cast<uint64_t>(f.entryObjects.size()));
     for (const EntryObject& o : f.entryObjects) {
       h.add(o.size);

@@ -363,6 +363,7 @@ std::unique_ptr<Program> slice(const Program& p, FuncId entry, const Dependencie
     nf.systemHeader = of.systemHeader;
     nf.entryParams = of.entryParams;
     nf.entryObjects = of.entryObjects;
+    nf.callsThrough = of.callsThrough;
     out->funcByName[nf.name] = nf.id;
     if (f == p.initFunc) out->initFunc = nf.id;
     if (f == p.initNondetFunc) out->initNondetFunc = nf.id;

@@ -185,6 +185,8 @@ struct Builder {
       e.kind = EdgeKind::Assume;
       e.cond = Expr::mkBinary(BinOp::Eq, value, ptr(a), 32);
       e.text = std::string(kEntryModelText) + what + text;
+      e.choiceField = fs.field;
+      e.choiceType = fs.type;
       e.from = fork;
       e.to = join;
       e.range = range;
@@ -252,6 +254,84 @@ void emitEntryObject(Program& p, Function& f, LocId& cur, const SourceRange& ran
   if (alloc) b.maybeNullObject(objs, object, into, what, nullable);
   else b.slots(objs, objs[object], into, what);
   cur = b.cur;
+}
+
+namespace {
+
+// The choices to prune: per function, the out-edge lists of the locations whose branches
+// all choose for a field no call of `p` calls through.
+std::vector<std::pair<FuncId, LocId>> prunableChoices(const Program& p) {
+  std::vector<uint64_t> called;
+  bool anyChoice = false;
+  for (const Function& g : p.functions) {
+    called.insert(called.end(), g.callsThrough.begin(), g.callsThrough.end());
+    for (const Edge& e : g.edges) anyChoice = anyChoice || e.choiceField;
+  }
+  std::vector<std::pair<FuncId, LocId>> out;
+  if (!anyChoice) return out;
+  std::sort(called.begin(), called.end());
+  for (const Function& g : p.functions)
+    for (const Location& l : g.locs) {
+      if (l.out.empty()) continue;
+      const uint64_t field = g.edges[l.out[0]].choiceField, type = g.edges[l.out[0]].choiceType;
+      if (!field || std::binary_search(called.begin(), called.end(), field) ||
+          (type && std::binary_search(called.begin(), called.end(), type)))
+        continue;
+      bool all = true;
+      for (uint32_t ei : l.out) all = all && g.edges[ei].kind == EdgeKind::Assume && g.edges[ei].choiceField == field;
+      if (all) out.emplace_back(g.id, l.id);
+    }
+  return out;
+}
+
+void prune(Program& p, const std::vector<std::pair<FuncId, LocId>>& at) {
+  for (const auto& [fid, lid] : at) {
+    Function& g = p.functions[fid];
+    const std::vector<uint32_t>& outs = g.locs[lid].out;
+    // a choice with a null branch leaves any value; one without, any but null (the model's
+    // rule: null only where some code tests the field)
+    bool nullable = false;
+    for (uint32_t ei : outs) nullable = nullable || g.edges[ei].text.find(kFunctionNullText) != std::string::npos;
+    for (size_t k = 0; k < outs.size(); ++k) {
+      Edge& e = g.edges[outs[k]];
+      // "entry model: WHAT holds function F" -> "entry model: WHAT holds any value (...)"
+      const size_t cut = e.text.find(kFunctionChoiceText);
+      const size_t cutNull = e.text.find(kFunctionNullText);
+      const std::string what = e.text.substr(0, std::min(cut, cutNull));
+      e.choiceField = e.choiceType = 0;
+      if (k == 0 && nullable) {
+        e.kind = EdgeKind::Blank;
+        e.cond = nullptr;
+        e.positive = true;
+        e.text = what + std::string(kFunctionAnyText);
+      } else if (k == 0) {
+        // the branch compared the pointer with its function: with 0 instead, negated
+        e.cond = Expr::mkBinary(BinOp::Eq, e.cond->ops[0], Expr::mkConst(0, e.cond->ops[1]->width), e.cond->width);
+        e.positive = false;
+        e.text = what + std::string(kFunctionAnyNonNullText);
+      } else {
+        e.cond = Expr::mkConst(0, 32);  // never holds: the Blank edge above is the only way on
+        e.positive = true;
+        e.text = what + " (pruned choice)";
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool pruneFunctionChoices(Program& p) {
+  auto at = prunableChoices(p);
+  prune(p, at);
+  return !at.empty();
+}
+
+std::shared_ptr<Program> withPrunedFunctionChoices(const Program& src) {
+  auto at = prunableChoices(src);
+  if (at.empty()) return nullptr;
+  auto out = std::make_shared<Program>(src);
+  prune(*out, at);
+  return out;
 }
 
 std::shared_ptr<Program> withArbitraryGlobals(const Program& src) {

@@ -78,6 +78,24 @@ void emitEntryObject(Program& p, Function& f, LocId& cur, const SourceRange& ran
 void emitFunctionChoice(Program& p, Function& f, LocId& cur, const SourceRange& range, const EntryFunctions& fs,
                         bool nullable, VarId var, const std::string& what);
 
+// The entry model's function choices for struct fields through which no call of `p`
+// calls, nor any call through a variable of the field's type (EntryFunctions::field and
+// type, Function::callsThrough): each such choice becomes one edge, so the field holds
+// any value (not null where the choice had no null branch), as it would without one. A choice costs
+// an edge per function and the havoc and store around it, for nothing where no call
+// dispatches on the field (SQLite: the VFS and config tables of its globals, ~750
+// unwinding nodes in each slice that reaches sqlite3_initialize). pruneFunctionChoices
+// changes `p` and says whether it did; withPrunedFunctionChoices returns a copy, or null
+// when nothing is pruned. Edge indices stay as they are (init pieces refer to them): the
+// other branches of a pruned choice become Assume edges that never hold.
+bool pruneFunctionChoices(Program& p);
+std::shared_ptr<Program> withPrunedFunctionChoices(const Program& p);
+// The texts of a pruned choice (after kEntryModelText and the pointer's name): a Blank
+// edge where the choice had a null branch, else an Assume that the pointer is not null.
+inline constexpr std::string_view kFunctionAnyText = " holds any value (no call in the program calls through it)";
+inline constexpr std::string_view kFunctionAnyNonNullText =
+    " holds any value but null (no call in the program calls through it)";
+
 // --entry-model arbitrary: a copy of `p` with every ContractGate::GlobalModel fork closed
 // (globals keep arbitrary contents), or null when `p` has none.
 std::shared_ptr<Program> withArbitraryGlobals(const Program& p);

@@ -14,7 +14,7 @@ namespace argus::cfa {
 namespace {
 
 constexpr std::string_view kMagic = "ARGUSCFA";
-constexpr uint64_t kFormat = 14;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
+constexpr uint64_t kFormat = 15;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
                                   // 5: entry model, 6: value shapes (Variable::shape, Edge::storeShape/storeSigned/elemBytes),
                                   // 7: objectBits, 8: Edge::gate, 9: widths up to 128 bits (__int128),
                                   // 10: indexed (a header, then each function's locations and blocks of
@@ -22,7 +22,9 @@ constexpr uint64_t kFormat = 14;  // 2: Edge::externalCallee, 3: Edge::nondetFun
                                   // 11: ContractGate::GlobalModel, 12: LeadingAssert, AssertCondition,
                                   // 13: AssertCondition on the calls of a leading assertion,
                                   // 14: the entry model's function-pointer choices (EntryFunctions) and
-                                  // aliasing parameters (EntryParam::mayAlias)
+                                  // aliasing parameters (EntryParam::mayAlias), 15: the fields and types of
+                                  // the choices (EntryFunctions::field/type, Edge::choiceField/choiceType,
+                                  // Function::callsThrough)
 
 struct Span {
   uint64_t offset = 0, length = 0;  // in the sections that follow the header
@@ -188,6 +190,8 @@ class Serializer {
       o.u(fs.addrs[i]);
       str(o, i < fs.names.size() ? fs.names[i] : std::string());
     }
+    o.u(fs.field);
+    o.u(fs.type);
   }
   void meta(Out& o, const Function& f, const FunctionIndex& ix) {
     o.u(f.id);
@@ -212,6 +216,8 @@ class Serializer {
       o.u(ep.mayAlias.size());
       for (uint32_t j : ep.mayAlias) o.u(j);
     }
+    o.u(f.callsThrough.size());
+    for (uint64_t k : f.callsThrough) o.u(k);
     o.u(f.entryObjects.size());
     for (const EntryObject& obj : f.entryObjects) {
       o.u(obj.size);
@@ -290,6 +296,8 @@ class Serializer {
       body.u(e.storeSigned);
       body.u(e.elemBytes);
       body.u(static_cast<uint64_t>(e.gate));
+      body.u(e.choiceField);
+      body.u(e.choiceType);
       touched.push_back(e.from);
       touched.push_back(e.to);
     }
@@ -409,6 +417,8 @@ struct ProgramImage::Impl {
       fs.addrs.push_back(h.u());
       fs.names.push_back(h.str());
     }
+    fs.field = h.u();
+    fs.type = h.u();
   }
 
   void header() {
@@ -481,6 +491,7 @@ struct ProgramImage::Impl {
         for (uint64_t m = 0, n = h.count(); m < n; ++m) ep.mayAlias.push_back(h.u32());
         f.entryParams.push_back(ep);
       }
+      for (uint64_t k = 0, n = h.count(); k < n; ++k) f.callsThrough.push_back(h.u());
       uint64_t nObjects = h.count();
       for (uint64_t k = 0; k < nObjects; ++k) {
         EntryObject o;
@@ -649,6 +660,8 @@ struct ProgramImage::Impl {
       e.storeSigned = r.u() != 0;
       e.elemBytes = r.u();
       e.gate = static_cast<ContractGate>(r.small(static_cast<uint64_t>(ContractGate::AssertCondition)));
+      e.choiceField = r.u();
+      e.choiceType = r.u();
       if (e.from >= ix.numLocs || e.to >= ix.numLocs) r.fail("edge between missing locations");
       out.edges.push_back(std::move(e));
     }

@@ -1715,19 +1715,28 @@ static VerifyOutcome verifyUnguarded(const VerifyRequest& req, const cfa::Progra
   } else {
     // A function other than main starts from its entry model (core/cfa/entry_harness.h).
     const bool harness = req.entryModel == EntryModel::Harness && req.function != "main";
+    // the choices of functions for fields that no call of the slice calls through are
+    // dropped (cfa::pruneFunctionChoices), with the harness or without one
     if (req.presliced) {
       sliced = std::shared_ptr<const cfa::Program>(req.keepAlive, parsed);  // slicing is idempotent
       if (harness)
-        if (const cfa::Function* e = sliced->find(req.function))
+        if (const cfa::Function* e = sliced->find(req.function)) {
           if (std::shared_ptr<cfa::Program> h = cfa::withEntryHarness(*sliced, e->id)) {
+            cfa::pruneFunctionChoices(*h);
             sliced = std::move(h);
             harnessed = true;
+          } else if (std::shared_ptr<cfa::Program> pr = cfa::withPrunedFunctionChoices(*sliced)) {
+            sliced = std::move(pr);
           }
+        }
     } else {
       // a fresh slice is this run's own: the harness goes into it, not into a copy
       std::unique_ptr<cfa::Program> own = cfa::slice(*parsed, fullEntry->id, req.dependencies.get());
       if (harness)
-        if (const cfa::Function* e = own->find(req.function)) harnessed = cfa::addEntryHarness(*own, e->id);
+        if (const cfa::Function* e = own->find(req.function)) {
+          harnessed = cfa::addEntryHarness(*own, e->id);
+          cfa::pruneFunctionChoices(*own);
+        }
       sliced = std::move(own);
     }
     // --entry-model arbitrary: the globals' pointers keep arbitrary values too

@@ -128,6 +128,12 @@ public:
   // The closed field a call's callee reads (`s.f(...)`, `p->f(...)`), or nullptr.
   const clang::FieldDecl* closedCalleeField(const clang::CallExpr* ce) const;
   bool fieldClosed(const clang::FieldDecl* f) const;
+  // The field a call calls through (`p->f(...)`, `(*p->f)(...)`), or null.
+  static const clang::FieldDecl* calleeField(const clang::CallExpr* ce);
+  // cfa::fieldKey of "record type.field".
+  uint64_t fieldKeyOf(const clang::FieldDecl* f) const;
+  // cfa::fieldKey of "type:" and the function type a pointer of type `fnPtr` points to.
+  uint64_t fnTypeKeyOf(clang::QualType fnPtr) const;
   // The entry model of a function pointer of type `fnPtr` (cfa::EntryFunctions): the
   // address-taken functions a call through that type dispatches to, only those stored in
   // `field` when it is closed.

@@ -1,4 +1,5 @@
 // Lowering: function calls, SV-COMP builtins and the C library functions we model.
+#include <algorithm>
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 
@@ -59,6 +60,13 @@ ExprPtr Lowerer::call(const CallExpr* ce) {
       noProto = pt->getPointeeType()->getAs<FunctionNoProtoType>() != nullptr;
     cfa::VarId tmp = newTemp(rw, isScalar(rt) && isSignedT(rt));
     cfa::LocId after = newLoc();
+    // the field it calls through, for the entry model (cfa::Function::callsThrough)
+    {
+      const FieldDecl* through = calleeField(ce);
+      uint64_t k = through ? fieldKeyOf(through) : fnTypeKeyOf(ce->getCallee()->getType());
+      auto& ks = fn->callsThrough;
+      if (auto it = std::lower_bound(ks.begin(), ks.end(), k); it == ks.end() || *it != k) ks.insert(it, k);
+    }
     // through a closed function-pointer field: only the functions stored in it
     const FieldDecl* field = closedCalleeField(ce);
     const std::set<const FunctionDecl*>* stored = nullptr;
@@ -956,6 +964,24 @@ bool Lowerer::fieldClosed(const FieldDecl* f) const {
   if (!f || openFields.count(f)) return false;
   const RecordDecl* rd = f->getParent();
   return rd && !rd->isUnion() && !openRecords.count(rd->getCanonicalDecl());
+}
+
+const FieldDecl* Lowerer::calleeField(const CallExpr* ce) {
+  const clang::Expr* c = ce->getCallee()->IgnoreParenCasts();
+  if (auto* uo = dyn_cast<UnaryOperator>(c); uo && uo->getOpcode() == UO_Deref) c = uo->getSubExpr()->IgnoreParenCasts();
+  if (auto* me = dyn_cast<MemberExpr>(c)) return dyn_cast<FieldDecl>(me->getMemberDecl());
+  return nullptr;
+}
+
+uint64_t Lowerer::fieldKeyOf(const FieldDecl* f) const {
+  const clang::RecordDecl* rd = f->getParent();
+  return cfa::fieldKey(ctx.getRecordType(rd).getCanonicalType().getAsString() + "." + f->getNameAsString());
+}
+
+uint64_t Lowerer::fnTypeKeyOf(QualType fnPtr) const {
+  QualType t = fnPtr.getCanonicalType();
+  if (const auto* pt = t->getAs<PointerType>()) t = pt->getPointeeType();
+  return cfa::fieldKey("type:" + t.getCanonicalType().getUnqualifiedType().getAsString());
 }
 
 const FieldDecl* Lowerer::closedCalleeField(const CallExpr* ce) const {

@@ -146,6 +146,10 @@ void Lowerer::entrySlots(QualType t, uint64_t offset, unsigned depth, std::vecto
       // every slice that reaches sqlite3_initialize).
       if (!field || (calledFields.count(field) && (!inGlobalModel || fieldClosed(field))))
         s.functions = entryFunctionChoices(t, field);
+      if (field && !s.functions.empty()) {
+        s.functions.field = fieldKeyOf(field);
+        s.functions.type = fnTypeKeyOf(t);
+      }
       s.nullable = field && nullTested.count(field->getCanonicalDecl());
       s.keep = s.functions.empty();
     } else {

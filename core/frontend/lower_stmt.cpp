@@ -43,13 +43,7 @@ public:
   // pre-order: a call is visited before the DeclRefExpr of its callee
   bool VisitCallExpr(CallExpr* ce) {
     VisitCallExprForFields(ce);
-    {
-      const clang::Expr* c = ce->getCallee()->IgnoreParenCasts();
-      if (auto* uo = dyn_cast<UnaryOperator>(c); uo && uo->getOpcode() == UO_Deref)
-        c = uo->getSubExpr()->IgnoreParenCasts();
-      if (auto* me = dyn_cast<MemberExpr>(c))
-        if (auto* f = dyn_cast<FieldDecl>(me->getMemberDecl())) L.calledFields.insert(f);
-    }
+    if (const FieldDecl* f = Lowerer::calleeField(ce)) L.calledFields.insert(f);
     if (auto* dre = dyn_cast<DeclRefExpr>(ce->getCallee()->IgnoreParenImpCasts())) L.directCallees.insert(dre);
     return true;
   }

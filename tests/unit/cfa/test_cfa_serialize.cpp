@@ -95,8 +95,18 @@ TEST(CfaSerialize, EntryModelsRoundTrip) {
       EXPECT_EQ(g->entryObjects[i].pointers[k].object, f->entryObjects[i].pointers[k].object);
       EXPECT_EQ(g->entryObjects[i].pointers[k].functions.addrs, f->entryObjects[i].pointers[k].functions.addrs);
       EXPECT_EQ(g->entryObjects[i].pointers[k].functions.names, f->entryObjects[i].pointers[k].functions.names);
+      EXPECT_EQ(g->entryObjects[i].pointers[k].functions.field, f->entryObjects[i].pointers[k].functions.field);
+      EXPECT_EQ(g->entryObjects[i].pointers[k].functions.type, f->entryObjects[i].pointers[k].functions.type);
     }
   }
+  // the field a choice is for, and the fields the code calls through (pruneFunctionChoices)
+  EXPECT_NE(cmp.functions.field, 0u);
+  EXPECT_NE(cmp.functions.type, 0u);
+  const cfa::Function* use = pr.program->find("use");
+  ASSERT_TRUE(use);
+  EXPECT_EQ(use->callsThrough, (std::vector<uint64_t>{cmp.functions.field}));
+  EXPECT_EQ(back->find("use")->callsThrough, use->callsThrough);
+  EXPECT_TRUE(pr.program->find("f")->callsThrough.empty());  // f calls through nothing
 }
 
 // Property check edges (issue 26) keep their property, check kind and operands.

@@ -8,7 +8,10 @@
 // verdict unknown, with its replayed counterexample and a precondition.
 #include <gtest/gtest.h>
 
+#include "core/cfa/closure.h"
+#include "core/cfa/entry_harness.h"
 #include "core/engine/verify.h"
+#include "core/frontend/frontend.h"
 #include "core/result/result.h"
 #include "tests/unit/verify/verify_helpers.h"
 
@@ -373,6 +376,64 @@ TEST(EntryModel, TextTracesPutTheDepthBoundsNullsOnOneLine) {
     EXPECT_NE(text.find("entry model: 3 pointers in n are null (the model's depth bound)\n"), std::string::npos) << text;
     EXPECT_EQ(text.find("= null (depth bound)"), std::string::npos) << text;
   }
+}
+
+// A choice of functions for a struct field no call of the entry's slice calls through
+// (nor a call through a variable of the field's type) is dropped from the slice
+// (cfa::pruneFunctionChoices): the field holds any value, and not null where no code
+// tests it; the answers stay those with every choice.
+TEST(EntryModel, ChoicesForFieldsTheSliceNeverCallsThroughAreDropped) {
+  const std::string code =
+      "typedef struct Ops { int (*a)(int); int (*b)(int); int (*c)(int); } Ops;\n"
+      "static int one(int x) { return 1; }\nstatic int two(int x) { return 2; }\n"
+      "Ops ops = { one, two, two };\n"
+      "int useA(int k) { int r = ops.a(k); if (r != 1) reach_error(); return r; }\n"
+      "int useC(int k) { int r = ops.c(k); if (r != 2) reach_error(); return r; }\n"
+      "int never(void) { if ((unsigned long)ops.c == 0) reach_error(); return 0; }\n"  // c: never null
+      "int maybe(void) { if ((unsigned long)ops.b == 0) reach_error(); return 0; }\n"  // b: useB tests it
+      "int useB(int k) { return ops.b ? ops.b(k) : 0; }\n";
+  for (auto dm : kModels) {
+    for (auto alg : kAlgorithms) {
+      for (const char* f : {"useA", "useC", "never"}) {
+        auto r = run(code, f, engine::EntryModel::Harness, dm, alg);
+        EXPECT_EQ(r.result.verdict, Verdict::True) << f << " " << name(dm) << ": " << r.result.reason;
+      }
+    }
+    EXPECT_TRUE(latentFinding(run(code, "maybe", engine::EntryModel::Harness, dm))) << name(dm);
+  }
+  // the slices' choices: useA keeps a's and drops b's and c's; never drops all three; a
+  // call through a variable of the fields' type keeps them all
+  frontend::ParseResult pr = frontend::parseSource(std::string(argus::testing::kPrelude) + code, "t.c", {});
+  ASSERT_TRUE(pr.ok()) << pr.diagnostics;
+  auto choices = [](const cfa::Program& p, size_t& pruned, size_t& nonNull) {
+    size_t n = 0;
+    pruned = nonNull = 0;
+    for (const cfa::Function& g : p.functions)
+      for (const cfa::Edge& e : g.edges) {
+        n += e.choiceField != 0;
+        pruned += e.text.find(cfa::kFunctionAnyText) != std::string::npos;
+        nonNull += e.text.find(cfa::kFunctionAnyNonNullText) != std::string::npos;
+      }
+    return n;
+  };
+  size_t pruned = 0, nonNull = 0;
+  ASSERT_GT(choices(*pr.program, pruned, nonNull), 0u);
+  for (const char* f : {"useA", "never"}) {
+    std::unique_ptr<cfa::Program> sl = cfa::slice(*pr.program, pr.program->find(f)->id);
+    const size_t before = choices(*sl, pruned, nonNull);
+    ASSERT_GT(before, 0u) << f;
+    EXPECT_TRUE(cfa::pruneFunctionChoices(*sl)) << f;
+    const size_t after = choices(*sl, pruned, nonNull);
+    EXPECT_EQ(pruned, 1u) << f;   // b (null-tested): any value
+    EXPECT_EQ(nonNull, std::string(f) == "never" ? 2u : 1u) << f;  // c (and a): any value but null
+    EXPECT_EQ(after, std::string(f) == "never" ? 0u : 1u) << f;    // useA: a's one function
+    EXPECT_FALSE(cfa::pruneFunctionChoices(*sl)) << f;  // nothing left to prune
+  }
+  frontend::ParseResult viaVar = frontend::parseSource(
+      std::string(argus::testing::kPrelude) + code + "int var(int k) { int (*g)(int) = ops.a; return g(k); }\n", "t.c", {});
+  ASSERT_TRUE(viaVar.ok()) << viaVar.diagnostics;
+  std::unique_ptr<cfa::Program> sl = cfa::slice(*viaVar.program, viaVar.program->find("var")->id);
+  EXPECT_FALSE(cfa::withPrunedFunctionChoices(*sl));
 }
 
 TEST(EntryModel, MainKeepsTheInitialStateOfC) {
