@@ -402,6 +402,15 @@ public:
   // root: a parameter's own object, made even beyond kEntryMaxObjects (only slots become null)
   int32_t entryObjectFor(clang::QualType pointee, unsigned depth, std::vector<cfa::EntryObject>& objs,
                          bool root = false);
+  // A method table: a struct whose fields are all scalars or function pointers, some call
+  // of the unit calling through one of them (SQLite's sqlite3_io_methods behind a file's
+  // pMethods). A pointer to one gets its object beyond kEntryDepth too (lower_entry_model.cpp).
+  std::map<const clang::RecordDecl*, bool> methodTables;
+  // While buildEntryModel runs: for each union the entry's body reads a member of
+  // (`pWalker->u.pRefSrcList`), the first such member; the harness models the union as
+  // that member (entrySlots). Empty for globals' models.
+  std::map<const clang::RecordDecl*, const clang::FieldDecl*> unionUse;
+  bool isMethodTable(clang::QualType t);
   void entrySlots(clang::QualType t, uint64_t offset, unsigned depth, std::vector<cfa::EntryObject::Slot>& slots,
                   std::vector<cfa::EntryObject>& objs, const clang::FieldDecl* field = nullptr);
   void buildInit(bool nondet);

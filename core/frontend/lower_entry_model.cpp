@@ -12,9 +12,13 @@
 //  - the pointer slots inside such an object (struct fields, array elements up to
 //    kEntryArraySlots, a pointee that is itself a pointer) point to further fresh objects
 //    up to depth kEntryDepth (the parameter's own object is depth 1); beyond it they are
-//    null. At most kEntryMaxObjects objects per function; slots beyond that are null
-//    (every pointer parameter still gets its own object).
-//    Pointers inside unions are left nondeterministic;
+//    null, except a pointer to a method table (isMethodTable: a struct of scalars and
+//    function pointers some call calls through, SQLite's pMethods), whose object holds
+//    the functions a call through it needs. At most kEntryMaxObjects objects per
+//    function; slots beyond that are null (every pointer parameter still gets its own
+//    object).
+//    A union the function's body reads a member of is modelled as that member (the
+//    first one read, UnionUse); other unions' contents are left nondeterministic;
 //  - a function pointer (a slot, a parameter, a global variable) holds one of the
 //    functions a call through it dispatches to (Lowerer::entryFunctionChoices,
 //    cfa::EntryFunctions), null only where tested; nondeterministic when there is none,
@@ -154,14 +158,24 @@ void Lowerer::entrySlots(QualType t, uint64_t offset, unsigned depth, std::vecto
       s.keep = s.functions.empty();
     } else {
       s.nullable = field && nullTested.count(field->getCanonicalDecl());
-      if (depth < kEntryDepth) s.object = entryObjectFor(pointee, depth + 1, objs);
+      // a method table's functions are what a call through it needs: its object too past
+      // the depth bound (its own slots hold functions only)
+      if (depth < kEntryDepth || isMethodTable(pointee)) s.object = entryObjectFor(pointee, depth + 1, objs);
     }
     slots.push_back(s);
     return;
   }
   if (const auto* rt = t->getAs<RecordType>()) {
     const RecordDecl* rd = rt->getDecl()->getDefinition();
-    if (!rd || rd->isUnion()) return;  // union members: contents left nondeterministic
+    if (!rd) return;
+    if (rd->isUnion()) {
+      // the member the entry's body reads, as if the union were that member (UC-KLEE
+      // types lazily initialised memory by its first use); other unions' contents are
+      // left nondeterministic
+      auto it = unionUse.find(cast<RecordDecl>(rd->getCanonicalDecl()));
+      if (it != unionUse.end()) entrySlots(it->second->getType(), offset, depth, slots, objs, it->second);
+      return;
+    }
     const ASTRecordLayout& layout = ctx.getASTRecordLayout(rd);
     for (const FieldDecl* fd : rd->fields()) {
       if (fd->isBitField()) continue;
@@ -179,7 +193,42 @@ void Lowerer::entrySlots(QualType t, uint64_t offset, unsigned depth, std::vecto
   }
 }
 
+bool Lowerer::isMethodTable(QualType t) {
+  const auto* rt = t.getCanonicalType()->getAs<RecordType>();
+  const RecordDecl* rd = rt ? rt->getDecl()->getDefinition() : nullptr;
+  if (!rd || rd->isUnion()) return false;
+  auto [it, fresh] = methodTables.emplace(rd, false);
+  if (!fresh) return it->second;
+  bool called = false;
+  for (const FieldDecl* fd : rd->fields()) {
+    QualType ft = fd->getType().getCanonicalType();
+    if (const auto* pt = ft->getAs<PointerType>()) {
+      if (!pt->getPointeeType()->isFunctionType()) return false;
+      called = called || calledFields.count(fd) > 0;
+    } else if (!ft->isScalarType()) {
+      return false;
+    }
+  }
+  it->second = called;
+  return called;
+}
+
 namespace {
+// The first member of each union the body reads (Lowerer::unionUse).
+class UnionUse : public RecursiveASTVisitor<UnionUse> {
+ public:
+  explicit UnionUse(std::map<const RecordDecl*, const FieldDecl*>& out) : out_(out) {}
+  bool VisitMemberExpr(MemberExpr* me) {
+    const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
+    if (fd && fd->getParent()->isUnion() && !fd->isBitField())
+      out_.emplace(cast<RecordDecl>(fd->getParent()->getCanonicalDecl()), fd);
+    return true;
+  }
+
+ private:
+  std::map<const RecordDecl*, const FieldDecl*>& out_;
+};
+
 // The object type a `void *` parameter (or a pointer to an opaque type) is used as: the
 // pointee of the first cast of the parameter itself (`(RowSet *)pArg`, `RowSet *p = pArg;`)
 // to a pointer to a complete struct or union type in the function's body (UC-KLEE's lazy
@@ -206,6 +255,12 @@ class VoidParamUse : public RecursiveASTVisitor<VoidParamUse> {
 }  // namespace
 
 void Lowerer::buildEntryModel(const FunctionDecl* fd) {
+  struct UseScope {
+    std::map<const RecordDecl*, const FieldDecl*>& m;
+    ~UseScope() { m.clear(); }
+  } useScope{unionUse};
+  if (const FunctionDecl* def = fd->getDefinition(); def && def->getBody())
+    UnionUse(unionUse).TraverseStmt(def->getBody());
   std::vector<cfa::EntryParam> params(fn->params.size());
   std::vector<cfa::EntryObject> objs;
   bool any = false;

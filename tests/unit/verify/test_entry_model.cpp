@@ -330,6 +330,56 @@ TEST(EntryModel, FunctionPointersHoldTheFunctionsACallThroughThemReaches) {
   }
 }
 
+// A pointer to a method table (a struct of scalars and function pointers, some call
+// calling through one of them) is followed past the depth bound: `p->fd->m->xLock(k)`
+// reaches its functions where a data pointer there would be null.
+TEST(EntryModel, AMethodTableIsReachedPastTheDepthBound) {
+  const std::string decls = "typedef struct M { int iVersion; int (*xLock)(int); } M;\n"
+                            "typedef struct F { const M *m; struct F *next; } F;\n"
+                            "typedef struct P { F *fd; int n; } P;\n"
+                            "static int lockA(int x) { return x > 0 ? RET : 0; }\n"
+                            "static const M mA = { 1, lockA };\n"
+                            "int f(P *p, int k) { int r = p->fd->m->xLock(k); if (r != 0 && r != 1) reach_error(); return r; }\n"
+                            "int g(P *p) { if ((unsigned long)p->fd->next != 0) reach_error(); return 0; }\n";
+  auto code = [&](const std::string& ret) {
+    std::string d = decls;
+    d.replace(d.find("RET"), 3, ret);
+    return d;
+  };
+  for (auto dm : kModels) {
+    for (auto alg : kAlgorithms) {
+      auto h = run(code("1"), "f", engine::EntryModel::Harness, dm, alg);
+      EXPECT_EQ(h.result.verdict, Verdict::True) << name(dm) << " " << engine::algorithmName(alg) << ": " << h.result.reason;
+    }
+    auto bad = run(code("2"), "f", engine::EntryModel::Harness, dm);
+    ASSERT_TRUE(latentFinding(bad)) << name(dm);
+    EXPECT_NE(bad.result.reason.find("[calls lockA]"), std::string::npos) << bad.result.reason;
+    auto a = run(code("1"), "f", engine::EntryModel::Arbitrary, dm);
+    EXPECT_NE(a.result.reason.find("unknown function"), std::string::npos) << a.result.reason;
+    // a data pointer in the same depth-2 object stays null
+    auto g = run(code("1"), "g", engine::EntryModel::Harness, dm);
+    EXPECT_EQ(g.result.verdict, Verdict::True) << name(dm) << ": " << g.result.reason;
+  }
+}
+
+// A union the function reads a member of is modelled as that member: a pointer member
+// points to a fresh object of its own (SQLite's walker callbacks: `pWalker->u.pRefSrcList`).
+// A union the function never reads keeps nondeterministic contents.
+TEST(EntryModel, AUnionIsTheMemberTheFunctionReads) {
+  const std::string decls = "struct R { int n; int a[4]; };\n"
+                            "struct W { int k; union { struct R *pR; int *pI; long x; } u; };\n";
+  expectModels(decls + "int f(struct W *w) { struct R *r = w->u.pR; r->n = 1; w->k = 2;\n"
+                       "  if (r->n != 1 || (unsigned long)r == 0) reach_error(); return 0; }\n",
+               "f", Verdict::True);
+  // read through a callee only: the entry's body names no member, the union stays any value
+  for (auto dm : kModels) {
+    auto o = run(decls + "static struct R *get(struct W *w) { return w->u.pR; }\n"
+                         "int f(struct W *w) { struct R *r = get(w); r->n = 1; w->k = 2; if (r->n != 1) reach_error(); return 0; }\n",
+                 "f", engine::EntryModel::Harness, dm);
+    EXPECT_TRUE(latentFinding(o)) << name(dm);
+  }
+}
+
 // Parameters of the same pointee type (qualifiers aside) may be the same pointer; a
 // finding that needs it is latent with "q == p" as its precondition. Different types, a
 // `restrict` parameter, or a function that tests for it: never.
