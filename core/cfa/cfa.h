@@ -244,6 +244,10 @@ struct EntryObject {
     bool nullable = false;
     bool keep = false;              // leave the slot's bytes nondeterministic
     EntryFunctions functions;       // a function pointer's choices (see above)
+    // At the depth bound (`object` < 0): an enclosing object of the slot's pointee type
+    // (an index into Function::entryObjects) the slot points back to instead of null
+    // (`db->pParse == pParse`); null stays a choice only when `nullable`. -1: none.
+    int32_t back = -1;
   };
   uint64_t size = 0;
   std::vector<Slot> pointers;

@@ -168,6 +168,7 @@ struct FnHasher {
       for (const EntryObject::Slot& sl : o.pointers) {
         h.add(sl.offset);
         h.add(uint64_t(int64_t(sl.object) + 1) << 2 | uint64_t(sl.nullable) << 1 | uint64_t(sl.keep));
+        h.add(uint64_t(int64_t(sl.back) + 1));
         functions(sl.functions);
       }
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -15,6 +16,9 @@ struct Builder {
   Function& f;
   LocId cur;
   SourceRange range;
+  // the objects made so far: the register holding each one's address, and its name
+  // (EntryObject::Slot::back points a slot at the depth bound to one of them)
+  std::map<int32_t, std::pair<VarId, std::string>> made = {};
 
   VarId temp(const std::string& what, uint32_t width = 0) {
     Variable v;
@@ -92,6 +96,7 @@ struct Builder {
   void object(const std::vector<EntryObject>& objs, int32_t o, VarId into, const std::string& what) {
     const EntryObject& ob = objs[o];
     allocate(ob, into, what);
+    made[o] = {into, what};
     slots(objs, ob, into, what);
   }
 
@@ -226,7 +231,15 @@ struct Builder {
         continue;
       }
       if (s.object < 0) {
-        store(ptr(0), "entry model: " + sw + " = null (depth bound)");
+        auto back = made.find(s.back);
+        if (s.back < 0 || back == made.end()) {
+          store(ptr(0), "entry model: " + sw + " = null (depth bound)");
+          continue;
+        }
+        // back to an enclosing object of its type (an input like the depth bound's null)
+        store(Expr::mkVar(back->second.first, p.ptrWidth),
+              "entry model: " + sw + " points back to " + back->second.second + " (depth bound)");
+        if (s.nullable) maybe(sw, [&] { store(ptr(0), "entry model: " + sw + " = null (depth bound)"); });
         continue;
       }
       VarId t = temp("obj");
@@ -251,8 +264,12 @@ void emitEntryObject(Program& p, Function& f, LocId& cur, const SourceRange& ran
                      bool alloc, bool nullable) {
   if (object < 0 || static_cast<size_t>(object) >= objs.size()) return;
   Builder b{p, f, cur, range};
-  if (alloc) b.maybeNullObject(objs, object, into, what, nullable);
-  else b.slots(objs, objs[object], into, what);
+  if (alloc) {
+    b.maybeNullObject(objs, object, into, what, nullable);
+  } else {
+    b.made[object] = {into, what};
+    b.slots(objs, objs[object], into, what);
+  }
   cur = b.cur;
 }
 

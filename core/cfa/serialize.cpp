@@ -14,7 +14,7 @@ namespace argus::cfa {
 namespace {
 
 constexpr std::string_view kMagic = "ARGUSCFA";
-constexpr uint64_t kFormat = 15;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
+constexpr uint64_t kFormat = 16;  // 2: Edge::externalCallee, 3: Edge::nondetFunction, 4: property, check,
                                   // 5: entry model, 6: value shapes (Variable::shape, Edge::storeShape/storeSigned/elemBytes),
                                   // 7: objectBits, 8: Edge::gate, 9: widths up to 128 bits (__int128),
                                   // 10: indexed (a header, then each function's locations and blocks of
@@ -24,7 +24,7 @@ constexpr uint64_t kFormat = 15;  // 2: Edge::externalCallee, 3: Edge::nondetFun
                                   // 14: the entry model's function-pointer choices (EntryFunctions) and
                                   // aliasing parameters (EntryParam::mayAlias), 15: the fields and types of
                                   // the choices (EntryFunctions::field/type, Edge::choiceField/choiceType,
-                                  // Function::callsThrough)
+                                  // Function::callsThrough), 16: EntryObject::Slot::back
 
 struct Span {
   uint64_t offset = 0, length = 0;  // in the sections that follow the header
@@ -225,7 +225,7 @@ class Serializer {
       for (const EntryObject::Slot& sl : obj.pointers) {
         o.u(sl.offset);
         o.u(static_cast<uint64_t>(static_cast<int64_t>(sl.object) + 1));
-        o.u(uint64_t(sl.nullable) | uint64_t(sl.keep) << 1);
+        o.u(uint64_t(sl.nullable) | uint64_t(sl.keep) << 1 | uint64_t(int64_t(sl.back) + 1) << 2);
         functions(o, sl.functions);
       }
     }
@@ -503,6 +503,8 @@ struct ProgramImage::Impl {
           uint64_t flags = h.u();
           sl.nullable = (flags & 1) != 0;
           sl.keep = (flags & 2) != 0;
+          sl.back = static_cast<int32_t>(static_cast<int64_t>(flags >> 2) - 1);
+          if (sl.back >= static_cast<int64_t>(nObjects)) h.fail("entry model slot refers back to a missing object");
           readFunctions(h, sl.functions);
           if (sl.object >= static_cast<int64_t>(nObjects)) h.fail("entry model slot refers to a missing object");
           o.pointers.push_back(sl);

@@ -1416,7 +1416,8 @@ result::VerificationResult runChain(const cfa::Program& program, const cfa::Func
 }  // namespace
 
 const char* const kDepthBoundCaveat =
-    "; for the entry model's inputs: pointers held in objects at its depth bound (2) are null";
+    "; for the entry model's inputs: pointers held in objects at its depth bound (2) are null or point back to an "
+    "enclosing object of their type";
 const char* const kDefaultChain = "bmc:k=1,explicit:time=10,pred";
 const char* const kAutoChain = "bmc:k=2:time=2,kind|pred:cond=ignore:after=1";
 const char* const kAutoLargeChain = "bmc";

@@ -411,6 +411,9 @@ public:
   // that member (entrySlots). Empty for globals' models.
   std::map<const clang::RecordDecl*, const clang::FieldDecl*> unionUse;
   bool isMethodTable(clang::QualType t);
+  // The objects entryObjectFor is filling, outermost first (type, index in the objects):
+  // a slot at the depth bound may point back to one of them (cfa::EntryObject::Slot::back).
+  std::vector<std::pair<clang::QualType, int32_t>> entryAncestors;
   void entrySlots(clang::QualType t, uint64_t offset, unsigned depth, std::vector<cfa::EntryObject::Slot>& slots,
                   std::vector<cfa::EntryObject>& objs, const clang::FieldDecl* field = nullptr);
   void buildInit(bool nondet);

@@ -12,7 +12,9 @@
 //  - the pointer slots inside such an object (struct fields, array elements up to
 //    kEntryArraySlots, a pointee that is itself a pointer) point to further fresh objects
 //    up to depth kEntryDepth (the parameter's own object is depth 1); beyond it they are
-//    null, except a pointer to a method table (isMethodTable: a struct of scalars and
+//    null, except a pointer to the type of an enclosing object other than the one that
+//    holds it (entryAncestors), which points back to the nearest such object (null too
+//    where tested), and a pointer to a method table (isMethodTable: a struct of scalars and
 //    function pointers some call calls through, SQLite's pMethods), whose object holds
 //    the functions a call through it needs. At most kEntryMaxObjects objects per
 //    function; slots beyond that are null (every pointer parameter still gets its own
@@ -129,7 +131,9 @@ int32_t Lowerer::entryObjectFor(QualType pointee, unsigned depth, std::vector<cf
   }
   objs[idx].size = size;
   std::vector<cfa::EntryObject::Slot> slots;
+  entryAncestors.emplace_back(pointee.getUnqualifiedType(), idx);
   entrySlots(pointee, 0, depth, slots, objs);
+  entryAncestors.pop_back();
   objs[idx].pointers = std::move(slots);
   return idx;
 }
@@ -160,7 +164,20 @@ void Lowerer::entrySlots(QualType t, uint64_t offset, unsigned depth, std::vecto
       s.nullable = field && nullTested.count(field->getCanonicalDecl());
       // a method table's functions are what a call through it needs: its object too past
       // the depth bound (its own slots hold functions only)
-      if (depth < kEntryDepth || isMethodTable(pointee)) s.object = entryObjectFor(pointee, depth + 1, objs);
+      if (depth < kEntryDepth || isMethodTable(pointee)) {
+        s.object = entryObjectFor(pointee, depth + 1, objs);
+      } else if (!entryAncestors.empty()) {
+        // at the depth bound: back to the nearest enclosing object of the pointee's type
+        // (`db->pParse == pParse`), not the slot's own object nor one of its type (a list's
+        // `next`: a cycle no walk of the list would leave)
+        QualType want = pointee.getCanonicalType().getUnqualifiedType();
+        if (want != entryAncestors.back().first)
+          for (size_t k = entryAncestors.size() - 1; k-- > 0;)
+            if (entryAncestors[k].first == want) {
+              s.back = entryAncestors[k].second;
+              break;
+            }
+      }
     }
     slots.push_back(s);
     return;

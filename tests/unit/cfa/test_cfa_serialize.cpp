@@ -62,7 +62,9 @@ TEST(CfaSerialize, EntryModelsRoundTrip) {
       "static int one(int x) { return 1; } static int two(int x) { return 2; }\n"
       "int f(struct N *n, int *p, int k, void *buf, int (*cb)(int)) { if (!p) return 0; return n->v + k; }\n"
       "void set(struct N *n) { n->cmp = one; n->cmp = two; }\n"
-      "int use(struct N *n) { return n->cmp(3); }\n",
+      "int use(struct N *n) { return n->cmp(3); }\n"
+      "struct B; struct A { struct B *b; }; struct B { struct A *a; };\n"
+      "int h(struct A *a) { return a->b->a != a; }\n",
       "t.c", {});
   ASSERT_TRUE(pr.ok()) << pr.diagnostics;
   const cfa::Function* f = pr.program->find("f");
@@ -97,8 +99,17 @@ TEST(CfaSerialize, EntryModelsRoundTrip) {
       EXPECT_EQ(g->entryObjects[i].pointers[k].functions.names, f->entryObjects[i].pointers[k].functions.names);
       EXPECT_EQ(g->entryObjects[i].pointers[k].functions.field, f->entryObjects[i].pointers[k].functions.field);
       EXPECT_EQ(g->entryObjects[i].pointers[k].functions.type, f->entryObjects[i].pointers[k].functions.type);
+      EXPECT_EQ(g->entryObjects[i].pointers[k].back, -1);
     }
   }
+  // a slot at the depth bound that points back to an enclosing object (a->b->a)
+  const cfa::Function* h = pr.program->find("h");
+  ASSERT_TRUE(h);
+  ASSERT_EQ(h->entryObjects.size(), 2u);
+  ASSERT_EQ(h->entryObjects[1].pointers.size(), 1u);
+  EXPECT_LT(h->entryObjects[1].pointers[0].object, 0);
+  EXPECT_EQ(h->entryObjects[1].pointers[0].back, 0);
+  EXPECT_EQ(back->find("h")->entryObjects[1].pointers[0].back, 0);
   // the field a choice is for, and the fields the code calls through (pruneFunctionChoices)
   EXPECT_NE(cmp.functions.field, 0u);
   EXPECT_NE(cmp.functions.type, 0u);

@@ -123,6 +123,36 @@ TEST(EntryModel, PointerFieldsToDepthTwoThenNull) {
                Verdict::True);
 }
 
+// At the depth bound a pointer to the type of an enclosing object (not the slot's own
+// object's type: a list's `next` stays null) points back to the nearest such object:
+// SQLite's `assert( db->pParse==pParse )` holds of the model. Where some code tests the
+// field against NULL, null stays possible.
+TEST(EntryModel, AtTheDepthBoundAPointerMayPointBackToAnEnclosingObject) {
+  const std::string decls = "struct Db; struct Parse { struct Db *db; int n; };\n"
+                            "struct Db { struct Parse *pParse; struct Db *pNext; int x; };\n";
+  expectModels(decls + "int f(struct Parse *p) { if (p->db->pParse != p) reach_error(); return 0; }\n", "f",
+               Verdict::True);
+  // a slot of its own object's type: null (no cycle)
+  expectModels(decls + "int f(struct Parse *p) { if ((unsigned long)p->db->pNext != 0) reach_error(); return 0; }\n",
+               "f", Verdict::True);
+  // tested against NULL somewhere: null or back
+  expectModels(decls + "int t(struct Db *d) { return d->pParse == 0; }\n"
+                       "int f(struct Parse *p) { if (p->db->pParse == 0) reach_error(); return 0; }\n",
+               "f", Verdict::False);
+  // writes through the back pointer are writes to the enclosing object
+  expectModels(decls + "int f(struct Parse *p) { p->n = 1; p->db->pParse->n = 2; if (p->n != 2) reach_error(); return 0; }\n",
+               "f", Verdict::True);
+  // the trace says where the model points back
+  for (auto dm : kModels) {
+    auto o = run(decls + "int f(struct Parse *p) { if (p->db->pParse->n == 7) reach_error(); return 0; }\n", "f",
+                 engine::EntryModel::Harness, dm);
+    ASSERT_TRUE(latentFinding(o)) << name(dm);
+    std::string steps;
+    for (const auto& st : o.result.counterexample->steps) steps += st.statement + "\n";
+    EXPECT_NE(steps.find("points back to p (depth bound)"), std::string::npos) << steps;
+  }
+}
+
 // A `true` covers the model's inputs only: where the model stops at its depth bound, the
 // verdict says so (a bug that needs a third node is not there to be found); without a
 // depth-bounded object nothing is added.
