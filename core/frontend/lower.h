@@ -406,9 +406,9 @@ public:
   // of the unit calling through one of them (SQLite's sqlite3_io_methods behind a file's
   // pMethods). A pointer to one gets its object beyond kEntryDepth too (lower_entry_model.cpp).
   std::map<const clang::RecordDecl*, bool> methodTables;
-  // While buildEntryModel runs: for each union the entry's body reads a member of
-  // (`pWalker->u.pRefSrcList`), the first such member; the harness models the union as
-  // that member (entrySlots). Empty for globals' models.
+  // While buildEntryModel runs: for each union the entry's body reads exactly one member
+  // of (`pWalker->u.pRefSrcList`), that member; the harness models the union as that
+  // member (entrySlots). Empty for globals' models.
   std::map<const clang::RecordDecl*, const clang::FieldDecl*> unionUse;
   bool isMethodTable(clang::QualType t);
   // The objects entryObjectFor is filling, outermost first (type, index in the objects):

@@ -19,8 +19,8 @@
 //    the functions a call through it needs. At most kEntryMaxObjects objects per
 //    function; slots beyond that are null (every pointer parameter still gets its own
 //    object).
-//    A union the function's body reads a member of is modelled as that member (the
-//    first one read, UnionUse); other unions' contents are left nondeterministic;
+//    A union the function's body reads exactly one member of is modelled as that member
+//    (UnionUse); other unions' contents are left nondeterministic;
 //  - a function pointer (a slot, a parameter, a global variable) holds one of the
 //    functions a call through it dispatches to (Lowerer::entryFunctionChoices,
 //    cfa::EntryFunctions), null only where tested; nondeterministic when there is none,
@@ -231,15 +231,22 @@ bool Lowerer::isMethodTable(QualType t) {
 }
 
 namespace {
-// The first member of each union the body reads (Lowerer::unionUse).
+// The member of each union the body reads, for the unions it reads exactly one member of
+// (Lowerer::unionUse): a body that reads two (a tagged union, `p->eType == A ? p->u.pA :
+// p->u.n`) may meet either, and the union keeps nondeterministic contents.
 class UnionUse : public RecursiveASTVisitor<UnionUse> {
  public:
   explicit UnionUse(std::map<const RecordDecl*, const FieldDecl*>& out) : out_(out) {}
   bool VisitMemberExpr(MemberExpr* me) {
     const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
-    if (fd && fd->getParent()->isUnion() && !fd->isBitField())
-      out_.emplace(cast<RecordDecl>(fd->getParent()->getCanonicalDecl()), fd);
+    if (!fd || !fd->getParent()->isUnion()) return true;
+    const auto* rd = cast<RecordDecl>(fd->getParent()->getCanonicalDecl());
+    auto [it, fresh] = out_.emplace(rd, fd);
+    if (fd->isBitField() || (!fresh && it->second != fd)) it->second = nullptr;
     return true;
+  }
+  void finish() {
+    for (auto it = out_.begin(); it != out_.end();) it = it->second ? std::next(it) : out_.erase(it);
   }
 
  private:
@@ -276,8 +283,11 @@ void Lowerer::buildEntryModel(const FunctionDecl* fd) {
     std::map<const RecordDecl*, const FieldDecl*>& m;
     ~UseScope() { m.clear(); }
   } useScope{unionUse};
-  if (const FunctionDecl* def = fd->getDefinition(); def && def->getBody())
-    UnionUse(unionUse).TraverseStmt(def->getBody());
+  if (const FunctionDecl* def = fd->getDefinition(); def && def->getBody()) {
+    UnionUse use(unionUse);
+    use.TraverseStmt(def->getBody());
+    use.finish();
+  }
   std::vector<cfa::EntryParam> params(fn->params.size());
   std::vector<cfa::EntryObject> objs;
   bool any = false;

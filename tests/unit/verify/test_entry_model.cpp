@@ -392,15 +392,23 @@ TEST(EntryModel, AMethodTableIsReachedPastTheDepthBound) {
   }
 }
 
-// A union the function reads a member of is modelled as that member: a pointer member
-// points to a fresh object of its own (SQLite's walker callbacks: `pWalker->u.pRefSrcList`).
-// A union the function never reads keeps nondeterministic contents.
-TEST(EntryModel, AUnionIsTheMemberTheFunctionReads) {
+// A union the function reads exactly one member of is modelled as that member: a pointer
+// member points to a fresh object of its own (SQLite's walker callbacks:
+// `pWalker->u.pRefSrcList`). A union the function reads two members of (a tagged union),
+// or never reads, keeps nondeterministic contents.
+TEST(EntryModel, AUnionIsTheOneMemberTheFunctionReads) {
   const std::string decls = "struct R { int n; int a[4]; };\n"
                             "struct W { int k; union { struct R *pR; int *pI; long x; } u; };\n";
   expectModels(decls + "int f(struct W *w) { struct R *r = w->u.pR; r->n = 1; w->k = 2;\n"
                        "  if (r->n != 1 || (unsigned long)r == 0) reach_error(); return 0; }\n",
                "f", Verdict::True);
+  // two members read (a tagged union): either may be the one the caller set, any value
+  for (auto dm : kModels) {
+    auto o = run(decls + "int f(struct W *w) { struct R *r = w->u.pR; if (w->k) return (int)w->u.x; r->n = 1; w->k = 2;\n"
+                         "  if (r->n != 1) reach_error(); return 0; }\n",
+                 "f", engine::EntryModel::Harness, dm);
+    EXPECT_TRUE(latentFinding(o)) << name(dm);
+  }
   // read through a callee only: the entry's body names no member, the union stays any value
   for (auto dm : kModels) {
     auto o = run(decls + "static struct R *get(struct W *w) { return w->u.pR; }\n"
