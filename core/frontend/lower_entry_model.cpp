@@ -186,8 +186,8 @@ void Lowerer::entrySlots(QualType t, uint64_t offset, unsigned depth, std::vecto
     const RecordDecl* rd = rt->getDecl()->getDefinition();
     if (!rd) return;
     if (rd->isUnion()) {
-      // the member the entry's body reads, as if the union were that member (UC-KLEE
-      // types lazily initialised memory by its first use); other unions' contents are
+      // the one member the entry's body reads, as if the union were that member
+      // (UC-KLEE types lazily initialised memory by its use); other unions' contents are
       // left nondeterministic
       auto it = unionUse.find(cast<RecordDecl>(rd->getCanonicalDecl()));
       if (it != unionUse.end()) entrySlots(it->second->getType(), offset, depth, slots, objs, it->second);
